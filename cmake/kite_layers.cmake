@@ -1,0 +1,92 @@
+# The layer table. The order of the first block is ncnn's layer enumeration, so
+# that type indices in binary .param.bin files match ncnn's. Entries whose
+# reference source layer/<lowercase name>.cpp does not exist are skipped in the
+# registry but keep their index. kite's own extensions start at 200.
+set(KITE_LAYER_NAMES
+    AbsVal ArgMax BatchNorm Bias BNLL Concat Convolution Crop Deconvolution
+    Dropout Eltwise ELU Embed Exp Flatten InnerProduct Input Log LRN MemoryData
+    MVN Pooling Power PReLU Proposal Reduction ReLU Reshape ROIPooling Scale
+    Sigmoid Slice Softmax Split SPP TanH Threshold Tile RNN LSTM BinaryOp
+    UnaryOp ConvolutionDepthWise Padding Squeeze ExpandDims Normalize Permute
+    PriorBox DetectionOutput Interp DeconvolutionDepthWise ShuffleChannel
+    InstanceNorm Clip Reorg YoloDetectionOutput Quantize Dequantize
+    Yolov3DetectionOutput PSROIPooling ROIAlign Packing Requantize Cast
+    HardSigmoid SELU HardSwish Noop PixelShuffle DeepCopy Mish
+    StatisticsPooling Swish Gemm GroupNorm LayerNorm Softplus GRU
+    MultiHeadAttention GELU Convolution1D Pooling1D ConvolutionDepthWise1D
+    Convolution3D ConvolutionDepthWise3D Pooling3D MatMul Deconvolution1D
+    DeconvolutionDepthWise1D Deconvolution3D DeconvolutionDepthWise3D Einsum
+    DeformableConv2D GLU Fold Unfold GridSample CumulativeSum)
+
+set(KITE_EXTENSION_LAYER_NAMES
+    BatchToSpaceND SpaceToBatchND PSROIAlign)
+set(KITE_EXTENSION_BASE_INDEX 200)
+
+# x86 ISA levels, best first, with their compiler flags.
+set(KITE_X86_ISAS avx512 avx2 avx sse2)
+set(KITE_X86_FLAGS_avx512 -mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl -mfma -mf16c -mavx2)
+set(KITE_X86_FLAGS_avx2 -mavx2 -mfma -mf16c)
+set(KITE_X86_FLAGS_avx -mavx)
+set(KITE_X86_FLAGS_sse2 -msse2)
+set(KITE_X86_ENUM_avx512 CPU_ISA_AVX512)
+set(KITE_X86_ENUM_avx2 CPU_ISA_AVX2)
+set(KITE_X86_ENUM_avx CPU_ISA_AVX)
+set(KITE_X86_ENUM_sse2 CPU_ISA_SSE2)
+
+# kite_generate_layers(<out sources var>)
+# Writes the registry tables into ${CMAKE_BINARY_DIR}/generated and returns the
+# list of layer sources to compile (reference + per-ISA x86 wrappers).
+function(kite_generate_layers out_srcs)
+    set(srcs)
+    set(decls "")
+    set(rows "")
+    set(names "")
+    set(gen ${CMAKE_BINARY_DIR}/generated)
+    file(MAKE_DIRECTORY ${gen}/layer_isa)
+    set(index 0)
+    set(all_names ${KITE_LAYER_NAMES})
+    list(LENGTH KITE_LAYER_NAMES ncnn_count)
+    set(ext_index ${KITE_EXTENSION_BASE_INDEX})
+    foreach(name IN LISTS all_names KITE_EXTENSION_LAYER_NAMES)
+        if(index LESS ncnn_count)
+            set(typeindex ${index})
+        else()
+            set(typeindex ${ext_index})
+            math(EXPR ext_index "${ext_index} + 1")
+        endif()
+        math(EXPR index "${index} + 1")
+        string(TOLOWER ${name} lower)
+        string(APPEND names "    {\"${name}\", ${typeindex}},\n")
+        if(NOT EXISTS ${PROJECT_SOURCE_DIR}/layer/${lower}.cpp)
+            continue()
+        endif()
+        list(APPEND srcs ${PROJECT_SOURCE_DIR}/layer/${lower}.cpp)
+        # x86: one source, compiled once per ISA inside namespace kite::<isa>
+        if(KITE_TARGET_X86 AND EXISTS ${PROJECT_SOURCE_DIR}/layer/x86/${lower}_x86.cpp)
+            foreach(isa IN LISTS KITE_X86_ISAS)
+                if(NOT KITE_X86_ENABLE_${isa})
+                    continue()
+                endif()
+                set(wrapper ${gen}/layer_isa/${lower}_x86_${isa}.cpp)
+                file(CONFIGURE OUTPUT ${wrapper} CONTENT
+                    "// generated: ${name} x86 driver compiled for ${isa}\n#define KITE_ISA_NS ${isa}\n#include \"${PROJECT_SOURCE_DIR}/layer/x86/${lower}_x86.cpp\"\n")
+                set_source_files_properties(${wrapper} PROPERTIES COMPILE_OPTIONS "${KITE_X86_FLAGS_${isa}}")
+                list(APPEND srcs ${wrapper})
+                string(APPEND decls "namespace ${isa} { Layer* ${name}_x86_layer_creator(void*); }\n")
+                string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_X86_ENUM_${isa}}, ${isa}::${name}_x86_layer_creator},\n")
+            endforeach()
+        endif()
+        # arm: one NEON source (runtime switches inside for fp16/dotprod)
+        if(KITE_TARGET_ARM AND EXISTS ${PROJECT_SOURCE_DIR}/layer/arm/${lower}_arm.cpp)
+            list(APPEND srcs ${PROJECT_SOURCE_DIR}/layer/arm/${lower}_arm.cpp)
+            string(APPEND decls "Layer* ${name}_arm_layer_creator(void*);\n")
+            string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, CPU_ISA_NEON, ${name}_arm_layer_creator},\n")
+        endif()
+        string(APPEND decls "Layer* ${name}_layer_creator(void*);\n")
+        string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, CPU_ISA_NONE, ${name}_layer_creator},\n")
+    endforeach()
+    file(CONFIGURE OUTPUT ${gen}/layer_declaration.inc CONTENT "${decls}")
+    file(CONFIGURE OUTPUT ${gen}/layer_registry.inc CONTENT "${rows}")
+    file(CONFIGURE OUTPUT ${gen}/layer_type_names.inc CONTENT "${names}")
+    set(${out_srcs} ${srcs} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,187 @@
+#include "allocator.h"
+
+#include "log.h"
+
+#include <cstdlib>
+
+namespace kite {
+
+void* fast_malloc(size_t size)
+{
+    // guard against size overflow in the caller's arithmetic
+    if (size > ((size_t)1 << 47))
+        return nullptr;
+    void* ptr = nullptr;
+    if (posix_memalign(&ptr, KITE_MALLOC_ALIGN, size + KITE_MALLOC_OVERREAD) != 0)
+        return nullptr;
+    return ptr;
+}
+
+void fast_free(void* ptr)
+{
+    free(ptr);
+}
+
+Allocator::~Allocator()
+{
+}
+
+// shared logic of both pool allocators, parameterised on a lock type
+namespace {
+struct NoLock
+{
+    void lock() {}
+    void unlock() {}
+};
+
+template<typename Lock>
+void* pool_malloc(Lock& budgets_lock, Lock& payouts_lock, std::list<std::pair<size_t, void*> >& budgets,
+                  std::list<std::pair<size_t, void*> >& payouts, unsigned int ratio, size_t size)
+{
+    budgets_lock.lock();
+    // best fit among blocks that are large enough and not too large
+    auto best = budgets.end();
+    for (auto it = budgets.begin(); it != budgets.end(); ++it)
+    {
+        size_t bs = it->first;
+        if (bs >= size && ((bs * ratio) >> 8) <= size)
+        {
+            if (best == budgets.end() || bs < best->first)
+                best = it;
+        }
+    }
+    if (best != budgets.end())
+    {
+        std::pair<size_t, void*> blk = *best;
+        budgets.erase(best);
+        budgets_lock.unlock();
+        payouts_lock.lock();
+        payouts.push_back(blk);
+        payouts_lock.unlock();
+        return blk.second;
+    }
+    budgets_lock.unlock();
+
+    void* ptr = fast_malloc(size);
+    if (!ptr)
+        return nullptr;
+    payouts_lock.lock();
+    payouts.push_back(std::make_pair(size, ptr));
+    payouts_lock.unlock();
+    return ptr;
+}
+
+template<typename Lock>
+void pool_free(Lock& budgets_lock, Lock& payouts_lock, std::list<std::pair<size_t, void*> >& budgets,
+               std::list<std::pair<size_t, void*> >& payouts, size_t drop_threshold, void* ptr)
+{
+    payouts_lock.lock();
+    for (auto it = payouts.begin(); it != payouts.end(); ++it)
+    {
+        if (it->second == ptr)
+        {
+            std::pair<size_t, void*> blk = *it;
+            payouts.erase(it);
+            payouts_lock.unlock();
+            if (blk.first < drop_threshold)
+            {
+                fast_free(ptr);
+                return;
+            }
+            budgets_lock.lock();
+            budgets.push_back(blk);
+            budgets_lock.unlock();
+            return;
+        }
+    }
+    payouts_lock.unlock();
+    KITE_LOGE("pool allocator: freeing %p which it did not allocate", ptr);
+    fast_free(ptr);
+}
+
+template<typename Lock>
+void pool_clear(Lock& budgets_lock, std::list<std::pair<size_t, void*> >& budgets)
+{
+    budgets_lock.lock();
+    for (auto& b : budgets)
+        fast_free(b.second);
+    budgets.clear();
+    budgets_lock.unlock();
+}
+
+unsigned int ratio_to_fixed(float ratio)
+{
+    if (ratio < 0.f) ratio = 0.f;
+    if (ratio > 1.f) ratio = 1.f;
+    return (unsigned int)(ratio * 256);
+}
+} // namespace
+
+PoolAllocator::PoolAllocator()
+    : size_compare_ratio(192), size_drop_threshold(0)
+{
+}
+
+PoolAllocator::~PoolAllocator()
+{
+    clear();
+    if (!payouts.empty())
+    {
+        KITE_LOGE("pool allocator destroyed with %d blocks still in use", (int)payouts.size());
+        for (auto& b : payouts)
+            fast_free(b.second);
+    }
+}
+
+void PoolAllocator::set_size_compare_ratio(float ratio) { size_compare_ratio = ratio_to_fixed(ratio); }
+void PoolAllocator::set_size_drop_threshold(size_t threshold) { size_drop_threshold = threshold; }
+void PoolAllocator::clear() { pool_clear(budgets_lock, budgets); }
+
+void* PoolAllocator::fastMalloc(size_t size)
+{
+    return pool_malloc(budgets_lock, payouts_lock, budgets, payouts, size_compare_ratio, size);
+}
+
+void PoolAllocator::fastFree(void* ptr)
+{
+    pool_free(budgets_lock, payouts_lock, budgets, payouts, size_drop_threshold, ptr);
+}
+
+UnlockedPoolAllocator::UnlockedPoolAllocator()
+    : size_compare_ratio(192), size_drop_threshold(0)
+{
+}
+
+UnlockedPoolAllocator::~UnlockedPoolAllocator()
+{
+    clear();
+    if (!payouts.empty())
+    {
+        KITE_LOGE("unlocked pool allocator destroyed with %d blocks still in use", (int)payouts.size());
+        for (auto& b : payouts)
+            fast_free(b.second);
+    }
+}
+
+void UnlockedPoolAllocator::set_size_compare_ratio(float ratio) { size_compare_ratio = ratio_to_fixed(ratio); }
+void UnlockedPoolAllocator::set_size_drop_threshold(size_t threshold) { size_drop_threshold = threshold; }
+
+void UnlockedPoolAllocator::clear()
+{
+    NoLock l;
+    pool_clear(l, budgets);
+}
+
+void* UnlockedPoolAllocator::fastMalloc(size_t size)
+{
+    NoLock a, b;
+    return pool_malloc(a, b, budgets, payouts, size_compare_ratio, size);
+}
+
+void UnlockedPoolAllocator::fastFree(void* ptr)
+{
+    NoLock a, b;
+    pool_free(a, b, budgets, payouts, size_drop_threshold, ptr);
+}
+
+} // namespace kite

@@ -1,0 +1,150 @@
+#include "cpu.h"
+
+#include <thread>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace kite {
+
+namespace {
+
+struct CpuFeatures
+{
+    bool sse2 = false, avx = false, avx2 = false, fma = false, f16c = false;
+    bool avx512 = false, avx512vnni = false;
+    bool neon = false, asimdhp = false, asimddp = false;
+
+    CpuFeatures()
+    {
+#if defined(__x86_64__) || defined(__i386__)
+        unsigned int a, b, c, d;
+        if (!__get_cpuid(1, &a, &b, &c, &d))
+            return;
+        sse2 = (d >> 26) & 1;
+        bool osxsave = (c >> 27) & 1;
+        bool cpu_avx = (c >> 28) & 1;
+        fma = (c >> 12) & 1;
+        f16c = (c >> 29) & 1;
+        unsigned long long xcr0 = 0;
+        if (osxsave)
+        {
+            unsigned int lo, hi;
+            __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            xcr0 = ((unsigned long long)hi << 32) | lo;
+        }
+        bool os_avx = (xcr0 & 6) == 6;
+        bool os_avx512 = (xcr0 & 0xe6) == 0xe6;
+        avx = cpu_avx && os_avx;
+        if (__get_cpuid_max(0, 0) >= 7)
+        {
+            __cpuid_count(7, 0, a, b, c, d);
+            avx2 = avx && ((b >> 5) & 1) && fma && f16c;
+            bool f = (b >> 16) & 1, dq = (b >> 17) & 1, cd = (b >> 28) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
+            avx512 = avx2 && os_avx512 && f && dq && cd && bw && vl;
+            avx512vnni = avx512 && ((c >> 11) & 1);
+        }
+#endif
+#if defined(__aarch64__)
+        neon = true;
+#if defined(__linux__)
+        unsigned long hw = getauxval(AT_HWCAP);
+        asimdhp = (hw >> 10) & 1; // HWCAP_ASIMDHP
+        asimddp = (hw >> 20) & 1; // HWCAP_ASIMDDP
+#endif
+#elif defined(__ARM_NEON)
+        neon = true;
+#endif
+    }
+};
+
+const CpuFeatures& features()
+{
+    static CpuFeatures f;
+    return f;
+}
+
+int g_powersave = 0;
+
+} // namespace
+
+const char* cpu_isa_name(int isa)
+{
+    switch (isa)
+    {
+    case CPU_ISA_NONE: return "reference";
+    case CPU_ISA_SSE2: return "sse2";
+    case CPU_ISA_AVX: return "avx";
+    case CPU_ISA_AVX2: return "avx2";
+    case CPU_ISA_AVX512: return "avx512";
+    case CPU_ISA_NEON: return "neon";
+    }
+    return "unknown";
+}
+
+bool cpu_support_isa(int isa)
+{
+    const CpuFeatures& f = features();
+    switch (isa)
+    {
+    case CPU_ISA_NONE: return true;
+    case CPU_ISA_SSE2: return f.sse2;
+    case CPU_ISA_AVX: return f.avx;
+    case CPU_ISA_AVX2: return f.avx2;
+    case CPU_ISA_AVX512: return f.avx512;
+    case CPU_ISA_NEON: return f.neon;
+    }
+    return false;
+}
+
+int cpu_best_isa()
+{
+    const int order[] = {CPU_ISA_AVX512, CPU_ISA_AVX2, CPU_ISA_AVX, CPU_ISA_SSE2, CPU_ISA_NEON};
+    for (int isa : order)
+        if (cpu_support_isa(isa))
+            return isa;
+    return CPU_ISA_NONE;
+}
+
+int cpu_support_x86_avx512_vnni() { return features().avx512vnni; }
+int cpu_support_arm_asimdhp() { return features().asimdhp; }
+int cpu_support_arm_asimddp() { return features().asimddp; }
+
+int get_cpu_count()
+{
+    int n = (int)std::thread::hardware_concurrency();
+    return n > 0 ? n : 1;
+}
+
+int get_physical_big_cpu_count()
+{
+    // without a topology table, count every logical cpu
+    return get_cpu_count();
+}
+
+int set_cpu_powersave(int powersave)
+{
+    if (powersave < 0 || powersave > 2)
+        return -1;
+    // Linux/Android big.LITTLE affinity is applied by the threads themselves
+    // when they start; on symmetric machines all settings run on every core.
+    g_powersave = powersave;
+    return 0;
+}
+
+int get_cpu_powersave()
+{
+    return g_powersave;
+}
+
+} // namespace kite

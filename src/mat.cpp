@@ -1,0 +1,559 @@
+#include "mat.h"
+
+#include "log.h"
+
+#include <cmath>
+
+namespace kite {
+
+namespace {
+// bytes needed for count elements, or 0 on overflow / absurd size
+size_t checked_bytes(size_t a, size_t b, size_t c2, size_t d2, size_t elemsize)
+{
+    const size_t limit = (size_t)1 << 46;
+    size_t n = a;
+    for (size_t f : {b, c2, d2, elemsize})
+    {
+        if (f != 0 && n > limit / f)
+            return 0;
+        n *= f;
+    }
+    return n;
+}
+} // namespace
+
+Mat::Mat(int _w, size_t _elemsize, Allocator* _allocator) : Mat() { create(_w, _elemsize, _allocator); }
+Mat::Mat(int _w, int _h, size_t _elemsize, Allocator* _allocator) : Mat() { create(_w, _h, _elemsize, _allocator); }
+Mat::Mat(int _w, int _h, int _c, size_t _elemsize, Allocator* _allocator) : Mat() { create(_w, _h, _c, _elemsize, _allocator); }
+Mat::Mat(int _w, int _h, int _d, int _c, size_t _elemsize, Allocator* _allocator) : Mat() { create(_w, _h, _d, _c, _elemsize, _allocator); }
+Mat::Mat(int _w, size_t _elemsize, int _elempack, Allocator* _allocator) : Mat() { create(_w, _elemsize, _elempack, _allocator); }
+Mat::Mat(int _w, int _h, size_t _elemsize, int _elempack, Allocator* _allocator) : Mat() { create(_w, _h, _elemsize, _elempack, _allocator); }
+Mat::Mat(int _w, int _h, int _c, size_t _elemsize, int _elempack, Allocator* _allocator) : Mat() { create(_w, _h, _c, _elemsize, _elempack, _allocator); }
+Mat::Mat(int _w, int _h, int _d, int _c, size_t _elemsize, int _elempack, Allocator* _allocator) : Mat() { create(_w, _h, _d, _c, _elemsize, _elempack, _allocator); }
+
+Mat::Mat(int _w, void* _data, size_t _elemsize, Allocator* _allocator) : Mat(_w, _data, _elemsize, 1, _allocator) {}
+Mat::Mat(int _w, int _h, void* _data, size_t _elemsize, Allocator* _allocator) : Mat(_w, _h, _data, _elemsize, 1, _allocator) {}
+Mat::Mat(int _w, int _h, int _c, void* _data, size_t _elemsize, Allocator* _allocator) : Mat(_w, _h, _c, _data, _elemsize, 1, _allocator) {}
+Mat::Mat(int _w, int _h, int _d, int _c, void* _data, size_t _elemsize, Allocator* _allocator) : Mat(_w, _h, _d, _c, _data, _elemsize, 1, _allocator) {}
+
+Mat::Mat(int _w, void* _data, size_t _elemsize, int _elempack, Allocator* _allocator)
+    : data(_data), refcount(nullptr), elemsize(_elemsize), elempack(_elempack), allocator(_allocator), dims(1), w(_w), h(1), d(1), c(1)
+{
+    cstep = w;
+}
+
+Mat::Mat(int _w, int _h, void* _data, size_t _elemsize, int _elempack, Allocator* _allocator)
+    : data(_data), refcount(nullptr), elemsize(_elemsize), elempack(_elempack), allocator(_allocator), dims(2), w(_w), h(_h), d(1), c(1)
+{
+    cstep = (size_t)w * h;
+}
+
+Mat::Mat(int _w, int _h, int _c, void* _data, size_t _elemsize, int _elempack, Allocator* _allocator)
+    : data(_data), refcount(nullptr), elemsize(_elemsize), elempack(_elempack), allocator(_allocator), dims(3), w(_w), h(_h), d(1), c(_c)
+{
+    cstep = align_size((size_t)w * h * elemsize, 16) / elemsize;
+}
+
+Mat::Mat(int _w, int _h, int _d, int _c, void* _data, size_t _elemsize, int _elempack, Allocator* _allocator)
+    : data(_data), refcount(nullptr), elemsize(_elemsize), elempack(_elempack), allocator(_allocator), dims(4), w(_w), h(_h), d(_d), c(_c)
+{
+    cstep = align_size((size_t)w * h * d * elemsize, 16) / elemsize;
+}
+
+void Mat::release()
+{
+    if (refcount && xadd(refcount, -1) == 1)
+    {
+        if (allocator)
+            allocator->fastFree(data);
+        else
+            fast_free(data);
+    }
+    data = nullptr;
+    refcount = nullptr;
+    elemsize = 0;
+    elempack = 0;
+    dims = 0;
+    w = 0;
+    h = 0;
+    d = 0;
+    c = 0;
+    cstep = 0;
+}
+
+// the one place that allocates: shape fields are already set
+static void mat_allocate(Mat& m, Allocator* _allocator)
+{
+    m.allocator = _allocator;
+    size_t bytes = checked_bytes(m.cstep, (size_t)m.c, 1, 1, m.elemsize);
+    if (bytes == 0)
+    {
+        if (m.cstep != 0 && m.c != 0 && m.elemsize != 0)
+            KITE_LOGE("Mat: size %d x %d x %d x %d x %zu bytes is too large", m.w, m.h, m.d, m.c, m.elemsize);
+        m.release();
+        return;
+    }
+    size_t total_bytes = align_size(bytes, 4);
+    void* p = _allocator ? _allocator->fastMalloc(total_bytes + sizeof(int)) : fast_malloc(total_bytes + sizeof(int));
+    if (!p)
+    {
+        KITE_LOGE("Mat: out of memory allocating %zu bytes", total_bytes);
+        m.release();
+        return;
+    }
+    m.data = p;
+    m.refcount = (int*)((unsigned char*)p + total_bytes);
+    *m.refcount = 1;
+}
+
+static bool valid_dims(int a, int b, int c2, int d2)
+{
+    return a > 0 && b > 0 && c2 > 0 && d2 > 0;
+}
+
+void Mat::create(int _w, size_t _elemsize, Allocator* _allocator) { create(_w, _elemsize, 1, _allocator); }
+void Mat::create(int _w, int _h, size_t _elemsize, Allocator* _allocator) { create(_w, _h, _elemsize, 1, _allocator); }
+void Mat::create(int _w, int _h, int _c, size_t _elemsize, Allocator* _allocator) { create(_w, _h, _c, _elemsize, 1, _allocator); }
+void Mat::create(int _w, int _h, int _d, int _c, size_t _elemsize, Allocator* _allocator) { create(_w, _h, _d, _c, _elemsize, 1, _allocator); }
+
+void Mat::create(int _w, size_t _elemsize, int _elempack, Allocator* _allocator)
+{
+    if (dims == 1 && w == _w && elemsize == _elemsize && elempack == _elempack && allocator == _allocator && data)
+        return;
+    release();
+    if (!valid_dims(_w, 1, 1, 1) || _elemsize == 0)
+        return;
+    elemsize = _elemsize;
+    elempack = _elempack;
+    dims = 1;
+    w = _w;
+    h = 1;
+    d = 1;
+    c = 1;
+    cstep = w;
+    mat_allocate(*this, _allocator);
+}
+
+void Mat::create(int _w, int _h, size_t _elemsize, int _elempack, Allocator* _allocator)
+{
+    if (dims == 2 && w == _w && h == _h && elemsize == _elemsize && elempack == _elempack && allocator == _allocator && data)
+        return;
+    release();
+    if (!valid_dims(_w, _h, 1, 1) || _elemsize == 0)
+        return;
+    elemsize = _elemsize;
+    elempack = _elempack;
+    dims = 2;
+    w = _w;
+    h = _h;
+    d = 1;
+    c = 1;
+    cstep = checked_bytes(w, h, 1, 1, 1);
+    mat_allocate(*this, _allocator);
+}
+
+void Mat::create(int _w, int _h, int _c, size_t _elemsize, int _elempack, Allocator* _allocator)
+{
+    if (dims == 3 && w == _w && h == _h && c == _c && elemsize == _elemsize && elempack == _elempack && allocator == _allocator && data)
+        return;
+    release();
+    if (!valid_dims(_w, _h, _c, 1) || _elemsize == 0)
+        return;
+    elemsize = _elemsize;
+    elempack = _elempack;
+    dims = 3;
+    w = _w;
+    h = _h;
+    d = 1;
+    c = _c;
+    size_t plane = checked_bytes(w, h, 1, 1, elemsize);
+    cstep = plane ? align_size(plane, 16) / elemsize : 0;
+    mat_allocate(*this, _allocator);
+}
+
+void Mat::create(int _w, int _h, int _d, int _c, size_t _elemsize, int _elempack, Allocator* _allocator)
+{
+    if (dims == 4 && w == _w && h == _h && d == _d && c == _c && elemsize == _elemsize && elempack == _elempack && allocator == _allocator && data)
+        return;
+    release();
+    if (!valid_dims(_w, _h, _d, _c) || _elemsize == 0)
+        return;
+    elemsize = _elemsize;
+    elempack = _elempack;
+    dims = 4;
+    w = _w;
+    h = _h;
+    d = _d;
+    c = _c;
+    size_t plane = checked_bytes(w, h, d, 1, elemsize);
+    cstep = plane ? align_size(plane, 16) / elemsize : 0;
+    mat_allocate(*this, _allocator);
+}
+
+void Mat::create_like(const Mat& m, Allocator* _allocator)
+{
+    switch (m.dims)
+    {
+    case 1: create(m.w, m.elemsize, m.elempack, _allocator); break;
+    case 2: create(m.w, m.h, m.elemsize, m.elempack, _allocator); break;
+    case 3: create(m.w, m.h, m.c, m.elemsize, m.elempack, _allocator); break;
+    case 4: create(m.w, m.h, m.d, m.c, m.elemsize, m.elempack, _allocator); break;
+    default: release(); break;
+    }
+}
+
+void Mat::fill(float v)
+{
+    fill<float>(v);
+}
+
+void Mat::fill(int v)
+{
+    fill<int>(v);
+}
+
+Mat Mat::clone(Allocator* _allocator) const
+{
+    Mat m;
+    if (empty())
+        return m;
+    m.create_like(*this, _allocator);
+    if (m.empty())
+        return m;
+    if (total() > 0)
+    {
+        if (cstep == m.cstep)
+            memcpy(m.data, data, total() * elemsize);
+        else
+        {
+            size_t plane = (size_t)w * h * d * elemsize;
+            for (int q = 0; q < c; q++)
+                memcpy((unsigned char*)m.data + m.cstep * q * elemsize, (const unsigned char*)data + cstep * q * elemsize, plane);
+        }
+    }
+    return m;
+}
+
+void Mat::clone_from(const Mat& m, Allocator* _allocator)
+{
+    *this = m.clone(_allocator);
+}
+
+// Reshape keeps the data when the element order in memory is unchanged, which
+// is the case unless channel padding (cstep != w*h*d) must be added or dropped.
+static Mat reshape_impl(const Mat& src, int dims, int w, int h, int d, int c, Allocator* allocator)
+{
+    Mat m;
+    size_t src_count = (size_t)src.w * src.h * src.d * src.c;
+    size_t dst_count = (size_t)w * h * d * c;
+    if (w <= 0 || h <= 0 || d <= 0 || c <= 0 || src_count != dst_count)
+    {
+        KITE_LOGE("reshape: %d x %d x %d x %d elements cannot become %d x %d x %d x %d", src.w, src.h, src.d, src.c, w, h, d, c);
+        return m;
+    }
+    bool src_padded = src.dims >= 3 && src.cstep != (size_t)src.w * src.h * src.d;
+
+    // gather to a flat, unpadded run first when the source has channel padding
+    Mat flat = src;
+    if (src_padded)
+    {
+        flat.release();
+        flat.create((int)src_count, src.elemsize, src.elempack, allocator);
+        if (flat.empty())
+            return m;
+        size_t plane = (size_t)src.w * src.h * src.d;
+        for (int q = 0; q < src.c; q++)
+            memcpy((unsigned char*)flat.data + plane * q * src.elemsize, (const unsigned char*)src.data + src.cstep * q * src.elemsize, plane * src.elemsize);
+    }
+
+    if (dims <= 2)
+    {
+        m = flat;
+        m.dims = dims;
+        m.w = w;
+        m.h = h;
+        m.d = 1;
+        m.c = 1;
+        m.cstep = (size_t)w * h;
+        return m;
+    }
+
+    size_t plane = (size_t)w * h * d;
+    size_t cstep = align_size(plane * src.elemsize, 16) / src.elemsize;
+    if (cstep == plane)
+    {
+        m = flat;
+        m.dims = dims;
+        m.w = w;
+        m.h = h;
+        m.d = d;
+        m.c = c;
+        m.cstep = cstep;
+        return m;
+    }
+    if (dims == 3)
+        m.create(w, h, c, src.elemsize, src.elempack, allocator);
+    else
+        m.create(w, h, d, c, src.elemsize, src.elempack, allocator);
+    if (m.empty())
+        return m;
+    for (int q = 0; q < c; q++)
+        memcpy((unsigned char*)m.data + m.cstep * q * m.elemsize, (const unsigned char*)flat.data + plane * q * src.elemsize, plane * src.elemsize);
+    return m;
+}
+
+Mat Mat::reshape(int _w, Allocator* _allocator) const { return reshape_impl(*this, 1, _w, 1, 1, 1, _allocator); }
+Mat Mat::reshape(int _w, int _h, Allocator* _allocator) const { return reshape_impl(*this, 2, _w, _h, 1, 1, _allocator); }
+Mat Mat::reshape(int _w, int _h, int _c, Allocator* _allocator) const { return reshape_impl(*this, 3, _w, _h, 1, _c, _allocator); }
+Mat Mat::reshape(int _w, int _h, int _d, int _c, Allocator* _allocator) const { return reshape_impl(*this, 4, _w, _h, _d, _c, _allocator); }
+
+// ---------------------------------------------------------------------------
+// packing
+
+void convert_packing(const Mat& src, Mat& dst, int out_elempack, const Option& opt)
+{
+    if (src.empty() || src.elempack == out_elempack || out_elempack <= 0)
+    {
+        dst = src;
+        return;
+    }
+    const int in_elempack = src.elempack;
+    const size_t scalar = src.elemsize / in_elempack;
+
+    // the packing axis: w for dims 1, h for dims 2, c for dims 3/4
+    int axis = src.dims == 1 ? src.w : src.dims == 2 ? src.h : src.c;
+    int scalars = axis * in_elempack;
+    if (scalars % out_elempack != 0)
+    {
+        dst = src;
+        return;
+    }
+    int out_axis = scalars / out_elempack;
+    size_t out_elemsize = scalar * out_elempack;
+
+    if (src.dims == 1)
+    {
+        // a 1-D Mat is just a run of scalars: same bytes, new element view
+        dst = src;
+        dst.w = out_axis;
+        dst.cstep = out_axis;
+        dst.elemsize = out_elemsize;
+        dst.elempack = out_elempack;
+        return;
+    }
+
+    Mat out;
+    if (src.dims == 2)
+        out.create(src.w, out_axis, out_elemsize, out_elempack, opt.blob_allocator);
+    else if (src.dims == 3)
+        out.create(src.w, src.h, out_axis, out_elemsize, out_elempack, opt.blob_allocator);
+    else
+        out.create(src.w, src.h, src.d, out_axis, out_elemsize, out_elempack, opt.blob_allocator);
+    if (out.empty())
+    {
+        dst.release();
+        return;
+    }
+
+    // plane = number of packed elements in one slice along the packing axis
+    const size_t plane = src.dims == 2 ? (size_t)src.w : (size_t)src.w * src.h * src.d;
+    const size_t src_stride = src.dims == 2 ? (size_t)src.w : src.cstep;
+    const size_t dst_stride = src.dims == 2 ? (size_t)out.w : out.cstep;
+    const unsigned char* sp = (const unsigned char*)src.data;
+    unsigned char* dp = (unsigned char*)out.data;
+
+    #pragma omp parallel for num_threads(opt.num_threads)
+    for (int oq = 0; oq < out_axis; oq++)
+    {
+        for (int k = 0; k < out_elempack; k++)
+        {
+            int s = oq * out_elempack + k; // scalar index along the axis
+            int iq = s / in_elempack;
+            int ik = s % in_elempack;
+            const unsigned char* sptr = sp + (src_stride * iq) * src.elemsize + ik * scalar;
+            unsigned char* dptr = dp + (dst_stride * oq) * out_elemsize + k * scalar;
+            for (size_t i = 0; i < plane; i++)
+                memcpy(dptr + i * out_elemsize, sptr + i * src.elemsize, scalar);
+        }
+    }
+    dst = out;
+}
+
+// ---------------------------------------------------------------------------
+// borders
+
+namespace {
+int border_index(int i, int n, int type)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (type == BORDER_REPLICATE)
+        return i < 0 ? 0 : n - 1;
+    // reflect without repeating the edge: -1 -> 1, n -> n-2
+    if (n == 1)
+        return 0;
+    int period = 2 * (n - 1);
+    int m = i % period;
+    if (m < 0)
+        m += period;
+    return m < n ? m : period - m;
+}
+
+void make_border_plane(const unsigned char* src, int w, int h, unsigned char* dst, int outw, int outh, int top, int left,
+                       int type, const unsigned char* fillv, size_t elemsize)
+{
+    for (int y = 0; y < outh; y++)
+    {
+        int sy = y - top;
+        bool yin = sy >= 0 && sy < h;
+        for (int x = 0; x < outw; x++)
+        {
+            int sx = x - left;
+            unsigned char* o = dst + ((size_t)y * outw + x) * elemsize;
+            if (yin && sx >= 0 && sx < w)
+            {
+                memcpy(o, src + ((size_t)sy * w + sx) * elemsize, elemsize);
+            }
+            else if (type == BORDER_CONSTANT)
+            {
+                memcpy(o, fillv, elemsize);
+            }
+            else
+            {
+                int yy = border_index(sy, h, type);
+                int xx = border_index(sx, w, type);
+                memcpy(o, src + ((size_t)yy * w + xx) * elemsize, elemsize);
+            }
+        }
+    }
+}
+
+void fill_value(unsigned char* buf, size_t elemsize, int elempack, float v)
+{
+    size_t scalar = elemsize / elempack;
+    for (int k = 0; k < elempack; k++)
+    {
+        unsigned char* p = buf + k * scalar;
+        if (scalar == 4)
+            memcpy(p, &v, 4);
+        else if (scalar == 2)
+        {
+            unsigned short h = float32_to_float16(v);
+            memcpy(p, &h, 2);
+        }
+        else if (scalar == 1)
+            *(signed char*)p = (signed char)v;
+        else
+            memset(p, 0, scalar);
+    }
+}
+} // namespace
+
+void copy_make_border(const Mat& src, Mat& dst, int top, int bottom, int left, int right, int type, float v, const Option& opt)
+{
+    copy_make_border_3d(src, dst, top, bottom, left, right, 0, 0, type, v, opt);
+}
+
+void copy_make_border_3d(const Mat& src, Mat& dst, int top, int bottom, int left, int right, int front, int behind, int type, float v, const Option& opt)
+{
+    if (top < 0 || bottom < 0 || left < 0 || right < 0 || front < 0 || behind < 0)
+    {
+        KITE_LOGE("copy_make_border: negative border");
+        dst.release();
+        return;
+    }
+    int w = src.w, h = src.h, d = src.d;
+    int outw = w + left + right;
+    int outh = src.dims == 1 ? 1 : h + top + bottom;
+    int outd = src.dims == 4 ? d + front + behind : 1;
+    if (src.dims == 1)
+    {
+        top = 0;
+    }
+    Mat out;
+    if (src.dims == 1)
+        out.create(outw, src.elemsize, src.elempack, opt.blob_allocator);
+    else if (src.dims == 2)
+        out.create(outw, outh, src.elemsize, src.elempack, opt.blob_allocator);
+    else if (src.dims == 3)
+        out.create(outw, outh, src.c, src.elemsize, src.elempack, opt.blob_allocator);
+    else
+        out.create(outw, outh, outd, src.c, src.elemsize, src.elempack, opt.blob_allocator);
+    if (out.empty())
+    {
+        dst.release();
+        return;
+    }
+    unsigned char fillv[64];
+    fill_value(fillv, src.elemsize, src.elempack, v);
+    const int channels = src.dims >= 3 ? src.c : 1;
+    const int sh = src.dims == 1 ? 1 : h;
+
+    #pragma omp parallel for num_threads(opt.num_threads)
+    for (int q = 0; q < channels; q++)
+    {
+        const unsigned char* sc = (const unsigned char*)src.data + (src.dims >= 3 ? src.cstep * q * src.elemsize : 0);
+        unsigned char* oc = (unsigned char*)out.data + (src.dims >= 3 ? out.cstep * q * out.elemsize : 0);
+        for (int z = 0; z < outd; z++)
+        {
+            int sz = z - front;
+            unsigned char* op = oc + (size_t)outw * outh * z * out.elemsize;
+            bool zin = sz >= 0 && sz < d;
+            if (!zin && type == BORDER_CONSTANT)
+            {
+                for (size_t i = 0; i < (size_t)outw * outh; i++)
+                    memcpy(op + i * out.elemsize, fillv, out.elemsize);
+                continue;
+            }
+            int zz = src.dims == 4 ? border_index(sz, d, type) : 0;
+            const unsigned char* sp = sc + (size_t)w * sh * zz * src.elemsize;
+            make_border_plane(sp, w, sh, op, outw, outh, top, left, type, fillv, src.elemsize);
+        }
+    }
+    dst = out;
+}
+
+void copy_cut_border(const Mat& src, Mat& dst, int top, int bottom, int left, int right, const Option& opt)
+{
+    int outw = src.w - left - right;
+    int outh = src.dims == 1 ? 1 : src.h - top - bottom;
+    if (top < 0 || bottom < 0 || left < 0 || right < 0 || outw <= 0 || outh <= 0)
+    {
+        KITE_LOGE("copy_cut_border: cut %d,%d,%d,%d does not fit %d x %d", top, bottom, left, right, src.w, src.h);
+        dst.release();
+        return;
+    }
+    if (src.dims == 1)
+        top = 0;
+    Mat out;
+    if (src.dims == 1)
+        out.create(outw, src.elemsize, src.elempack, opt.blob_allocator);
+    else if (src.dims == 2)
+        out.create(outw, outh, src.elemsize, src.elempack, opt.blob_allocator);
+    else if (src.dims == 3)
+        out.create(outw, outh, src.c, src.elemsize, src.elempack, opt.blob_allocator);
+    else
+        out.create(outw, outh, src.d, src.c, src.elemsize, src.elempack, opt.blob_allocator);
+    if (out.empty())
+    {
+        dst.release();
+        return;
+    }
+    const int channels = src.dims >= 3 ? src.c : 1;
+    const int depths = src.dims == 4 ? src.d : 1;
+    const int sh = src.dims == 1 ? 1 : src.h;
+    #pragma omp parallel for num_threads(opt.num_threads)
+    for (int q = 0; q < channels; q++)
+    {
+        for (int z = 0; z < depths; z++)
+        {
+            const unsigned char* sp = (const unsigned char*)src.data + (src.dims >= 3 ? src.cstep * q * src.elemsize : 0) + (size_t)src.w * sh * z * src.elemsize;
+            unsigned char* op = (unsigned char*)out.data + (src.dims >= 3 ? out.cstep * q * out.elemsize : 0) + (size_t)outw * outh * z * out.elemsize;
+            for (int y = 0; y < outh; y++)
+                memcpy(op + (size_t)y * outw * out.elemsize, sp + ((size_t)(y + top) * src.w + left) * src.elemsize, (size_t)outw * src.elemsize);
+        }
+    }
+    dst = out;
+}
+
+} // namespace kite

@@ -1,0 +1,155 @@
+// Element type conversions: fp32 <-> fp16 / bf16, int8 -> fp32.
+#include "mat.h"
+
+#include "log.h"
+
+namespace kite {
+
+unsigned short float32_to_float16(float value)
+{
+    // IEEE 754 binary32 -> binary16, round to nearest even, with inf/nan/subnormals
+    unsigned int u;
+    memcpy(&u, &value, 4);
+    unsigned int sign = (u >> 16) & 0x8000;
+    int exponent = (int)((u >> 23) & 0xff);
+    unsigned int mantissa = u & 0x7fffff;
+
+    if (exponent == 0xff)
+        return (unsigned short)(sign | 0x7c00 | (mantissa ? 0x200 | (mantissa >> 13) : 0));
+
+    int e = exponent - 127 + 15;
+    if (e >= 0x1f)
+        return (unsigned short)(sign | 0x7c00);
+    if (e <= 0)
+    {
+        if (e < -10)
+            return (unsigned short)sign;
+        // subnormal half: shift the full mantissa (with hidden bit) into place
+        mantissa |= 0x800000;
+        int shift = 14 - e;
+        unsigned int half = mantissa >> shift;
+        unsigned int rem = mantissa & ((1u << shift) - 1);
+        unsigned int halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (half & 1)))
+            half++;
+        return (unsigned short)(sign | half);
+    }
+    unsigned int half = (unsigned int)(e << 10) | (mantissa >> 13);
+    unsigned int rem = mantissa & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+        half++; // may carry into the exponent, which is the correct rounding to inf
+    return (unsigned short)(sign | half);
+}
+
+float float16_to_float32(unsigned short value)
+{
+    unsigned int sign = ((unsigned int)value & 0x8000) << 16;
+    unsigned int exponent = (value >> 10) & 0x1f;
+    unsigned int mantissa = value & 0x3ff;
+    unsigned int u;
+    if (exponent == 0)
+    {
+        if (mantissa == 0)
+            u = sign;
+        else
+        {
+            // subnormal: normalise
+            int e = -1;
+            do
+            {
+                e++;
+                mantissa <<= 1;
+            } while ((mantissa & 0x400) == 0);
+            u = sign | ((unsigned int)(127 - 15 - e) << 23) | ((mantissa & 0x3ff) << 13);
+        }
+    }
+    else if (exponent == 0x1f)
+        u = sign | 0x7f800000 | (mantissa << 13);
+    else
+        u = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+namespace {
+// shared walk over every scalar of a Mat, output Mat of the same shape with a new scalar size
+template<typename From, typename To, typename Fn>
+void cast_mat(const Mat& src, Mat& dst, const Option& opt, Fn fn)
+{
+    const size_t out_elemsize = sizeof(To) * src.elempack;
+    Mat out;
+    switch (src.dims)
+    {
+    case 1: out.create(src.w, out_elemsize, src.elempack, opt.blob_allocator); break;
+    case 2: out.create(src.w, src.h, out_elemsize, src.elempack, opt.blob_allocator); break;
+    case 3: out.create(src.w, src.h, src.c, out_elemsize, src.elempack, opt.blob_allocator); break;
+    case 4: out.create(src.w, src.h, src.d, src.c, out_elemsize, src.elempack, opt.blob_allocator); break;
+    default: dst.release(); return;
+    }
+    if (out.empty())
+    {
+        dst.release();
+        return;
+    }
+    const int channels = src.dims >= 3 ? src.c : 1;
+    const size_t n = (size_t)src.w * src.h * src.d * src.elempack;
+    #pragma omp parallel for num_threads(opt.num_threads)
+    for (int q = 0; q < channels; q++)
+    {
+        const From* p = (const From*)((const unsigned char*)src.data + src.cstep * q * src.elemsize);
+        To* o = (To*)((unsigned char*)out.data + out.cstep * q * out.elemsize);
+        for (size_t i = 0; i < n; i++)
+            o[i] = fn(p[i]);
+    }
+    dst = out;
+}
+} // namespace
+
+void cast_float32_to_float16(const Mat& src, Mat& dst, const Option& opt)
+{
+    cast_mat<float, unsigned short>(src, dst, opt, float32_to_float16);
+}
+
+void cast_float16_to_float32(const Mat& src, Mat& dst, const Option& opt)
+{
+    cast_mat<unsigned short, float>(src, dst, opt, float16_to_float32);
+}
+
+void cast_float32_to_bfloat16(const Mat& src, Mat& dst, const Option& opt)
+{
+    cast_mat<float, unsigned short>(src, dst, opt, float32_to_bfloat16);
+}
+
+void cast_bfloat16_to_float32(const Mat& src, Mat& dst, const Option& opt)
+{
+    cast_mat<unsigned short, float>(src, dst, opt, bfloat16_to_float32);
+}
+
+void cast_int8_to_float32(const Mat& src, Mat& dst, const Option& opt)
+{
+    cast_mat<signed char, float>(src, dst, opt, [](signed char v) { return (float)v; });
+}
+
+void cast_to_float32(const Mat& src, Mat& dst, bool src_is_bf16, const Option& opt)
+{
+    int bits = src.elembits();
+    if (bits == 32 || src.empty())
+        dst = src;
+    else if (bits == 16)
+    {
+        if (src_is_bf16)
+            cast_bfloat16_to_float32(src, dst, opt);
+        else
+            cast_float16_to_float32(src, dst, opt);
+    }
+    else if (bits == 8)
+        cast_int8_to_float32(src, dst, opt);
+    else
+    {
+        KITE_LOGE("cast_to_float32: unsupported element size %d bits", bits);
+        dst.release();
+    }
+}
+
+} // namespace kite

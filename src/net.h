@@ -1,0 +1,151 @@
+#ifndef KITE_NET_H
+#define KITE_NET_H
+
+#include "datareader.h"
+#include "layer.h"
+#include "mat.h"
+#include "modelbin.h"
+#include "option.h"
+#include "paramdict.h"
+
+#include <string>
+#include <vector>
+
+namespace kite {
+
+class Extractor;
+
+// Convert a blob to what `layer` accepts under `opt` (storage precision, then
+// element packing), exactly as the Net does between layers.
+int convert_blob_for_layer(Mat& m, const Layer* layer, const Option& opt);
+// the elempack the Net gives `layer` for a packing axis of `scalars` values
+int preferred_elempack_for(const Layer* layer, int scalars, int elembits);
+
+struct Blob
+{
+    std::string name;
+    int producer = -1;            // layer index
+    std::vector<int> consumers;   // layer indices, in order
+    Mat shape;                    // shape hint from the param file, may be empty
+};
+
+// Called after every layer when set on an Extractor (profiling).
+typedef void (*layer_observer_func)(const Layer* layer, int layer_index, double ms, const std::vector<Mat>& tops, void* userdata);
+
+class Net
+{
+public:
+    Net();
+    ~Net();
+
+    // set before load_param: layer implementations are chosen from it
+    Option opt;
+
+    // Custom layers override built-in ones of the same type name. A binary
+    // param refers to custom layer k by type index (k | 0x100).
+    int register_custom_layer(const char* type, layer_creator_func creator, layer_destroyer_func destroyer = nullptr, void* userdata = nullptr);
+
+    // text .param
+    int load_param(const char* path);
+    int load_param_mem(const char* text);
+    int load_param(const DataReader& dr);
+    // binary .param.bin
+    int load_param_bin(const char* path);
+    int load_param_bin(const DataReader& dr);
+
+    // .bin weights
+    int load_model(const char* path);
+    // map the file and use the weights in place
+    int load_model_mmap(const char* path);
+    // weights used in place from memory the caller keeps alive; returns the
+    // number of bytes consumed, 0 on failure
+    size_t load_model(const unsigned char* mem, size_t size = SIZE_MAX);
+    int load_model(const DataReader& dr);
+    int load_model(const ModelBin& mb);
+    // zero weights, as benchmarks use
+    int load_model_empty();
+
+    void clear();
+
+    Extractor create_extractor() const;
+
+    const std::vector<Blob>& blobs() const { return blobs_; }
+    const std::vector<Layer*>& layers() const { return layers_; }
+    const ParamDict& layer_param(int layer_index) const { return layer_params_[layer_index]; }
+    std::vector<std::string> input_names() const;
+    std::vector<std::string> output_names() const;
+    std::vector<int> input_indexes() const;
+    std::vector<int> output_indexes() const;
+    int find_blob_index_by_name(const char* name) const;
+    int find_layer_index_by_name(const char* name) const;
+    bool model_loaded() const { return model_loaded_; }
+
+private:
+    Net(const Net&) = delete;
+    Net& operator=(const Net&) = delete;
+    friend class Extractor;
+
+    Layer* create_layer_for(const std::string& type, int typeindex, const ParamDict& pd, const std::string& name, int& err);
+    int add_layer(const std::string& type, int typeindex, const std::string& name,
+                  const std::vector<std::string>& bottom_names, const std::vector<std::string>& top_names,
+                  const ParamDict& pd, const std::vector<Mat>& top_shapes, const char* where);
+    int finish_param();
+    int destroy_layer(Layer* layer);
+
+    struct CustomLayer
+    {
+        std::string type;
+        layer_creator_func creator;
+        layer_destroyer_func destroyer;
+        void* userdata;
+    };
+    std::vector<CustomLayer> custom_layers_;
+    std::vector<Blob> blobs_;
+    std::vector<Layer*> layers_;
+    std::vector<ParamDict> layer_params_;
+    std::vector<int> layer_custom_index_; // -1 for built-in layers
+    bool model_loaded_;
+    int declared_blob_count_;
+    DataReaderFromMmap* mmap_;
+};
+
+// One inference session on a Net. Cheap to create; many may run at once on
+// the same Net from different threads.
+class Extractor
+{
+public:
+    ~Extractor();
+    Extractor(const Extractor& rhs);
+    Extractor& operator=(const Extractor& rhs);
+
+    void clear();
+    void set_light_mode(bool enable);
+    void set_num_threads(int num_threads);
+    void set_blob_allocator(Allocator* allocator);
+    void set_workspace_allocator(Allocator* allocator);
+    void set_layer_observer(layer_observer_func observer, void* userdata);
+    const Option& option() const { return opt; }
+
+    int input(const char* blob_name, const Mat& in);
+    int input(int blob_index, const Mat& in);
+
+    // type 0: fp32, elempack 1 (what applications want); type 1: as stored
+    int extract(const char* blob_name, Mat& feat, int type = 0);
+    int extract(int blob_index, Mat& feat, int type = 0);
+
+private:
+    friend class Net;
+    explicit Extractor(const Net* net);
+    int run_layer(int layer_index);
+
+    const Net* net;
+    Option opt;
+    std::vector<Mat> blob_mats;
+    std::vector<int> consumed; // how many consumers have used each blob
+    layer_observer_func observer;
+    void* observer_userdata;
+};
+
+} // namespace kite
+
+#endif // KITE_NET_H

@@ -1,0 +1,40 @@
+#ifndef KITE_OPTION_H
+#define KITE_OPTION_H
+
+namespace kite {
+
+class Allocator;
+
+// Run-time switches. Set Net::opt before load_param; an Extractor copies it
+// and may change num_threads, lightmode and the allocators.
+class Option
+{
+public:
+    Option();
+
+    bool lightmode;             // release intermediate blobs as soon as they are consumed
+    int num_threads;            // OpenMP threads for each layer
+    Allocator* blob_allocator;  // for blobs handed between layers (nullptr: malloc)
+    Allocator* workspace_allocator; // for a layer's temporary buffers
+
+    bool use_packing_layout;    // let layers that support it use elempack 4/8
+    bool use_fp16_storage;      // store blobs as fp16 where layers support it
+    bool use_fp16_arithmetic;   // compute in fp16 where the CPU/GPU can
+    bool use_bf16_storage;      // store blobs as bf16 where layers support it
+    bool use_int8_inference;    // use int8 weights/arithmetic where the model has scales
+    bool use_winograd_convolution;
+    bool use_sgemm_convolution;
+
+    bool use_vulkan_compute;
+    int vulkan_device;          // index of the Vulkan physical device
+    bool use_opencl;
+    int opencl_device;          // index of the OpenCL device (over all platforms)
+
+    // Highest CPU ISA the registry may pick (CpuIsa value); -1: what the CPU has.
+    // CPU_ISA_NONE (0) forces the reference implementation of every layer.
+    int max_cpu_isa;
+};
+
+} // namespace kite
+
+#endif // KITE_OPTION_H

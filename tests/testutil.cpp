@@ -1,0 +1,366 @@
+#include "testutil.h"
+
+#include "cpu.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+namespace kite {
+namespace test {
+
+static uint64_t g_seed = 0;
+static std::mt19937_64 g_rng;
+
+uint64_t seed()
+{
+    if (g_seed == 0)
+    {
+        const char* s = getenv("KITE_TEST_SEED");
+        g_seed = s ? strtoull(s, nullptr, 10) : 7;
+        if (g_seed == 0)
+            g_seed = 7;
+        g_rng.seed(g_seed);
+    }
+    return g_seed;
+}
+
+void reseed(uint64_t salt)
+{
+    g_rng.seed(seed() * 1000003ull + salt);
+}
+
+float rand_float(float lo, float hi)
+{
+    seed();
+    std::uniform_real_distribution<float> d(lo, hi);
+    return d(g_rng);
+}
+
+int rand_int(int lo, int hi)
+{
+    seed();
+    std::uniform_int_distribution<int> d(lo, hi);
+    return d(g_rng);
+}
+
+static Mat fill_random(Mat m, float lo, float hi)
+{
+    const int channels = m.dims >= 3 ? m.c : 1;
+    const size_t n = (size_t)m.w * m.h * m.d;
+    for (int q = 0; q < channels; q++)
+    {
+        float* p = (float*)m.data + (m.dims >= 3 ? m.cstep * q : 0);
+        for (size_t i = 0; i < n; i++)
+            p[i] = rand_float(lo, hi);
+    }
+    return m;
+}
+
+Mat RandomMat(int w, float lo, float hi) { return fill_random(Mat(w), lo, hi); }
+Mat RandomMat(int w, int h, float lo, float hi) { return fill_random(Mat(w, h), lo, hi); }
+Mat RandomMat(int w, int h, int c, float lo, float hi) { return fill_random(Mat(w, h, c), lo, hi); }
+Mat RandomMat(int w, int h, int d, int c, float lo, float hi) { return fill_random(Mat(w, h, d, c), lo, hi); }
+
+Mat RandomS8Mat(int w, int lo, int hi)
+{
+    Mat m(w, (size_t)1u);
+    for (int i = 0; i < w; i++)
+        ((signed char*)m.data)[i] = (signed char)rand_int(lo, hi);
+    return m;
+}
+
+Mat IntArrayMat(const std::vector<int>& v)
+{
+    Mat m((int)v.size());
+    for (size_t i = 0; i < v.size(); i++)
+        ((int*)m.data)[i] = v[i];
+    return m;
+}
+
+Mat FloatArrayMat(const std::vector<float>& v)
+{
+    Mat m((int)v.size());
+    for (size_t i = 0; i < v.size(); i++)
+        ((float*)m.data)[i] = v[i];
+    return m;
+}
+
+Mat to_fp32_pack1(const Mat& m, bool is_bf16)
+{
+    Mat f;
+    cast_to_float32(m, f, is_bf16);
+    Mat u;
+    convert_packing(f, u, 1);
+    return u;
+}
+
+std::string shape_string(const Mat& m)
+{
+    char buf[128];
+    snprintf(buf, sizeof(buf), "[dims=%d w=%d h=%d d=%d c=%d elempack=%d elemsize=%zu]", m.dims, m.w, m.h, m.d, m.c, m.elempack, m.elemsize);
+    return buf;
+}
+
+std::string compare_mat(const Mat& a0, const Mat& b0, float epsilon)
+{
+    if (a0.empty() || b0.empty())
+        return a0.empty() && b0.empty() ? "" : "one of the outputs is empty";
+    Mat a = to_fp32_pack1(a0);
+    Mat b = to_fp32_pack1(b0);
+    if (a.dims != b.dims || a.w != b.w || a.h != b.h || a.d != b.d || a.c != b.c)
+        return "shape " + shape_string(a) + " != reference " + shape_string(b);
+    const int channels = a.dims >= 3 ? a.c : 1;
+    const size_t n = (size_t)a.w * a.h * a.d;
+    for (int q = 0; q < channels; q++)
+    {
+        const float* pa = (const float*)a.data + (a.dims >= 3 ? a.cstep * q : 0);
+        const float* pb = (const float*)b.data + (b.dims >= 3 ? b.cstep * q : 0);
+        for (size_t i = 0; i < n; i++)
+        {
+            float x = pa[i], y = pb[i];
+            if (std::isnan(x) && std::isnan(y))
+                continue;
+            if (std::isinf(x) && std::isinf(y) && (x > 0) == (y > 0))
+                continue;
+            float tol = epsilon * std::max(1.f, std::fabs(y));
+            if (!(std::fabs(x - y) <= tol))
+            {
+                char buf[256];
+                snprintf(buf, sizeof(buf), "value mismatch at c=%d i=%zu: got %.8g, reference %.8g (tolerance %.3g)", q, i, x, y, tol);
+                return buf;
+            }
+        }
+    }
+    return "";
+}
+
+int run_layer_forward(const Layer* layer, const std::vector<Mat>& inputs, std::vector<Mat>& outputs, const Option& opt)
+{
+    if (layer->support_inplace)
+    {
+        std::vector<Mat> io(inputs.size());
+        for (size_t i = 0; i < inputs.size(); i++)
+            io[i] = inputs[i].clone();
+        int ret = layer->one_blob_only ? layer->forward_inplace(io[0], opt) : layer->forward_inplace(io, opt);
+        outputs = io;
+        return ret;
+    }
+    if (layer->one_blob_only)
+    {
+        outputs.resize(1);
+        return layer->forward(inputs[0], outputs[0], opt);
+    }
+    return layer->forward(inputs, outputs, opt);
+}
+
+Layer* make_layer(const char* type, int backend, int isa, const ParamDict& pd, const std::vector<Mat>& weights,
+                  const Option& opt, std::string* why, bool* declined)
+{
+    if (declined)
+        *declined = false;
+    Layer* l = create_layer(type, backend, isa);
+    if (!l)
+    {
+        *why = std::string("no implementation of ") + type + " for " + cpu_isa_name(isa);
+        return nullptr;
+    }
+    if (l->load_param(pd) != 0)
+    {
+        *why = "load_param failed";
+        delete l;
+        return nullptr;
+    }
+    if (!l->accept())
+    {
+        if (declined)
+            *declined = true;
+        *why = "declined the parameters";
+        delete l;
+        return nullptr;
+    }
+    ModelBinFromMatArray mb(weights.data(), (int)weights.size());
+    if (l->load_model(mb) != 0)
+    {
+        *why = "load_model failed";
+        delete l;
+        return nullptr;
+    }
+    if (l->create_pipeline(opt) != 0)
+    {
+        *why = "create_pipeline failed";
+        delete l;
+        return nullptr;
+    }
+    return l;
+}
+
+static Option base_option()
+{
+    Option opt;
+    opt.num_threads = 1;
+    opt.use_packing_layout = false;
+    opt.use_fp16_storage = false;
+    opt.use_fp16_arithmetic = false;
+    opt.use_bf16_storage = false;
+    opt.lightmode = false;
+    return opt;
+}
+
+std::vector<Mat> run_reference(const char* type, const ParamDict& pd, const std::vector<Mat>& weights,
+                               const std::vector<Mat>& inputs, std::string* why, int top_count)
+{
+    Option opt = base_option();
+    Layer* l = make_layer(type, BACKEND_CPU, CPU_ISA_NONE, pd, weights, opt, why);
+    std::vector<Mat> out;
+    if (!l)
+        return out;
+    out.resize(top_count);
+    int ret = run_layer_forward(l, inputs, out, opt);
+    l->destroy_pipeline(opt);
+    delete l;
+    if (ret != 0)
+    {
+        *why = "reference forward returned " + std::to_string(ret);
+        out.clear();
+    }
+    return out;
+}
+
+static std::string describe(const char* type, int isa, const Option& opt, int elempack, const std::string& what)
+{
+    std::ostringstream os;
+    os << type << " [" << cpu_isa_name(isa) << "] threads=" << opt.num_threads << " elempack=" << elempack
+       << " fp16_storage=" << opt.use_fp16_storage << " seed=" << seed() << ": " << what
+       << " (replay: KITE_TEST_SEED=" << seed() << ")";
+    return os.str();
+}
+
+std::string test_layer(const char* type, const ParamDict& pd, const std::vector<Mat>& weights,
+                       const std::vector<Mat>& inputs, const TestLayerFlags& flags, std::vector<Mat>* outputs_ref)
+{
+    std::string why;
+    std::vector<Mat> ref = run_reference(type, pd, weights, inputs, &why, flags.top_count);
+    if (ref.empty())
+        return describe(type, CPU_ISA_NONE, base_option(), 1, "reference failed: " + why);
+    for (const Mat& r : ref)
+        if (r.empty())
+            return describe(type, CPU_ISA_NONE, base_option(), 1, "reference produced an empty output");
+    if (outputs_ref)
+        *outputs_ref = ref;
+
+    // the reference with 2 threads must give the same answer
+    {
+        Option opt = base_option();
+        opt.num_threads = 2;
+        Layer* l = make_layer(type, BACKEND_CPU, CPU_ISA_NONE, pd, weights, opt, &why);
+        if (!l)
+            return describe(type, CPU_ISA_NONE, opt, 1, why);
+        std::vector<Mat> out(flags.top_count);
+        int ret = run_layer_forward(l, inputs, out, opt);
+        l->destroy_pipeline(opt);
+        delete l;
+        if (ret != 0)
+            return describe(type, CPU_ISA_NONE, opt, 1, "forward returned " + std::to_string(ret));
+        for (size_t i = 0; i < ref.size(); i++)
+        {
+            std::string c = compare_mat(out[i], ref[i], flags.epsilon);
+            if (!c.empty())
+                return describe(type, CPU_ISA_NONE, opt, 1, "output " + std::to_string(i) + ": " + c);
+        }
+    }
+
+    int count = 0;
+    const LayerRegistryEntry* rows = layer_registry(&count);
+    for (int r = 0; r < count; r++)
+    {
+        const LayerRegistryEntry& e = rows[r];
+        if (std::string(e.type) != type || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE || !cpu_support_isa(e.isa))
+            continue;
+        for (int fp16 = 0; fp16 < 2; fp16++)
+        {
+            for (int threads = 1; threads <= 2; threads++)
+            {
+                Option opt = base_option();
+                opt.num_threads = threads;
+                opt.use_packing_layout = true;
+                opt.use_fp16_storage = fp16 == 1;
+                bool declined = false;
+                Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined);
+                if (!l)
+                {
+                    if (declined)
+                        break;
+                    return describe(type, e.isa, opt, 1, why);
+                }
+                if (fp16 && (!flags.test_fp16 || !l->support_fp16_storage))
+                {
+                    l->destroy_pipeline(opt);
+                    delete l;
+                    break;
+                }
+                // every elempack the implementation can be handed
+                std::vector<int> packs = {1};
+                if (l->support_packing)
+                {
+                    int maxpack = e.isa == CPU_ISA_AVX512 ? 16 : (e.isa == CPU_ISA_AVX || e.isa == CPU_ISA_AVX2 || (e.isa == CPU_ISA_NEON && fp16)) ? 8 : 4;
+                    for (int p = 4; p <= maxpack; p *= 2)
+                        packs.push_back(p);
+                }
+                for (int pack : packs)
+                {
+                    std::vector<Mat> in(inputs.size());
+                    bool packable = true;
+                    for (size_t i = 0; i < inputs.size(); i++)
+                    {
+                        Mat m = inputs[i];
+                        if (m.elembits() == 32 && opt.use_fp16_storage && l->support_fp16_storage)
+                        {
+                            Mat h;
+                            cast_float32_to_float16(m, h, opt);
+                            m = h;
+                        }
+                        if (pack > 1)
+                        {
+                            Mat p;
+                            convert_packing(m, p, pack, opt);
+                            if (p.elempack != pack)
+                                packable = false;
+                            m = p;
+                        }
+                        in[i] = m;
+                    }
+                    if (!packable && pack > 1)
+                        continue;
+                    std::vector<Mat> out(flags.top_count);
+                    int ret = run_layer_forward(l, in, out, opt);
+                    if (ret != 0)
+                    {
+                        l->destroy_pipeline(opt);
+                        delete l;
+                        return describe(type, e.isa, opt, pack, "forward returned " + std::to_string(ret));
+                    }
+                    float eps = opt.use_fp16_storage ? flags.epsilon_fp16 : flags.epsilon;
+                    for (size_t i = 0; i < ref.size(); i++)
+                    {
+                        std::string c = compare_mat(out[i], ref[i], eps);
+                        if (!c.empty())
+                        {
+                            l->destroy_pipeline(opt);
+                            delete l;
+                            return describe(type, e.isa, opt, pack, "output " + std::to_string(i) + ": " + c);
+                        }
+                    }
+                }
+                l->destroy_pipeline(opt);
+                delete l;
+            }
+        }
+    }
+    return "";
+}
+
+} // namespace test
+} // namespace kite
