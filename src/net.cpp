@@ -792,6 +792,7 @@ Extractor::Extractor(const Net* _net) : net(_net), opt(_net->opt), observer(null
 {
     blob_mats.resize(net->blobs_.size());
     consumed.assign(net->blobs_.size(), 0);
+    computed.assign(net->blobs_.size(), 0);
 }
 
 Extractor::~Extractor()
@@ -800,7 +801,7 @@ Extractor::~Extractor()
 }
 
 Extractor::Extractor(const Extractor& rhs)
-    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
+    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
 {
 }
 
@@ -812,6 +813,7 @@ Extractor& Extractor::operator=(const Extractor& rhs)
     opt = rhs.opt;
     blob_mats = rhs.blob_mats;
     consumed = rhs.consumed;
+    computed = rhs.computed;
     observer = rhs.observer;
     observer_userdata = rhs.observer_userdata;
     return *this;
@@ -822,6 +824,7 @@ void Extractor::clear()
     for (Mat& m : blob_mats)
         m.release();
     std::fill(consumed.begin(), consumed.end(), 0);
+    std::fill(computed.begin(), computed.end(), 0);
 }
 
 void Extractor::set_light_mode(bool enable) { opt.lightmode = enable; }
@@ -848,6 +851,7 @@ int Extractor::input(int blob_index, const Mat& in)
         return -1;
     }
     blob_mats[blob_index] = in;
+    computed[blob_index] = 1;
     return 0;
 }
 
@@ -974,7 +978,7 @@ int Extractor::run_layer(int li)
         int bi = layer->bottoms[i];
         if (blob_mats[bi].empty())
         {
-            KITE_LOGE("layer '%s': input blob '%s' is empty", layer->name.c_str(), net->blobs_[bi].name.c_str());
+            KITE_LOGE("layer '%s' (%s): input blob '%s' is empty", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
             return -1;
         }
         bottoms[i] = blob_mats[bi];
@@ -984,7 +988,10 @@ int Extractor::run_layer(int li)
         consumed[bi]++;
         // light mode: drop our reference once every consumer has used the blob
         if (opt.lightmode && consumed[bi] >= (int)net->blobs_[bi].consumers.size())
+        {
             blob_mats[bi].release();
+            computed[bi] = 0;
+        }
     }
 
     std::vector<Mat> tops(layer->tops.size());
@@ -1034,13 +1041,11 @@ int Extractor::run_layer(int li)
     }
     for (size_t i = 0; i < tops.size(); i++)
     {
-        if (tops[i].empty())
-        {
-            KITE_LOGE("layer '%s' (%s) produced an empty output '%s'", layer->name.c_str(), layer->type.c_str(), net->blobs_[layer->tops[i]].name.c_str());
-            return -1;
-        }
+        // an empty output is legitimate (a detection layer that found nothing);
+        // a consumer of it reports the error
         blob_mats[layer->tops[i]] = tops[i];
         consumed[layer->tops[i]] = 0;
+        computed[layer->tops[i]] = 1;
     }
     if (observer)
     {
@@ -1062,7 +1067,7 @@ int Extractor::extract(int blob_index, Mat& feat, int type)
         KITE_LOGE("extract: the model weights are not loaded");
         return -1;
     }
-    if (blob_mats[blob_index].empty())
+    if (!computed[blob_index])
     {
         // find every layer needed, walking producers back from the blob
         const size_t nl = net->layers_.size();
@@ -1082,7 +1087,7 @@ int Extractor::extract(int blob_index, Mat& feat, int type)
             stack.pop_back();
             for (int bi : net->layers_[li]->bottoms)
             {
-                if (!blob_mats[bi].empty())
+                if (computed[bi])
                     continue;
                 int pp = net->blobs_[bi].producer;
                 if (pp >= 0 && !needed[pp])
@@ -1105,8 +1110,9 @@ int Extractor::extract(int blob_index, Mat& feat, int type)
     Mat m = blob_mats[blob_index];
     if (m.empty())
     {
-        KITE_LOGE("extract: blob '%s' was not produced", net->blobs_[blob_index].name.c_str());
-        return -1;
+        // computed but empty: a detection layer with no detections (as ncnn)
+        feat.release();
+        return 0;
     }
     if (type == 0)
     {

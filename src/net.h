@@ -129,7 +129,9 @@ public:
     int input(const char* blob_name, const Mat& in);
     int input(int blob_index, const Mat& in);
 
-    // type 0: fp32, elempack 1 (what applications want); type 1: as stored
+    // type 0: fp32, elempack 1 (what applications want); type 1: as stored.
+    // Returns 0 with an empty Mat when the producer legitimately produced
+    // nothing (e.g. DetectionOutput without detections), as ncnn does.
     int extract(const char* blob_name, Mat& feat, int type = 0);
     int extract(int blob_index, Mat& feat, int type = 0);
 
@@ -142,6 +144,7 @@ private:
     Option opt;
     std::vector<Mat> blob_mats;
     std::vector<int> consumed; // how many consumers have used each blob
+    std::vector<char> computed; // blob holds its current value (possibly empty)
     layer_observer_func observer;
     void* observer_userdata;
 };
