@@ -184,6 +184,12 @@ int ParamDict::load_param_text(const std::string* tokens, int count, const char*
             KITE_LOGE("%s: parameter id %d given twice", where, id);
             return -1;
         }
+        if (!is_array && val.size() >= 2 && val.front() == '"' && val.back() == '"')
+        {
+            // quoted string value, e.g. a Reshape shape expression 6="1w,1h,128"
+            set(id, val.substr(1, val.size() - 2));
+            continue;
+        }
         std::vector<std::string> items = split_commas(val);
         if (is_array)
         {
