@@ -50,7 +50,7 @@ bool is_blob_ref(const std::string& t)
 
 int arity(const std::string& t)
 {
-    static const char* binary[] = {"+", "-", "*", "//", "max", "min", "/", "atan2", "fmod", "pow", "remainder", "and", "or", "xor", "lshift", "rshift"};
+    static const char* binary[] = {"+", "-", "*", "//", "max", "min", "/", "atan2", "fmod", "pow", "remainder", "logaddexp", "and", "or", "xor", "lshift", "rshift"};
     static const char* unary[] = {"abs", "neg", "sign", "square", "trunc", "ceil", "floor", "round", "acos", "acosh", "asin", "asinh", "atan", "atanh",
                                   "cos", "cosh", "erf", "exp", "log", "log10", "reciprocal", "rsqrt", "sin", "sinh", "sqrt", "tan", "tanh"};
     for (const char* b : binary)
@@ -161,6 +161,11 @@ bool apply_binary(const std::string& op, Value a, Value b, Value& r)
     else if (op == "atan2") v = atan2f(x, y);
     else if (op == "fmod") v = fmodf(x, y);
     else if (op == "pow") v = powf(x, y);
+    else if (op == "logaddexp")
+    {
+        float hi = x > y ? x : y, lo = x > y ? y : x;
+        v = std::isnan(x) || std::isnan(y) ? NAN : (std::isinf(hi) && hi == lo) ? hi : hi + log1pf(expf(lo - hi));
+    }
     else // remainder (python semantics: sign of the divisor)
     {
         v = fmodf(x, y);

@@ -14,7 +14,7 @@ namespace kite {
 //   "/(0w,2),*(0h,2),0c" (input 0's w/2, h*2, c)
 // Operands: <blob index><w|h|d|c> and numeric literals. Operators (prefix,
 // operands in parentheses): + - * // max min (integer when both are ints),
-// / atan2 fmod pow remainder (float), abs neg sign square, trunc ceil floor
+// / atan2 fmod pow remainder logaddexp (float), and or xor lshift rshift (int), abs neg sign square, trunc ceil floor
 // round, and the unary float functions sqrt rsqrt exp log log10 sin cos tan
 // asin acos atan sinh cosh tanh asinh acosh atanh erf reciprocal.
 
