@@ -1,0 +1,32 @@
+#ifndef KITE_LAYER_LOG_H
+#define KITE_LAYER_LOG_H
+
+#include "../src/log.h"
+#include "layer.h"
+
+namespace kite {
+
+// y = log_base(shift + scale x); base -1 means e (ncnn Log; any dims, in place)
+class Log : public Layer
+{
+public:
+    enum ParamId
+    {
+        PARAM_BASE = 0,
+        PARAM_SCALE = 1,
+        PARAM_SHIFT = 2,
+    };
+
+    Log();
+    int load_param(const ParamDict& pd) override;
+    int forward_inplace(Mat& bottom_top_blob, const Option& opt) const override;
+
+public:
+    float base;
+    float scale;
+    float shift;
+};
+
+} // namespace kite
+
+#endif // KITE_LAYER_LOG_H
