@@ -1,0 +1,79 @@
+#ifndef KITE_LAYER_CONVOLUTION_H
+#define KITE_LAYER_CONVOLUTION_H
+
+#include "layer.h"
+
+namespace kite {
+
+// 2-D convolution, ncnn's Convolution: weights [num_output][inch][kh][kw],
+// fused activation, explicit or SAME padding with pad_value, int8 inference
+// when the model has scales, and dynamic weights (inputs: blob, weight
+// (kw, kh, inch, num_output), bias) when dynamic_weight is set.
+class Convolution : public Layer
+{
+public:
+    enum ParamId
+    {
+        PARAM_NUM_OUTPUT = 0,
+        PARAM_KERNEL_W = 1,
+        PARAM_DILATION_W = 2,
+        PARAM_STRIDE_W = 3,
+        PARAM_PAD_LEFT = 4,
+        PARAM_BIAS_TERM = 5,
+        PARAM_WEIGHT_DATA_SIZE = 6,
+        PARAM_INT8_SCALE_TERM = 8,
+        PARAM_ACTIVATION_TYPE = 9,
+        PARAM_ACTIVATION_PARAMS = 10,
+        PARAM_KERNEL_H = 11,
+        PARAM_DILATION_H = 12,
+        PARAM_STRIDE_H = 13,
+        PARAM_PAD_TOP = 14,
+        PARAM_PAD_RIGHT = 15,
+        PARAM_PAD_BOTTOM = 16,
+        PARAM_PAD_VALUE = 18,
+        PARAM_DYNAMIC_WEIGHT = 19,
+    };
+
+    Convolution();
+    int load_param(const ParamDict& pd) override;
+    int load_model(const ModelBin& mb) override;
+    int create_pipeline(const Option& opt) override;
+    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
+    int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
+
+protected:
+    int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
+    // shared by the static and dynamic paths
+    int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
+                     int kw, int kh, int outch, int num_input, const Option& opt) const;
+
+public:
+    int num_output;
+    int kernel_w;
+    int kernel_h;
+    int dilation_w;
+    int dilation_h;
+    int stride_w;
+    int stride_h;
+    int pad_left; // -233 SAME_UPPER, -234 SAME_LOWER
+    int pad_right;
+    int pad_top;
+    int pad_bottom;
+    float pad_value;
+    int bias_term;
+    int weight_data_size;
+    int int8_scale_term; // 0 none; > 0 weight/bottom scales; > 100 also a top scale (int8 output)
+    int activation_type;
+    Mat activation_params;
+    int dynamic_weight;
+
+    Mat weight_data; // fp32, or int8 (loaded int8 or quantized in create_pipeline)
+    Mat bias_data;
+    Mat weight_data_int8_scales; // num_output
+    Mat bottom_blob_int8_scales; // 1
+    Mat top_blob_int8_scales;    // 1
+};
+
+} // namespace kite
+
+#endif // KITE_LAYER_CONVOLUTION_H
