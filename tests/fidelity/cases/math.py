@@ -59,3 +59,73 @@ for ptype in (0, 1):
     _add("pool3d_t%d_global" % ptype, "Pooling3D", "0=%d 4=1" % ptype, [(5, 4, 3, 3)])
     for (ow, oh, od, shape) in [(1, 1, 1, (5, 4, 3, 2)), (2, 3, 2, (5, 4, 3, 2)), (3, 3, 3, (7, 7, 7, 2))]:
         _add("pool3d_t%d_adaptive_%d%d%d" % (ptype, ow, oh, od), "Pooling3D", "0=%d 7=1 8=%d 18=%d 28=%d" % (ptype, ow, oh, od), [shape])
+
+# ---------------------------------------------------------------- Gemm
+_M, _N, _K = 5, 7, 6
+for ta in (0, 1):
+    for tb in (0, 1):
+        for ca in (0, 1):
+            for cb in (0, 1):
+                for cmode in ("none", "const0", "const1", "const2", "const3", "const4", "in_scalar", "in_m", "in_n", "in_mn", "in_m1", "in_1n"):
+                    if cmode.startswith("in") and (ca or cb) and cmode not in ("in_mn", "in_n"):
+                        continue
+                    if cmode.startswith("const") and (ta + tb + ca + cb) % 2 == 1 and cmode not in ("const3", "const4"):
+                        continue
+                    if ca and cb and not cmode.startswith("in"):
+                        continue  # no input blob at all
+                    params = "0=%s 1=%s 2=%d 3=%d 4=%d 5=%d 7=%d 8=%d 9=%d" % ("0.5" if ta else "1.0", "2.0" if tb else "1.0", ta, tb, ca, cb, _M, _N, _K)
+                    inputs = []
+                    weights = []
+                    if ca:
+                        weights.append([_M * _K, 0])
+                    else:
+                        inputs.append([_K, _M] if not ta else [_M, _K])
+                    if cb:
+                        weights.append([_K * _N, 0])
+                    else:
+                        inputs.append([_N, _K] if not tb else [_K, _N])
+                    if cmode.startswith("const"):
+                        t = int(cmode[-1])
+                        params += " 6=1 10=%d" % t
+                        weights.append([{0: 1, 1: _M, 2: _M, 3: _M * _N, 4: _N}[t], 0])
+                    elif cmode != "none":
+                        inputs.append({"in_scalar": [1], "in_m": [_M], "in_n": [_N], "in_mn": [_N, _M], "in_m1": [1, _M], "in_1n": [_N, 1]}[cmode])
+                    _add("gemm_ta%d_tb%d_ca%d_cb%d_%s" % (ta, tb, ca, cb, cmode), "Gemm", params, inputs, weights)
+_add("gemm_output_transpose", "Gemm", "2=0 3=1 14=1", [[_K, _M], [_K, _N]])
+_add("gemm_output_n1m", "Gemm", "2=0 3=0 11=1", [[_K, _M], [_N, _K]])
+_add("gemm_n1m_input", "Gemm", "3=1 5=1 8=7 9=6 11=1", [[_K, 1, _M]], [[_K * 7, 0]])
+_add("gemm_alpha_beta", "Gemm", "0=0.25 1=-1.5 3=1", [[_K, _M], [_K, _N], [_N, _M]])
+# vision_transformer style: constant B (transposed) and per-column bias
+_add("gemm_vit_fc", "Gemm", "3=1 5=1 6=1 8=48 9=32 10=4", [[32, 17]], [[32 * 48, 0], [48, 0]])
+_add("gemm_big_k", "Gemm", "3=1 5=1 6=1 8=9 9=301 10=4", [[301, 3]], [[301 * 9, 0], [9, 0]], tolerance=3e-4)
+
+# ---------------------------------------------------------------- MatMul
+for tb in (0, 1):
+    def _b(shape):
+        # shape in (w=N, h=K, ...) for tb=0; swap the matrix axes for tb=1
+        if tb and len(shape) >= 2:
+            return [shape[1], shape[0]] + list(shape[2:])
+        return list(shape)
+    for nm, a, b in [
+        ("2x2", [4, 3], [5, 4]),
+        ("1x2", [4], [5, 4]),
+        ("2x1", [4, 3], [4]),
+        ("1x1", [4], [4]),
+        ("3x3", [4, 3, 2], [5, 4, 2]),
+        ("3x3_bcast_a", [4, 3, 1], [5, 4, 3]),
+        ("3x3_bcast_b", [4, 3, 3], [5, 4, 1]),
+        ("2x3", [4, 3], [5, 4, 3]),
+        ("3x2", [4, 3, 3], [5, 4]),
+        ("1x3", [4], [5, 4, 3]),
+        ("3x1", [4, 3, 2], [4]),
+        ("4x4", [4, 3, 2, 3], [5, 4, 2, 3]),
+        ("4x4_bcast", [4, 3, 1, 3], [5, 4, 2, 1]),
+        ("3x4", [4, 3, 2], [5, 4, 2, 3]),
+        ("4x3", [4, 3, 2, 3], [5, 4, 2]),
+        ("2x4", [4, 3], [5, 4, 2, 3]),
+        ("4x2", [4, 3, 2, 3], [5, 4]),
+        ("1x4", [4], [5, 4, 2, 3]),
+        ("4x1", [4, 3, 2, 3], [4]),
+        ("odd", [17, 13], [11, 17]),
+    ]:
+        _add("matmul_tb%d_%s" % (tb, nm), "MatMul", "0=%d" % tb, [a, _b(b)])

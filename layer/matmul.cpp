@@ -1,0 +1,178 @@
+#include "matmul.h"
+
+#include "log.h"
+
+namespace kite {
+
+namespace {
+
+// a blob seen as batch (c, d) of rows x cols matrices
+struct BatchedView
+{
+    const float* data;
+    int batch_c;
+    int batch_d;
+    int rows;
+    int cols;
+    size_t cstep;     // between c batches
+    size_t dstep;     // between d batches
+};
+
+void make_view(const Mat& m, BatchedView& v)
+{
+    v.data = m;
+    v.rows = m.dims >= 2 ? m.h : 1;
+    v.cols = m.w;
+    v.batch_c = 1;
+    v.batch_d = 1;
+    v.dstep = (size_t)v.rows * v.cols;
+    v.cstep = v.dstep;
+    if (m.dims == 3)
+    {
+        // a 3-D blob's channels align with the innermost batch axis (d) of a 4-D one
+        v.batch_d = m.c;
+        v.dstep = m.cstep;
+        v.cstep = m.cstep * m.c;
+    }
+    else if (m.dims == 4)
+    {
+        v.batch_c = m.c;
+        v.batch_d = m.d;
+        v.dstep = (size_t)m.w * m.h;
+        v.cstep = m.cstep;
+    }
+}
+
+inline bool broadcastable(int a, int b)
+{
+    return a == b || a == 1 || b == 1;
+}
+
+} // namespace
+
+MatMul::MatMul()
+{
+    one_blob_only = false;
+    support_inplace = false;
+}
+
+int MatMul::load_param(const ParamDict& pd)
+{
+    transB = pd.get(PARAM_TRANS_B, 0);
+    return 0;
+}
+
+int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+{
+    const char* n = name.c_str();
+    if (bottom_blobs.size() != 2 || top_blobs.empty())
+    {
+        KITE_LOGE("MatMul '%s': expects 2 inputs, got %d", n, (int)bottom_blobs.size());
+        return -1;
+    }
+    const Mat& A = bottom_blobs[0];
+    const Mat& B = bottom_blobs[1];
+    if (A.dims < 1 || A.dims > 4 || B.dims < 1 || B.dims > 4)
+    {
+        KITE_LOGE("MatMul '%s': bad input dims %d and %d", n, A.dims, B.dims);
+        return -1;
+    }
+    BatchedView a, b;
+    make_view(A, a);
+    make_view(B, b);
+    // a 1-D B is a column vector (K x 1), whatever transB says
+    const bool b_vector = B.dims == 1;
+    const bool b_trans = transB && !b_vector;
+    if (b_vector)
+    {
+        b.rows = B.w;
+        b.cols = 1;
+    }
+    const int M = a.rows;
+    const int K = a.cols;
+    const int KB = b_trans ? b.cols : b.rows;
+    const int N = b_trans ? b.rows : b.cols;
+    if (K != KB)
+    {
+        KITE_LOGE("MatMul '%s': A is %d x %d and B is %d x %d%s, inner sizes differ", n, M, K, b.rows, b.cols,
+                  b_trans ? " (transposed)" : "");
+        return -1;
+    }
+    if (!broadcastable(a.batch_c, b.batch_c) || !broadcastable(a.batch_d, b.batch_d))
+    {
+        KITE_LOGE("MatMul '%s': batch shapes (%d, %d) and (%d, %d) do not broadcast", n, a.batch_c, a.batch_d,
+                  b.batch_c, b.batch_d);
+        return -1;
+    }
+    const int bc = a.batch_c > b.batch_c ? a.batch_c : b.batch_c;
+    const int bd = a.batch_d > b.batch_d ? a.batch_d : b.batch_d;
+    const int max_dims = A.dims > B.dims ? A.dims : B.dims;
+
+    // numpy result shape: batch axes, then M unless A is a vector, then N unless B is
+    int shape[4];
+    int rank = 0;
+    if (max_dims == 4)
+        shape[rank++] = bc;
+    if (max_dims >= 3)
+        shape[rank++] = bd;
+    if (A.dims != 1)
+        shape[rank++] = M;
+    if (!b_vector)
+        shape[rank++] = N;
+    if (rank == 0)
+        shape[rank++] = 1;
+    Mat& top = top_blobs[0];
+    if (rank == 1)
+        top.create(shape[0], 4u, opt.blob_allocator);
+    else if (rank == 2)
+        top.create(shape[1], shape[0], 4u, opt.blob_allocator);
+    else if (rank == 3)
+        top.create(shape[2], shape[1], shape[0], 4u, opt.blob_allocator);
+    else
+        top.create(shape[3], shape[2], shape[1], shape[0], 4u, opt.blob_allocator);
+    if (top.empty())
+        return -100;
+
+    // output batches are laid out like the inputs: c outer, d inner
+    const size_t mn = (size_t)M * N;
+    size_t out_dstep = mn, out_cstep = mn * bd;
+    if (top.dims == 3 && max_dims == 3)
+        out_dstep = top.cstep, out_cstep = top.cstep * bd;
+    if (top.dims == 4)
+        out_dstep = mn, out_cstep = top.cstep;
+    if (top.dims == 3 && max_dims == 4)
+    {
+        // one of them was a vector: (M or N, d, c) planes of d rows
+        out_dstep = (size_t)top.w, out_cstep = top.cstep;
+    }
+    float* out = top;
+
+    #pragma omp parallel for num_threads(opt.num_threads)
+    for (int ci = 0; ci < bc; ci++)
+    {
+        for (int di = 0; di < bd; di++)
+        {
+            const float* ap = a.data + a.cstep * (ci % a.batch_c) + a.dstep * (di % a.batch_d);
+            const float* bp = b.data + b.cstep * (ci % b.batch_c) + b.dstep * (di % b.batch_d);
+            float* op = out + out_cstep * ci + out_dstep * di;
+            for (int i = 0; i < M; i++)
+            {
+                for (int j = 0; j < N; j++)
+                {
+                    float sum = 0.f;
+                    for (int k = 0; k < K; k++)
+                    {
+                        const float bv = b_trans ? bp[(size_t)j * K + k] : bp[(size_t)k * N + j];
+                        sum += ap[(size_t)i * K + k] * bv;
+                    }
+                    op[(size_t)i * N + j] = sum;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+DEFINE_LAYER_CREATOR(MatMul)
+
+} // namespace kite
