@@ -1,0 +1,26 @@
+// libFuzzer target: binary .param.bin parsing (Net::load_param_bin from a
+// DataReaderFromMemory over exactly the fuzzer's bytes).
+#include "datareader.h"
+#include "fuzz_common.h"
+#include "net.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
+{
+    kite_fuzz::init_once();
+    kite::Net net;
+    net.opt.num_threads = 1;
+    kite::clear_last_error();
+    kite::DataReaderFromMemory dr(data, size);
+    int ret = net.load_param_bin(dr);
+    kite_fuzz::check_failure_has_message(ret, "load_param_bin");
+    if (ret == 0)
+    {
+        if (dr.consumed() > size)
+        {
+            fprintf(stderr, "reader consumed %zu of %zu bytes\n", dr.consumed(), size);
+            abort();
+        }
+        (void)net.output_names();
+    }
+    return 0;
+}

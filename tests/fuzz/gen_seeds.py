@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Write the seed corpora of the libFuzzer targets.
+
+usage: gen_seeds.py --out DIR [--shared DIR] [--type-table FILE]
+
+DIR/param_text   text .param files (fuzz_param_text)
+DIR/param_bin    binary .param.bin files (fuzz_param_bin)
+DIR/model_bin    .bin weights for the fixed graph of fuzz_model_bin
+
+tests/fuzz/corpus holds the output without --shared (small, committed); CI adds
+the shared ncnn graphs with --shared into a temporary folder.
+"""
+
+import argparse
+import os
+import random
+import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "badinput"))
+import gen_corpus as gc  # noqa: E402
+
+HAND_GRAPHS = {
+    "relu_split": "7767517\n4 5\nInput in0 0 1 in0 0=8 1=6 2=3\nSplit sp 1 2 in0 a b\n"
+                  "ReLU r1 1 1 a c 0=1.000000e-01\nReLU r2 1 1 b d\n",
+    "conv_pool": "7767517\n4 4\nInput data 0 1 data -23330=4,3,8,8,3 0=8 1=8 2=3\n"
+                 "Convolution conv 1 1 data c 0=4 1=3 3=1 4=1 5=1 6=108 9=1\n"
+                 "Pooling pool 1 1 c p 0=1 1=2 2=2\n"
+                 "InnerProduct fc 1 1 p out 0=10 1=1 2=640\n",
+    "arrays": "7767517\n5 6\nInput in0 0 1 in0 0=4 1=4 2=8\nSplit sp 1 2 in0 a b\n"
+              "Slice sl 1 2 a s0 s1 -23300=2,3,-233 1=0\n"
+              "Clip clip 1 1 b cb 0=-1.5 1=6.0e0\n"
+              "BinaryOp add 2 1 s0 s1 out 0=0 1=0 2=1.0\n",
+    "newer_syntax": "7767517\n3 3\nInput in0 0 1 in0 0=16\n"
+                    "Reshape rs 1 1 in0 r 0=4 1=-1 6=\"1w,1h\"\n"
+                    "Crop cr 1 1 r out 9=1,0 10=1,2 11=1,0\n",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--shared", default="")
+    ap.add_argument("--type-table", default="")
+    args = ap.parse_args()
+    types = gc.load_type_table(args.type_table)
+    for k, v in {"Slice": 31, "Clip": 54, "BinaryOp": 40, "Reshape": 27, "Crop": 7}.items():
+        types.setdefault(k, v)
+    graphs = dict(HAND_GRAPHS)
+    if args.shared:
+        d = os.path.join(args.shared, "models", "ncnn")
+        for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if fn.endswith(".param"):
+                with open(os.path.join(d, fn)) as f:
+                    graphs["shared_" + fn[:-6]] = f.read()
+
+    for sub in ("param_text", "param_bin", "model_bin"):
+        os.makedirs(os.path.join(args.out, sub), exist_ok=True)
+
+    def write(sub, name, data):
+        if isinstance(data, str):
+            data = data.encode()
+        with open(os.path.join(args.out, sub, name), "wb") as f:
+            f.write(data)
+
+    for name, text in sorted(graphs.items()):
+        write("param_text", name + ".param", text)
+        g = gc.Graph(text)
+        layers = gc.to_binary_layers(g, types)
+        if layers is not None:
+            write("param_bin", name + ".param.bin", gc.binary_param([gc.MAGIC, len(layers), g.blob_count], layers))
+
+    # weights of fuzz_model_bin's graph: conv1 (108 weights, tag; 4 bias, raw),
+    # conv2 (8 weights, tag; no bias)
+    rng = random.Random(5)
+    w1 = [rng.uniform(-1, 1) for _ in range(108)]
+    b1 = [rng.uniform(-1, 1) for _ in range(4)]
+    w2 = [rng.uniform(-1, 1) for _ in range(8)]
+
+    def tagged(tag, values, kind):
+        if kind == "f32":
+            return struct.pack("<I", tag) + gc.f32(values)
+        if kind == "f16":
+            data = gc.f16(values)
+            return struct.pack("<I", tag) + data + b"\0" * ((4 - len(data) % 4) % 4)
+        if kind == "i8":
+            data = bytes(int(v * 127) & 0xff for v in values)
+            return struct.pack("<I", tag) + data + b"\0" * ((4 - len(data) % 4) % 4)
+        # legacy: a 256-entry table of floats, then one uint8 index per value
+        table = [i / 128.0 - 1.0 for i in range(256)]
+        idx = bytes(min(255, max(0, int((v + 1.0) * 128))) for v in values)
+        return struct.pack("<I", tag) + gc.f32(table) + idx + b"\0" * ((4 - len(idx) % 4) % 4)
+
+    variants = {
+        "fp32": (0, "f32"),
+        "fp32_alt_tag": (0x0002C056, "f32"),
+        "fp16": (0x01306B47, "f16"),
+        "int8": (0x000D4B38, "i8"),
+        "table": (0x01010101, "table"),
+    }
+    for name, (tag, kind) in variants.items():
+        data = tagged(tag, w1, kind) + gc.f32(b1) + tagged(tag, w2, kind)
+        write("model_bin", name + ".bin", data)
+    write("model_bin", "empty.bin", b"")
+    print("fuzz seeds: %d graphs in %s" % (len(graphs), args.out))
+
+
+if __name__ == "__main__":
+    main()
