@@ -1,0 +1,79 @@
+# Fidelity cases for the shape / data-movement layers (Concat, Slice, Crop,
+# Padding, Flatten, Reshape, Permute, ShuffleChannel, Interp, PixelShuffle,
+# Reorg, Tile, ExpandDims, Squeeze, MemoryData, DeepCopy, Cast,
+# CumulativeSum). Shapes are [w], [w,h], [w,h,c] or [w,h,d,c].
+# Only cases on which ncnn itself is well defined are listed (for example
+# ncnn reads out of bounds for reflect padding wider than the blob, or bicubic
+# on fewer than 4 pixels); kite rejects or defines those, see the gtests.
+
+CASES = []
+
+
+def _add(name, type_, params, inputs, outputs=1, **kw):
+    c = {"name": name, "type": type_, "params": params, "inputs": inputs, "outputs": outputs}
+    c.update(kw)
+    CASES.append(c)
+
+
+# shapes per dims, odd sizes
+_SHAPES = {
+    1: [7],
+    2: [5, 3],
+    3: [5, 3, 4],
+    4: [3, 5, 2, 3],
+}
+
+
+def _with(shape, axis_from_outer, size):
+    s = list(shape)
+    s[len(s) - 1 - axis_from_outer] = size
+    return s
+
+
+# ---- Concat: every axis of every dims, positive and negative, 2 and 3 inputs
+for dims, shp in _SHAPES.items():
+    for axis in range(dims):
+        ins = [_with(shp, axis, 2), _with(shp, axis, 3), _with(shp, axis, 1)]
+        _add("concat_d%d_a%d" % (dims, axis), "Concat", "0=%d" % axis, ins)
+        _add("concat_d%d_a%d_neg" % (dims, axis), "Concat", "0=%d" % (axis - dims), ins[:2])
+
+# ---- Slice: explicit sizes, -233 even split, indices, negative axes
+for dims, shp in _SHAPES.items():
+    for axis in range(dims):
+        s = _with(shp, axis, 7)
+        _add("slice_d%d_a%d" % (dims, axis), "Slice", "-23300=3,2,4,1 1=%d" % axis, [s], outputs=3)
+        _add("slice_d%d_a%d_even" % (dims, axis), "Slice", "-23300=3,-233,-233,-233 1=%d" % (axis - dims), [s], outputs=3)
+        _add("slice_d%d_a%d_rest" % (dims, axis), "Slice", "-23300=2,3,-233 1=%d" % axis, [s], outputs=2)
+        _add("slice_d%d_a%d_indices" % (dims, axis), "Slice", "-23302=2,1,4 1=%d" % axis, [s], outputs=3)
+
+# ---- Crop: offsets + sizes (clamped), -233, offset2 trims, numpy slices, reference input
+_add("crop_d1_off_size", "Crop", "0=2 3=3", [[9]])
+_add("crop_d1_rest", "Crop", "0=2 3=-233", [[9]])
+_add("crop_d1_off2", "Crop", "0=1 6=3 3=-233", [[9]])
+_add("crop_d1_clamp", "Crop", "0=4 3=100", [[9]])
+_add("crop_d2", "Crop", "0=1 1=2 3=3 4=2", [[7, 5]])
+_add("crop_d2_rest", "Crop", "0=1 1=2 3=-233 4=-233", [[7, 5]])
+_add("crop_d2_off2", "Crop", "0=1 1=1 6=2 7=1 3=-233 4=-233", [[7, 5]])
+_add("crop_d3", "Crop", "0=1 1=2 2=1 3=3 4=2 5=2", [[7, 5, 4]])
+_add("crop_d3_rest", "Crop", "0=2 1=1 2=1 3=-233 4=-233 5=-233", [[7, 5, 4]])
+_add("crop_d3_off2", "Crop", "0=1 1=1 2=1 6=1 7=2 8=1 3=-233 4=-233 5=-233", [[7, 5, 4]])
+_add("crop_d3_clamp", "Crop", "0=3 1=0 2=2 3=50 4=50 5=50", [[7, 5, 4]])
+_add("crop_d4", "Crop", "0=1 1=1 13=1 2=1 3=3 4=2 14=2 5=2", [[6, 5, 4, 3]])
+_add("crop_d4_rest", "Crop", "0=1 1=2 13=1 2=0 3=-233 4=-233 14=-233 5=-233", [[6, 5, 4, 3]])
+_add("crop_d4_off2", "Crop", "0=1 1=1 13=1 2=1 6=1 7=1 15=1 8=0 3=-233 4=-233 14=-233 5=-233", [[6, 5, 4, 3]])
+_add("crop_np_d1", "Crop", "-23309=1,2 -23310=1,-2", [[9]])
+_add("crop_np_d2_all", "Crop", "-23309=2,1,2 -23310=2,-1,100", [[7, 5]])
+_add("crop_np_d2_axis", "Crop", "-23309=1,1 -23310=1,3 -23311=1,1", [[7, 5]])
+_add("crop_np_d2_negaxis", "Crop", "-23309=1,-3 -23310=1,-233 -23311=1,-1", [[7, 5]])
+_add("crop_np_d3_c", "Crop", "-23309=1,1 -23310=1,3 -23311=1,0", [[5, 4, 4]])
+_add("crop_np_d3_hw", "Crop", "-23309=2,1,2 -23310=2,3,-1 -23311=2,1,2", [[7, 5, 4]])
+_add("crop_np_d3_all", "Crop", "-23309=3,1,1,1 -23310=3,3,4,6", [[7, 5, 4]])
+_add("crop_np_d4_d", "Crop", "-23309=1,1 -23310=1,3 -23311=1,1", [[5, 4, 4, 3]])
+_add("crop_np_d4_all", "Crop", "-23309=4,1,0,1,2 -23310=4,3,-1,3,5", [[6, 4, 4, 3]])
+_add("crop_np_d4_negaxes", "Crop", "-23309=2,1,1 -23310=2,-1,-1 -23311=2,-1,-2", [[6, 4, 4, 3]])
+_add("crop_ref_d2", "Crop", "0=1 1=2", [[7, 5], [3, 2]])
+_add("crop_ref_d3", "Crop", "0=2 1=1", [[7, 5, 4], [3, 2, 4]])
+_add("crop_ref_d3_c", "Crop", "0=1 1=1 2=1", [[7, 5, 4], [3, 2, 2]])
+_add("crop_ref_d3_ref2d", "Crop", "0=1 1=1", [[7, 5, 4], [3, 2]])
+_add("crop_ref_d4", "Crop", "0=1 1=1 13=1 2=1", [[6, 5, 4, 3], [3, 2, 2, 2]])
+_add("crop_ref_d1", "Crop", "0=2", [[9], [4]])
