@@ -107,3 +107,50 @@ _add("conv_int8_requant", "Convolution", "0=4 1=3 4=1 5=1 6=108 8=101", [(7, 6, 
      [[108, "s8", -127, 127], [4, 1], [4, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1] + SCALE_OUT], tolerance=2e-2)
 _add("conv_int8_requant_relu", "Convolution", "0=4 1=3 4=1 5=1 6=108 8=101 9=1", [(7, 6, 3)],
      [[108, "s8", -127, 127], [4, 1], [4, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1] + SCALE_OUT], tolerance=2e-2)
+
+# ---------------------------------------------------------------- ConvolutionDepthWise
+# (channels, num_output, group, k, dil, stride, pads, w, h)
+for (cin, outc, grp, k, dil, s, pads, w, h) in [
+    (4, 4, 4, 3, 1, 1, "4=1", 9, 7),
+    (5, 5, 5, 3, 1, 2, "4=1", 13, 11),
+    (3, 3, 3, 5, 1, 3, "4=2", 14, 12),
+    (4, 4, 4, 3, 2, 1, "4=2", 11, 9),
+    (6, 6, 6, 3, 1, 2, "4=-233", 10, 9),
+    (6, 6, 6, 4, 1, 2, "4=-234", 11, 8),
+    (4, 8, 4, 3, 1, 1, "4=1", 7, 6),      # channel multiplier 2
+    (6, 9, 3, 3, 1, 1, "4=1", 8, 7),      # grouped 2 in -> 3 out
+    (8, 4, 2, 3, 1, 2, "4=1 15=0 14=2 16=1", 9, 10),
+    (6, 6, 2, 1, 1, 1, "", 5, 4),
+    (9, 6, 3, 3, 2, 2, "4=-233", 12, 11),
+]:
+    wsize = outc * (cin // grp) * k * k
+    for bias in (0, 1):
+        params = "0=%d 1=%d 2=%d 3=%d %s 5=%d 6=%d 7=%d" % (outc, k, dil, s, pads, bias, wsize, grp)
+        weights = [[wsize, 0]] + ([[outc, 1]] if bias else [])
+        _add("convdw_c%d_o%d_g%d_k%d_d%d_s%d_%s_b%d" % (cin, outc, grp, k, dil, s, _tag(pads), bias),
+             "ConvolutionDepthWise", params, [(w, h, cin)], weights)
+for (aname, aparams) in ACTS:
+    _add("convdw_act_" + aname, "ConvolutionDepthWise", "0=5 1=3 4=1 5=1 6=45 7=5 " + aparams, [(8, 7, 5)], [[45, 0], [5, 1]],
+         input_range=[-2, 2])
+    _add("convgroup_act_" + aname, "ConvolutionDepthWise", "0=6 1=3 4=1 5=1 6=108 7=2 " + aparams, [(8, 7, 4)], [[108, 0], [6, 1]],
+         input_range=[-2, 2])
+_add("convdw_padvalue", "ConvolutionDepthWise", "0=4 1=3 4=1 18=-0.5 5=1 6=36 7=4", [(7, 6, 4)], [[36, 0], [4, 1]])
+_add("convdw_k3x5", "ConvolutionDepthWise", "0=3 1=3 11=5 3=1 13=2 4=1 14=2 5=1 6=45 7=3", [(8, 11, 3)], [[45, 0], [3, 1]])
+# int8: per-group weight scales (1/101) or one scale (2/102)
+for (cin, outc, grp, s, pads) in [(4, 4, 4, 1, "4=1"), (5, 5, 5, 2, "4=1"), (6, 6, 3, 1, "4=1"), (4, 8, 2, 2, "4=-233")]:
+    wsize = outc * (cin // grp) * 9
+    base = "0=%d 1=3 3=%d %s 5=1 6=%d 7=%d" % (outc, s, pads, wsize, grp)
+    tag = "c%d_o%d_g%d_s%d_%s" % (cin, outc, grp, s, _tag(pads))
+    _add("convdw_int8_t1_s8w_" + tag, "ConvolutionDepthWise", base + " 8=1", [(9, 8, cin)],
+         [[wsize, "s8", -127, 127], [outc, 1], [grp, 1] + SCALE_W, [1, 1] + SCALE_IN], tolerance=1e-3)
+    _add("convdw_int8_t1_fp32w_" + tag, "ConvolutionDepthWise", base + " 8=1", [(9, 8, cin)],
+         [[wsize, 0, -1, 1], [outc, 1], [grp, 1, 100, 127], [1, 1] + SCALE_IN], tolerance=1e-3)
+    _add("convdw_int8_t2_s8w_" + tag, "ConvolutionDepthWise", base + " 8=2", [(9, 8, cin)],
+         [[wsize, "s8", -127, 127], [outc, 1], [1, 1] + SCALE_W, [1, 1] + SCALE_IN], tolerance=1e-3)
+    _add("convdw_int8_t101_" + tag, "ConvolutionDepthWise", base + " 8=101 9=1", [(9, 8, cin)],
+         [[wsize, "s8", -127, 127], [outc, 1], [grp, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1] + SCALE_OUT], tolerance=2e-2)
+    _add("convdw_int8_t102_" + tag, "ConvolutionDepthWise", base + " 8=102", [(9, 8, cin)],
+         [[wsize, "s8", -127, 127], [outc, 1], [1, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1] + SCALE_OUT], tolerance=2e-2)
+for (aname, aparams) in ACTS:
+    _add("convdw_int8_act_" + aname, "ConvolutionDepthWise", "0=4 1=3 4=1 5=1 6=36 7=4 8=1 " + aparams, [(7, 6, 4)],
+         [[36, "s8", -127, 127], [4, 1], [4, 1] + SCALE_W, [1, 1] + SCALE_IN], input_range=[-2, 2], tolerance=1e-3)

@@ -1,0 +1,353 @@
+#include "convolutiondepthwise.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "common/int8.h"
+#include "log.h"
+
+#include <vector>
+
+namespace kite {
+
+ConvolutionDepthWise::ConvolutionDepthWise()
+{
+    one_blob_only = true;
+    support_inplace = false;
+}
+
+int ConvolutionDepthWise::load_param(const ParamDict& pd)
+{
+    num_output = pd.get(PARAM_NUM_OUTPUT, 0);
+    kernel_w = pd.get(PARAM_KERNEL_W, 0);
+    kernel_h = pd.get(PARAM_KERNEL_H, kernel_w);
+    dilation_w = pd.get(PARAM_DILATION_W, 1);
+    dilation_h = pd.get(PARAM_DILATION_H, dilation_w);
+    stride_w = pd.get(PARAM_STRIDE_W, 1);
+    stride_h = pd.get(PARAM_STRIDE_H, stride_w);
+    pad_left = pd.get(PARAM_PAD_LEFT, 0);
+    pad_right = pd.get(PARAM_PAD_RIGHT, pad_left);
+    pad_top = pd.get(PARAM_PAD_TOP, pad_left);
+    pad_bottom = pd.get(PARAM_PAD_BOTTOM, pad_top);
+    pad_value = pd.get(PARAM_PAD_VALUE, 0.f);
+    bias_term = pd.get(PARAM_BIAS_TERM, 0);
+    weight_data_size = pd.get(PARAM_WEIGHT_DATA_SIZE, 0);
+    group = pd.get(PARAM_GROUP, 1);
+    int8_scale_term = pd.get(PARAM_INT8_SCALE_TERM, 0);
+    activation_type = pd.get(PARAM_ACTIVATION_TYPE, 0);
+    activation_params = pd.get(PARAM_ACTIVATION_PARAMS, Mat());
+    dynamic_weight = pd.get(PARAM_DYNAMIC_WEIGHT, 0);
+
+    const char* n = name.c_str();
+    if (num_output <= 0 || group <= 0 || num_output % group != 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': num_output %d must be > 0 and divisible by group %d", n, num_output, group);
+        return -1;
+    }
+    if (kernel_w <= 0 || kernel_h <= 0 || dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': kernel %dx%d, dilation %dx%d and stride %dx%d must all be > 0", n,
+                  kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h);
+        return -1;
+    }
+    const int pads[4] = {pad_left, pad_right, pad_top, pad_bottom};
+    if (conv_check_pads(pads, 4, "ConvolutionDepthWise", n) != 0)
+        return -1;
+    if (activation_check(activation_type, "ConvolutionDepthWise", n) != 0)
+        return -1;
+    if (int8_scale_term != 0 && int8_scale_term != 1 && int8_scale_term != 2 && int8_scale_term != 101 && int8_scale_term != 102)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': int8_scale_term %d must be 0, 1, 2, 101 or 102", n, int8_scale_term);
+        return -1;
+    }
+    if (dynamic_weight)
+    {
+        if (int8_scale_term)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': dynamic_weight with int8_scale_term is not supported", n);
+            return -1;
+        }
+        one_blob_only = false;
+    }
+    else
+    {
+        const long long per_input = (long long)num_output * kernel_w * kernel_h;
+        if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': weight_data_size %d is not a positive multiple of num_output*kernel_w*kernel_h = %lld",
+                      n, weight_data_size, per_input);
+            return -1;
+        }
+    }
+    support_int8_storage = int8_scale_term != 0;
+    return 0;
+}
+
+static Mat expand_scale(const Mat& one, int n)
+{
+    Mat m(n);
+    if (!m.empty())
+        m.fill(one[0]);
+    return m;
+}
+
+int ConvolutionDepthWise::load_model(const ModelBin& mb)
+{
+    if (dynamic_weight)
+        return 0;
+
+    weight_data = mb.load(weight_data_size, 0);
+    if (weight_data.empty())
+        return -100;
+
+    if (bias_term)
+    {
+        bias_data = mb.load(num_output, 1);
+        if (bias_data.empty())
+            return -100;
+    }
+
+    if (int8_scale_term == 1 || int8_scale_term == 101)
+    {
+        weight_data_int8_scales = mb.load(group, 1);
+        bottom_blob_int8_scales = mb.load(1, 1);
+        if (weight_data_int8_scales.empty() || bottom_blob_int8_scales.empty())
+            return -100;
+        bottom_blob_int8_scales = expand_scale(bottom_blob_int8_scales, group);
+    }
+    else if (int8_scale_term == 2 || int8_scale_term == 102)
+    {
+        weight_data_int8_scales = mb.load(1, 1);
+        bottom_blob_int8_scales = mb.load(1, 1);
+        if (weight_data_int8_scales.empty() || bottom_blob_int8_scales.empty())
+            return -100;
+        weight_data_int8_scales = expand_scale(weight_data_int8_scales, group);
+        bottom_blob_int8_scales = expand_scale(bottom_blob_int8_scales, group);
+    }
+    if (int8_scale_term > 100)
+    {
+        top_blob_int8_scales = mb.load(1, 1);
+        if (top_blob_int8_scales.empty())
+            return -100;
+        top_blob_int8_scales = expand_scale(top_blob_int8_scales, group);
+    }
+    if (int8_scale_term && (weight_data_int8_scales.empty() || bottom_blob_int8_scales.empty()))
+        return -100;
+    return 0;
+}
+
+int ConvolutionDepthWise::create_pipeline(const Option& opt)
+{
+    if (dynamic_weight)
+        return 0;
+
+    // quantize fp32 weights with one scale per group, as ncnn does at load time
+    if (opt.use_int8_inference && int8_scale_term && weight_data.elemsize == 4u)
+    {
+        Mat w8;
+        int ret = quantize_weights_int8(weight_data, w8, weight_data_int8_scales, group);
+        if (ret != 0)
+            return ret;
+        weight_data = w8;
+    }
+    return 0;
+}
+
+int ConvolutionDepthWise::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+{
+    if (dynamic_weight)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': dynamic_weight needs the weight as a second input", name.c_str());
+        return -1;
+    }
+    if (weight_data.elemsize == 1u)
+    {
+        if (!opt.use_int8_inference)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': int8 weights need use_int8_inference", name.c_str());
+            return -1;
+        }
+        return forward_int8(bottom_blob, top_blob, opt);
+    }
+    const int inch_g = weight_data_size / (num_output * kernel_w * kernel_h);
+    return forward_fp32(bottom_blob, top_blob, weight_data, bias_term ? (const float*)bias_data : nullptr,
+                        kernel_w, kernel_h, num_output, inch_g, opt);
+}
+
+int ConvolutionDepthWise::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+{
+    if (!dynamic_weight)
+    {
+        if (bottom_blobs.size() != 1 || top_blobs.size() != 1)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': expects 1 input and 1 output", name.c_str());
+            return -1;
+        }
+        return forward(bottom_blobs[0], top_blobs[0], opt);
+    }
+    const size_t need = bias_term ? 3 : 2;
+    if (bottom_blobs.size() != need || top_blobs.size() != 1)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': dynamic_weight expects %zu inputs, got %zu", name.c_str(), need, bottom_blobs.size());
+        return -1;
+    }
+    const Mat& wblob = bottom_blobs[1];
+    if (wblob.empty() || wblob.elemsize != 4u || wblob.elempack != 1)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': dynamic weight must be a non-empty fp32 blob", name.c_str());
+        return -1;
+    }
+    const int kw = wblob.w;
+    const int kh = wblob.dims >= 2 ? wblob.h : 1;
+    const int outch = wblob.dims >= 3 ? wblob.c : 1;
+    if (outch % group != 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': dynamic weight has %d output channels, not divisible by group %d", name.c_str(), outch, group);
+        return -1;
+    }
+    Mat wflat;
+    if (flatten_blob(wblob, wflat, opt.workspace_allocator) != 0)
+        return -100;
+    const int inch_g = wflat.w / (kw * kh * outch);
+    if (inch_g <= 0 || inch_g * kw * kh * outch != wflat.w)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': dynamic weight of %d values does not fit kernel %dx%d and %d outputs", name.c_str(),
+                  wflat.w, kw, kh, outch);
+        return -1;
+    }
+    Mat bflat;
+    if (bias_term)
+    {
+        if (flatten_blob(bottom_blobs[2], bflat, opt.workspace_allocator) != 0)
+            return -100;
+        if (bflat.w != outch || bflat.elemsize != 4u)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': dynamic bias has %d values, expected %d", name.c_str(), bflat.w, outch);
+            return -1;
+        }
+    }
+    return forward_fp32(bottom_blobs[0], top_blobs[0], wflat, bias_term ? (const float*)bflat : nullptr, kw, kh, outch, inch_g, opt);
+}
+
+int ConvolutionDepthWise::forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
+                                       int kw, int kh, int outch, int inch_g, const Option& opt) const
+{
+    if (bottom_blob.elemsize != 4u || bottom_blob.elempack != 1 || bottom_blob.dims < 1 || bottom_blob.dims > 3)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': expects an fp32 elempack-1 input of dims 1..3, got dims=%d elemsize=%zu elempack=%d",
+                  name.c_str(), bottom_blob.dims, bottom_blob.elemsize, bottom_blob.elempack);
+        return -1;
+    }
+    const ConvView in = conv_view_spatial(bottom_blob);
+    if (in.c != inch_g * group)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d (group %d x %d)", name.c_str(),
+                  in.c, inch_g * group, group, inch_g);
+        return -1;
+    }
+    ConvGeometry g;
+    g.kernel_w = kw;
+    g.kernel_h = kh;
+    g.dilation_w = dilation_w;
+    g.dilation_h = dilation_h;
+    g.stride_w = stride_w;
+    g.stride_h = stride_h;
+    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
+    const int sizes[2] = {in.w, in.h};
+    const int extents[2] = {conv_kernel_extent(kw, dilation_w), conv_kernel_extent(kh, dilation_h)};
+    const int strides[2] = {stride_w, stride_h};
+    int pads[4];
+    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+    const int outw_span = in.w + pads[0] + pads[1] - extents[0];
+    const int outh_span = in.h + pads[2] + pads[3] - extents[1];
+    if (outw_span < 0 || outh_span < 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d is smaller than the kernel extent %dx%d after padding", name.c_str(),
+                  in.w, in.h, extents[0], extents[1]);
+        return -1;
+    }
+    g.pad_left = pads[0];
+    g.pad_top = pads[2];
+    top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, outch, 4u, opt.blob_allocator);
+    if (top_blob.empty())
+        return -100;
+    const Activation act(activation_type, activation_params);
+    conv_forward_fp32(in, conv_view_spatial(top_blob), weight, bias, group, g, pad_value, act, opt.num_threads);
+    return 0;
+}
+
+int ConvolutionDepthWise::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+{
+    const int inch_g = weight_data_size / (num_output * kernel_w * kernel_h);
+    const int channels = inch_g * group;
+    if (bottom_blob.elempack != 1 || bottom_blob.dims < 1 || bottom_blob.dims > 3 || (bottom_blob.elemsize != 4u && bottom_blob.elemsize != 1u))
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': expects an fp32 or int8 elempack-1 input of dims 1..3, got dims=%d elemsize=%zu elempack=%d",
+                  name.c_str(), bottom_blob.dims, bottom_blob.elemsize, bottom_blob.elempack);
+        return -1;
+    }
+    const int in_c = bottom_blob.dims == 3 ? bottom_blob.c : 1;
+    if (in_c != channels)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d (group %d x %d)", name.c_str(),
+                  in_c, channels, group, inch_g);
+        return -1;
+    }
+
+    Mat bottom_int8 = bottom_blob;
+    if (bottom_blob.elemsize != 1u)
+    {
+        // each channel with its group's bottom scale
+        std::vector<float> scales(channels);
+        for (int q = 0; q < channels; q++)
+            scales[q] = bottom_blob_int8_scales[q / inch_g];
+        int ret = quantize_blob_int8(bottom_blob, bottom_int8, scales.data(), channels, opt.workspace_allocator, opt.num_threads);
+        if (ret != 0)
+            return ret;
+    }
+
+    const bool requant = int8_scale_term > 100;
+    const int outch_g = num_output / group;
+    std::vector<float> scale_in(num_output), scale_out(num_output);
+    for (int p = 0; p < num_output; p++)
+    {
+        const int gi = p / outch_g;
+        scale_in[p] = int8_dequant_scale(bottom_blob_int8_scales[gi], weight_data_int8_scales[gi]);
+        scale_out[p] = requant ? top_blob_int8_scales[gi] : 1.f;
+    }
+
+    const ConvView in = conv_view_spatial(bottom_int8);
+    ConvGeometry g;
+    g.kernel_w = kernel_w;
+    g.kernel_h = kernel_h;
+    g.dilation_w = dilation_w;
+    g.dilation_h = dilation_h;
+    g.stride_w = stride_w;
+    g.stride_h = stride_h;
+    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
+    const int sizes[2] = {in.w, in.h};
+    const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+    const int strides[2] = {stride_w, stride_h};
+    int pads[4];
+    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+    const int outw_span = in.w + pads[0] + pads[1] - extents[0];
+    const int outh_span = in.h + pads[2] + pads[3] - extents[1];
+    if (outw_span < 0 || outh_span < 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d is smaller than the kernel extent %dx%d after padding", name.c_str(),
+                  in.w, in.h, extents[0], extents[1]);
+        return -1;
+    }
+    g.pad_left = pads[0];
+    g.pad_top = pads[2];
+    top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, num_output, requant ? 1u : 4u, opt.blob_allocator);
+    if (top_blob.empty())
+        return -100;
+    const Activation act(activation_type, activation_params);
+    conv_forward_int8(in, conv_view_spatial(top_blob), weight_data, bias_term ? (const float*)bias_data : nullptr,
+                      scale_in.data(), requant ? scale_out.data() : nullptr, group, g, pad_value_int8(pad_value), act, opt.num_threads);
+    return 0;
+}
+
+DEFINE_LAYER_CREATOR(ConvolutionDepthWise)
+
+} // namespace kite
