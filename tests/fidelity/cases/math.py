@@ -129,3 +129,31 @@ for tb in (0, 1):
         ("odd", [17, 13], [11, 17]),
     ]:
         _add("matmul_tb%d_%s" % (tb, nm), "MatMul", "0=%d" % tb, [a, _b(b)])
+
+# ---------------------------------------------------------------- normalisation
+for affine in (0, 1):
+    for eps in ("0.001", "1e-05"):
+        _add("layernorm_1d_a%d_e%s" % (affine, eps), "LayerNorm", "0=24 1=%s 2=%d" % (eps, affine), [[24]], [[24, 1], [24, 1]] if affine else [])
+        _add("layernorm_2d_a%d_e%s" % (affine, eps), "LayerNorm", "0=17 1=%s 2=%d" % (eps, affine), [[17, 5]], [[17, 1], [17, 1]] if affine else [])
+        _add("layernorm_3d_w_a%d_e%s" % (affine, eps), "LayerNorm", "0=9 1=%s 2=%d" % (eps, affine), [[9, 4, 3]], [[9, 1], [9, 1]] if affine else [])
+        _add("layernorm_3d_wh_a%d_e%s" % (affine, eps), "LayerNorm", "0=36 1=%s 2=%d" % (eps, affine), [[9, 4, 3]], [[36, 1], [36, 1]] if affine else [])
+_add("layernorm_vit", "LayerNorm", "0=64 1=1e-06", [[64, 17]], [[64, 1], [64, 1]])
+
+for affine in (0, 1):
+    for (g, shape) in [(1, [12]), (3, [12]), (2, [7, 6]), (3, [6, 3]), (1, [5, 4, 6]), (2, [5, 4, 6]), (6, [5, 4, 6]), (3, [4, 3, 2, 6])]:
+        ch = shape[0] if len(shape) == 1 else shape[1] if len(shape) == 2 else shape[-1]
+        _add("groupnorm_g%d_%dd_a%d" % (g, len(shape), affine), "GroupNorm", "0=%d 1=%d 2=0.0001 3=%d" % (g, ch, affine), [shape],
+             [[ch, 1], [ch, 1]] if affine else [])
+    _add("instancenorm_a%d" % affine, "InstanceNorm", "0=5 1=0.0001 2=%d" % affine, [[7, 6, 5]], [[5, 1], [5, 1]] if affine else [])
+    _add("instancenorm_default_eps_a%d" % affine, "InstanceNorm", "0=3 2=%d" % affine, [[4, 5, 3]], [[3, 1], [3, 1]] if affine else [])
+
+for shape in ([6], [5, 6], [4, 3, 6], [3, 4, 2, 6]):
+    ch = shape[0] if len(shape) == 1 else shape[1] if len(shape) == 2 else shape[-1]
+    for eps in ("0.0", "0.001"):
+        _add("batchnorm_%dd_eps%s" % (len(shape), eps), "BatchNorm", "0=%d 1=%s" % (ch, eps), [shape],
+             [[ch, 1], [ch, 1], [ch, 1, 0.1, 2.0], [ch, 1]])
+    for bias in (0, 1):
+        _add("scale_%dd_bias%d" % (len(shape), bias), "Scale", "0=%d 1=%d" % (ch, bias), [shape], [[ch, 1]] * (1 + bias))
+    if len(shape) >= 3:
+        _add("bias_%dd" % len(shape), "Bias", "0=%d" % ch, [shape], [[ch, 1]])
+_add("scale_input_1d_scale", "Scale", "0=-233", [[5, 4, 6], [6]])
