@@ -154,3 +154,54 @@ for (cin, outc, grp, s, pads) in [(4, 4, 4, 1, "4=1"), (5, 5, 5, 2, "4=1"), (6, 
 for (aname, aparams) in ACTS:
     _add("convdw_int8_act_" + aname, "ConvolutionDepthWise", "0=4 1=3 4=1 5=1 6=36 7=4 8=1 " + aparams, [(7, 6, 4)],
          [[36, "s8", -127, 127], [4, 1], [4, 1] + SCALE_W, [1, 1] + SCALE_IN], input_range=[-2, 2], tolerance=1e-3)
+
+# ---------------------------------------------------------------- Deconvolution
+# (k, dil, stride, extra params, input shape)
+for (k, dil, s, extra, shape) in [
+    (3, 1, 1, "", (5, 4, 3)),
+    (3, 1, 2, "", (5, 4, 3)),
+    (4, 1, 2, "4=1", (6, 5, 2)),
+    (3, 1, 2, "4=1 18=1", (5, 6, 3)),
+    (3, 1, 3, "4=1 15=0 14=2 16=1", (4, 5, 2)),
+    (3, 2, 2, "4=2", (5, 5, 2)),
+    (2, 1, 2, "", (7, 3, 4)),
+    (5, 1, 3, "4=2 18=2 19=1", (4, 4, 2)),
+    (3, 1, 2, "4=-233 20=10 21=8", (5, 4, 3)),
+    (4, 1, 2, "4=-233 20=11 21=9", (6, 5, 2)),
+    (3, 1, 2, "4=-234 20=10 21=8", (5, 4, 3)),
+    (4, 1, 3, "4=-234 20=13 21=11", (5, 4, 2)),
+    (1, 1, 1, "", (6, 5, 4)),
+    (3, 1, 2, "4=-233", (5, 4, 3)),
+]:
+    cin = shape[2]
+    for outc in (3, 4):
+        wsize = outc * cin * k * k
+        for bias in (0, 1):
+            params = "0=%d 1=%d 2=%d 3=%d %s 5=%d 6=%d" % (outc, k, dil, s, extra, bias, wsize)
+            _add("deconv_k%d_d%d_s%d_%s_o%d_b%d" % (k, dil, s, _tag(extra), outc, bias), "Deconvolution", params, [shape],
+                 [[wsize, 0]] + ([[outc, 1]] if bias else []))
+_add("deconv_k3x2_s2x1", "Deconvolution", "0=3 1=3 11=2 3=2 13=1 4=1 14=0 5=1 6=36", [(5, 6, 2)], [[36, 0], [3, 1]])
+_add("deconv_c16", "Deconvolution", "0=8 1=4 3=2 4=1 5=1 6=2048", [(6, 5, 16)], [[2048, 0], [8, 1]])
+for (aname, aparams) in ACTS:
+    _add("deconv_act_" + aname, "Deconvolution", "0=4 1=3 3=2 4=1 5=1 6=108 " + aparams, [(5, 4, 3)], [[108, 0], [4, 1]],
+         input_range=[-2, 2])
+
+# ---------------------------------------------------------------- DeconvolutionDepthWise
+for (cin, outc, grp, k, s, extra) in [
+    (4, 4, 4, 3, 2, "4=1"),
+    (5, 5, 5, 4, 2, "4=1"),
+    (3, 3, 3, 3, 1, ""),
+    (4, 8, 4, 3, 2, "4=1 18=1"),
+    (6, 9, 3, 3, 2, "4=-233 20=10 21=8"),
+    (8, 4, 2, 2, 2, ""),
+    (6, 6, 2, 3, 3, "4=-234 20=13 21=11"),
+    (4, 4, 4, 3, 2, "2=2 4=1"),
+]:
+    wsize = outc * (cin // grp) * k * k
+    for bias in (0, 1):
+        params = "0=%d 1=%d 3=%d %s 5=%d 6=%d 7=%d" % (outc, k, s, extra, bias, wsize, grp)
+        _add("deconvdw_c%d_o%d_g%d_k%d_s%d_%s_b%d" % (cin, outc, grp, k, s, _tag(extra), bias), "DeconvolutionDepthWise",
+             params, [(5, 4, cin)], [[wsize, 0]] + ([[outc, 1]] if bias else []))
+for (aname, aparams) in ACTS:
+    _add("deconvdw_act_" + aname, "DeconvolutionDepthWise", "0=4 1=3 3=2 4=1 5=1 6=36 7=4 " + aparams, [(5, 4, 4)], [[36, 0], [4, 1]],
+         input_range=[-2, 2])
