@@ -77,3 +77,64 @@ _add("crop_ref_d3_c", "Crop", "0=1 1=1 2=1", [[7, 5, 4], [3, 2, 2]])
 _add("crop_ref_d3_ref2d", "Crop", "0=1 1=1", [[7, 5, 4], [3, 2]])
 _add("crop_ref_d4", "Crop", "0=1 1=1 13=1 2=1", [[6, 5, 4, 3], [3, 2, 2, 2]])
 _add("crop_ref_d1", "Crop", "0=2", [[9], [4]])
+
+# ---- Padding: constant / replicate / reflect on every dims; channel (dims 3)
+# and depth (dims 4) pads via front/behind; per-channel constants from the bin
+_PADS = {
+    1: "2=2 3=1",
+    2: "0=1 1=2 2=2 3=1",
+    3: "0=1 1=2 2=2 3=1 7=1 8=2",
+    4: "0=1 1=2 2=2 3=1 7=1 8=1",
+}
+for dims, shp in _SHAPES.items():
+    pads = _PADS[dims]
+    _add("padding_d%d_constant" % dims, "Padding", pads + " 4=0 5=0.5", [shp])
+    _add("padding_d%d_replicate" % dims, "Padding", pads + " 4=1", [shp])
+    if dims != 4:  # ncnn's reflect along d reads garbage
+        _add("padding_d%d_reflect" % dims, "Padding", pads + " 4=2", [shp])
+_add("padding_d4_reflect_hw", "Padding", "0=1 1=2 2=2 3=1 4=2", [[3, 5, 2, 3]])
+_add("padding_d3_hw_only", "Padding", "0=3 1=0 2=0 3=3 4=0 5=-1.5", [[5, 3, 4]])
+_add("padding_d3_reflect_wide", "Padding", "0=2 1=2 2=4 3=4 4=2", [[5, 3, 4]])
+_add("padding_d3_c_only", "Padding", "7=2 8=1 4=0 5=2.0", [[5, 3, 4]])
+_add("padding_d3_c_reflect", "Padding", "7=2 8=3 4=2", [[5, 3, 4]])
+_add("padding_d3_per_channel", "Padding", "0=1 1=1 2=1 3=2 4=0 6=4", [[5, 3, 4]], weights=[[4, 1]])
+_add("padding_d3_per_channel_front", "Padding", "0=1 2=1 7=1 8=2 4=0 6=7", [[5, 3, 4]], weights=[[7, 1]])
+_add("padding_d4_per_channel", "Padding", "0=1 1=1 2=1 3=1 7=1 4=0 6=3", [[3, 5, 2, 3]], weights=[[3, 1]])
+
+# ---- Flatten
+for dims, shp in _SHAPES.items():
+    _add("flatten_d%d" % dims, "Flatten", "", [shp])
+
+# ---- Reshape: every output dims, 0 copy, -1 infer, from every input dims
+_add("reshape_d3_to_1", "Reshape", "0=-1", [[5, 3, 4]])
+_add("reshape_d3_to_2", "Reshape", "0=15 1=-1", [[5, 3, 4]])
+_add("reshape_d3_to_2_infer_w", "Reshape", "0=-1 1=6", [[5, 3, 4]])
+_add("reshape_d3_to_3", "Reshape", "0=3 1=5 2=4", [[5, 3, 4]])
+_add("reshape_d3_to_3_copy", "Reshape", "0=0 1=-1 2=2", [[5, 3, 4]])
+_add("reshape_d3_to_4", "Reshape", "0=5 1=3 11=2 2=2", [[5, 3, 4]])
+_add("reshape_d3_to_4_infer", "Reshape", "0=5 1=3 11=-1 2=2", [[5, 3, 4]])
+_add("reshape_d1_to_3", "Reshape", "0=2 1=3 2=-1", [[24]])
+_add("reshape_d1_to_2", "Reshape", "0=4 1=-1", [[24]])
+_add("reshape_d2_to_3", "Reshape", "0=3 1=-1 2=3", [[9, 2]])
+_add("reshape_d2_to_1", "Reshape", "0=18", [[9, 2]])
+_add("reshape_d4_to_3", "Reshape", "0=0 1=0 2=-1", [[3, 5, 2, 3]])
+_add("reshape_d4_to_2", "Reshape", "0=15 1=-1", [[3, 5, 2, 3]])
+_add("reshape_d4_to_4", "Reshape", "0=5 1=3 11=3 2=-1", [[3, 5, 2, 3]])
+_add("reshape_d3_expr", "Reshape", "6=\"0w,*(0h,0c)\"", [[5, 3, 4]])
+_add("reshape_d3_expr_4d", "Reshape", "6=\"0w,0h,2,/(0c,2)\"", [[5, 3, 4]])
+
+# ---- Permute: both 2-D orders, all 6 3-D orders, all 24 4-D orders
+for o in range(2):
+    _add("permute_d2_o%d" % o, "Permute", "0=%d" % o, [[5, 3]])
+for o in range(6):
+    _add("permute_d3_o%d" % o, "Permute", "0=%d" % o, [[5, 3, 4]])
+for o in range(24):
+    _add("permute_d4_o%d" % o, "Permute", "0=%d" % o, [[3, 5, 2, 4]])
+_add("permute_d1", "Permute", "0=1", [[7]])
+
+# ---- ShuffleChannel
+for g, rev in [(2, 0), (3, 0), (2, 1), (3, 1), (6, 0), (1, 0)]:
+    _add("shufflechannel_g%d_r%d" % (g, rev), "ShuffleChannel", "0=%d 1=%d" % (g, rev), [[5, 3, 6]])
+_add("shufflechannel_d4", "ShuffleChannel", "0=2", [[3, 2, 2, 6]])
+_add("shufflechannel_d4_rev", "ShuffleChannel", "0=3 1=1", [[3, 2, 2, 6]])
+_add("reshape_d3_expr_ref", "Reshape", "6=\"1w,-1\"", [[5, 3, 4], [6, 2]])
