@@ -138,3 +138,25 @@ for g, rev in [(2, 0), (3, 0), (2, 1), (3, 1), (6, 0), (1, 0)]:
 _add("shufflechannel_d4", "ShuffleChannel", "0=2", [[3, 2, 2, 6]])
 _add("shufflechannel_d4_rev", "ShuffleChannel", "0=3 1=1", [[3, 2, 2, 6]])
 _add("reshape_d3_expr_ref", "Reshape", "6=\"1w,-1\"", [[5, 3, 4], [6, 2]])
+
+# ---- Interp: nearest / bilinear / bicubic, sizes from scales (coordinate
+# step 1/scale) or given (in/out), up and down, align_corner, dims 1/2/3,
+# dynamic target size. Bicubic inputs are >= 4 wide/high (ncnn reads out of
+# bounds below that).
+for rt in (1, 2, 3):
+    for tag, p in [("scale2", "1=2.0 2=2.0"), ("scale_odd", "1=1.7 2=2.6"), ("scale_down", "1=0.5 2=0.6"),
+                   ("size_up", "3=11 4=13"), ("size_down", "3=4 4=5"), ("size_mixed", "3=3 4=17")]:
+        _add("interp_t%d_%s" % (rt, tag), "Interp", "0=%d %s" % (rt, p), [[9, 7, 3]])
+    if rt != 1:
+        _add("interp_t%d_align_up" % rt, "Interp", "0=%d 3=11 4=13 6=1" % rt, [[9, 7, 3]])
+        _add("interp_t%d_align_down" % rt, "Interp", "0=%d 3=4 4=5 6=1" % rt, [[9, 7, 3]])
+        _add("interp_t%d_align_scale" % rt, "Interp", "0=%d 1=2.0 2=2.0 6=1" % rt, [[9, 7, 3]])
+    _add("interp_t%d_d2_scale" % rt, "Interp", "0=%d 1=1.0 2=1.7" % rt, [[9, 4]])
+    _add("interp_t%d_d2_size" % rt, "Interp", "0=%d 3=4 4=13" % rt, [[9, 4]])
+    _add("interp_t%d_d1" % rt, "Interp", "0=%d 3=3 4=5" % rt, [[6]])
+    _add("interp_t%d_d1_scale" % rt, "Interp", "0=%d 1=2.0 2=3.0" % rt, [[6]])
+    _add("interp_t%d_dynamic" % rt, "Interp", "0=%d 5=1" % rt, [[9, 7, 3], [13, 10, 1]])
+    _add("interp_t%d_dynamic_down" % rt, "Interp", "0=%d 5=1" % rt, [[9, 7, 3], [5, 4]])
+_add("interp_t2_small", "Interp", "0=2 3=5 4=6", [[2, 2, 3]])
+_add("interp_t1_single_pixel", "Interp", "0=1 3=3 4=4", [[1, 1, 2]])
+_add("interp_t2_dynamic_align", "Interp", "0=2 5=1 6=1", [[9, 7, 3], [13, 10, 1]])
