@@ -205,3 +205,59 @@ for (cin, outc, grp, k, s, extra) in [
 for (aname, aparams) in ACTS:
     _add("deconvdw_act_" + aname, "DeconvolutionDepthWise", "0=4 1=3 3=2 4=1 5=1 6=36 7=4 " + aparams, [(5, 4, 4)], [[36, 0], [4, 1]],
          input_range=[-2, 2])
+
+# ---------------------------------------------------------------- InnerProduct
+for (shape, outc) in [((13,), 7), ((16,), 5), ((4, 3, 5), 6), ((7, 5), 3), ((3, 4, 2, 3), 4), ((11, 1), 5)]:
+    nin = 1
+    for v in shape:
+        nin *= v
+    for bias in (0, 1):
+        _add("ip_%s_o%d_b%d" % ("x".join(map(str, shape)), outc, bias), "InnerProduct", "0=%d 1=%d 2=%d" % (outc, bias, outc * nin),
+             [shape], [[outc * nin, 0]] + ([[outc, 1]] if bias else []))
+# dims-2 input: each row is a separate vector
+for (w, h, outc) in [(9, 4, 5), (16, 3, 8), (5, 7, 2)]:
+    _add("ip_rows_%dx%d_o%d" % (w, h, outc), "InnerProduct", "0=%d 1=1 2=%d" % (outc, outc * w), [(w, h)],
+         [[outc * w, 0], [outc, 1]])
+_add("ip_big", "InnerProduct", "0=64 1=1 2=16384", [(256,)], [[16384, 0], [64, 1]])
+for (aname, aparams) in ACTS:
+    _add("ip_act_" + aname, "InnerProduct", "0=8 1=1 2=96 " + aparams, [(12,)], [[96, 0], [8, 1]], input_range=[-2, 2])
+    _add("ip_rows_act_" + aname, "InnerProduct", "0=6 1=1 2=60 " + aparams, [(10, 3)], [[60, 0], [6, 1]], input_range=[-2, 2])
+# int8
+for (shape, outc) in [((24,), 8), ((4, 3, 5), 6), ((12, 4), 5)]:
+    nin = 1
+    for v in shape:
+        nin *= v
+    if len(shape) == 2:
+        nin = shape[0]
+    tag = "x".join(map(str, shape))
+    _add("ip_int8_s8w_" + tag, "InnerProduct", "0=%d 1=1 2=%d 8=1" % (outc, outc * nin), [shape],
+         [[outc * nin, "s8", -127, 127], [outc, 1], [outc, 1] + SCALE_W, [1, 1] + SCALE_IN], tolerance=1e-3)
+    _add("ip_int8_fp32w_" + tag, "InnerProduct", "0=%d 1=1 2=%d 8=1" % (outc, outc * nin), [shape],
+         [[outc * nin, 0, -1, 1], [outc, 1], [outc, 1, 100, 127], [1, 1] + SCALE_IN], tolerance=1e-3)
+for (aname, aparams) in ACTS:
+    _add("ip_int8_act_" + aname, "InnerProduct", "0=8 1=1 2=96 8=1 " + aparams, [(12,)],
+         [[96, "s8", -127, 127], [8, 1], [8, 1] + SCALE_W, [1, 1] + SCALE_IN], input_range=[-2, 2], tolerance=1e-3)
+
+# ---------------------------------------------------------------- Quantize / Dequantize / Requantize
+# (ncnn's packed x86 Requantize ignores per-channel scale_in when channels pack
+# by 4, a bug of its own; the channel counts here stay unpacked: 3 and 5)
+for shape in [(17,), (9, 5), (7, 6, 3), (5, 4, 5)]:
+    tag = "x".join(map(str, shape))
+    groups = shape[0] if len(shape) == 1 else shape[-1]
+    _add("quantize_s1_" + tag, "Quantize", "0=1", [shape], [[1, 1, 30, 90]], input_range=[-3, 3])
+    _add("quantize_per_" + tag, "Quantize", "0=%d" % groups, [shape], [[groups, 1, 30, 90]], input_range=[-3, 3])
+    # Dequantize/Requantize read their input as int32: random fp32 bits are
+    # large ints, so the scales are small
+    _add("dequantize_s1_" + tag, "Dequantize", "0=1", [shape], [[1, 1, 1e-9, 3e-9]])
+    _add("dequantize_s1_b1_" + tag, "Dequantize", "0=1 1=1", [shape], [[1, 1, 1e-9, 3e-9], [1, 1]])
+    _add("dequantize_per_" + tag, "Dequantize", "0=%d 1=%d" % (groups, groups), [shape],
+         [[groups, 1, 1e-9, 3e-9], [groups, 1]])
+    _add("requantize_s1_" + tag, "Requantize", "0=1 1=1", [shape], [[1, 1, 1e-9, 3e-9], [1, 1, 20, 40]], tolerance=2e-2)
+    _add("requantize_per_bias_" + tag, "Requantize", "0=%d 1=%d 2=%d" % (groups, groups, groups), [shape],
+         [[groups, 1, 1e-9, 3e-9], [groups, 1, 20, 40], [groups, 1]], tolerance=2e-2)
+    _add("requantize_mixed_" + tag, "Requantize", "0=%d 1=1 2=1" % groups, [shape],
+         [[groups, 1, 1e-9, 3e-9], [1, 1, 20, 40], [1, 1]], tolerance=2e-2)
+for (aname, aparams) in ACTS:
+    ap = aparams.replace("9=", "3=").replace("-23310=", "-23304=")
+    _add("requantize_act_" + aname, "Requantize", "0=1 1=1 2=1 " + ap, [(6, 5, 3)],
+         [[1, 1, 1e-9, 3e-9], [1, 1, 20, 40], [1, 1]], tolerance=2e-2)
