@@ -43,3 +43,25 @@ TEST(ReLU, shapes_and_slopes)
         KITE_EXPECT_LAYER_OK(check(RandomMat(6, 5, 4, 8), slope));
     }
 }
+
+TEST(ReLU, default_slope_and_out_of_place)
+{
+    reseed(2);
+    // no parameter: slope 0
+    KITE_EXPECT_LAYER_OK(check(RandomMat(7, 5, 3), 0.f));
+    ParamDict pd;
+    std::string why;
+    Mat in = RandomMat(9, 5);
+    std::vector<Mat> out = run_reference("ReLU", pd, {}, {in}, &why);
+    ASSERT_EQ(out.size(), 1u) << why;
+    for (int i = 0; i < 45; i++)
+        EXPECT_EQ(out[0][i], in[i] > 0 ? in[i] : 0.f);
+    // the out-of-place path (Layer::forward) leaves the input alone
+    Layer* l = make_layer("ReLU", BACKEND_CPU, 0, pd, {}, Option(), &why);
+    ASSERT_NE(l, nullptr) << why;
+    Mat copy = in.clone(), top;
+    EXPECT_EQ(l->forward(copy, top, Option()), 0);
+    EXPECT_EQ(compare_mat(copy, in, 0.f), "");
+    EXPECT_EQ(compare_mat(top, out[0], 0.f), "");
+    delete l;
+}
