@@ -157,3 +157,52 @@ for shape in ([6], [5, 6], [4, 3, 6], [3, 4, 2, 6]):
     if len(shape) >= 3:
         _add("bias_%dd" % len(shape), "Bias", "0=%d" % ch, [shape], [[ch, 1]])
 _add("scale_input_1d_scale", "Scale", "0=-233", [[5, 4, 6], [6]])
+
+# ---------------------------------------------------------------- Softmax / GLU / Softplus
+_SHAPES = {1: [23], 2: [7, 5], 3: [6, 5, 4], 4: [5, 4, 3, 6]}
+for dims, shape in _SHAPES.items():
+    for axis in range(-dims, dims):
+        params = "0=%d 1=1" % axis
+        _add("softmax_%dd_axis%d" % (dims, axis), "Softmax", params, [shape], input_range=[-3, 3])
+        _add("glu_%dd_axis%d" % (dims, axis), "GLU", "0=%d" % axis, [[s * 2 if i == dims - 1 - (axis % dims) else s for i, s in enumerate(shape)]])
+_add("softmax_default_axis0_3d", "Softmax", "", [[6, 5, 4]], input_range=[-3, 3])
+for dims, shape in _SHAPES.items():
+    _add("softplus_%dd" % dims, "Softplus", "", [shape], input_range=[-8, 8])
+
+# ---------------------------------------------------------------- StatisticsPooling / MVN / LRN / Normalize
+for sd in (0, 1):
+    _add("statisticspooling_sd%d" % sd, "StatisticsPooling", "0=%d" % sd, [[9, 4, 5]])
+for nv in (0, 1):
+    for ac in (0, 1):
+        _add("mvn_nv%d_ac%d" % (nv, ac), "MVN", "0=%d 1=%d 2=0.001" % (nv, ac), [[7, 5, 4]])
+for rt in (0, 1):
+    for ls in (3, 5):
+        _add("lrn_r%d_l%d" % (rt, ls), "LRN", "0=%d 1=%d 2=0.5 3=0.75 4=1.5" % (rt, ls), [[7, 6, 8]], input_range=[-2, 2])
+    _add("lrn_r%d_default" % rt, "LRN", "0=%d" % rt, [[5, 5, 7]])
+for asp in (0, 1):
+    for ach in (0, 1):
+        for shared in (0, 1):
+            for em in (0, 1, 2):
+                _add("normalize_as%d_ac%d_sh%d_em%d" % (asp, ach, shared, em), "Normalize",
+                     "0=%d 4=%d 1=%d 2=0.001 9=%d 3=%d" % (asp, ach, shared, em, 1 if shared else 6), [[5, 4, 6]], [[1 if shared else 6, 1]])
+_add("normalize_defaults", "Normalize", "3=6", [[5, 4, 6]], [[6, 1]])
+
+# ---------------------------------------------------------------- Reduction
+_RED_SHAPES = {1: [11], 2: [5, 4], 3: [5, 4, 3], 4: [4, 3, 2, 3]}
+for op in range(11):
+    rng = [0.2, 1.5] if op in (6, 9) else [-1, 1]
+    for dims, shape in _RED_SHAPES.items():
+        for keep in (0, 1):
+            _add("reduction_op%d_%dd_all_k%d" % (op, dims, keep), "Reduction", "0=%d 1=1 2=1.0 4=%d" % (op, keep), [shape], input_range=rng,
+                 tolerance=1e-3 if op == 6 else 1e-4)
+            if dims == 1:
+                continue
+            axis_sets = [[a] for a in range(dims)] + [[a, b] for a in range(dims) for b in range(a + 1, dims)]
+            axis_sets += [[-1], [0, -1]] + ([[0, 1, 2]] if dims == 4 else [])
+            for ax in axis_sets:
+                if op not in (0, 3, 4) and len(ax) > 1 and ax != [0, -1]:
+                    continue
+                _add("reduction_op%d_%dd_axes%s_k%d" % (op, dims, "_".join(str(a) for a in ax), keep), "Reduction",
+                     "0=%d 1=0 2=1.0 -23303=%d,%s 4=%d 5=1" % (op, len(ax), ",".join(str(a) for a in ax), keep), [shape], input_range=rng,
+                     tolerance=1e-3 if op == 6 else 1e-4)
+    _add("reduction_op%d_coeff" % op, "Reduction", "0=%d 1=0 2=0.5 -23303=1,1 4=0 5=1" % op, [[5, 4, 3]], input_range=rng)
