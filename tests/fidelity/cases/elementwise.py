@@ -161,6 +161,12 @@ _PATTERNS = [
     ("1d_4d_channel", (2,), (5, 4, 3, 2)),
     ("4d_1d_w", (5, 4, 3, 2), (5,)),
     ("1d_4d_w", (5,), (5, 4, 3, 2)),
+    # ambiguous lengths: per row / per channel wins over along w
+    ("2d_1d_square", (5, 5), (5,)),
+    ("1d_2d_square", (5,), (5, 5)),
+    ("3d_1d_cube", (4, 4, 4), (4,)),
+    ("1d_3d_w_eq_c", (3,), (3, 5, 3)),
+    ("4d_1d_w_eq_c", (3, 4, 5, 3), (3,)),
     # 2-D against 3-D / 4-D, 3-D against 4-D (inner axes expanded)
     ("3d_2d", (7, 5, 3), (5, 3)),
     ("2d_3d", (5, 3), (7, 5, 3)),
