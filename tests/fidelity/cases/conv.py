@@ -261,3 +261,68 @@ for (aname, aparams) in ACTS:
     ap = aparams.replace("9=", "3=").replace("-23310=", "-23304=")
     _add("requantize_act_" + aname, "Requantize", "0=1 1=1 2=1 " + ap, [(6, 5, 3)],
          [[1, 1, 1e-9, 3e-9], [1, 1, 20, 40], [1, 1]], tolerance=2e-2)
+
+# ---------------------------------------------------------------- 1-D: input (w, channels)
+for (k, dil, s, pads, w, cin) in [
+    (3, 1, 1, "", 11, 3), (3, 1, 2, "4=1", 13, 4), (5, 2, 3, "4=2 15=1", 17, 2), (4, 1, 2, "4=-233", 12, 3),
+    (4, 1, 3, "4=-234", 11, 3), (1, 1, 1, "", 7, 5), (3, 1, 1, "4=1 18=0.5", 9, 2),
+]:
+    for outc in (4,):
+        wsize = outc * cin * k
+        _add("conv1d_k%d_d%d_s%d_%s" % (k, dil, s, _tag(pads)), "Convolution1D", "0=%d 1=%d 2=%d 3=%d %s 5=1 6=%d" % (outc, k, dil, s, pads, wsize),
+             [(w, cin)], [[wsize, 0], [outc, 1]])
+for (cin, outc, grp, k, s, pads) in [(4, 4, 4, 3, 1, "4=1"), (6, 3, 3, 3, 2, "4=1"), (4, 8, 2, 5, 2, "4=-233"), (3, 3, 3, 3, 1, "4=1 18=-1.0")]:
+    wsize = outc * (cin // grp) * k
+    _add("convdw1d_c%d_o%d_g%d_k%d_s%d_%s" % (cin, outc, grp, k, s, _tag(pads)), "ConvolutionDepthWise1D",
+         "0=%d 1=%d 3=%d %s 5=1 6=%d 7=%d" % (outc, k, s, pads, wsize, grp), [(13, cin)], [[wsize, 0], [outc, 1]])
+for (k, s, extra, cin, outc) in [(3, 1, "", 3, 4), (3, 2, "4=1", 3, 4), (4, 2, "4=1 18=1", 2, 3), (3, 2, "4=-233 20=14", 3, 2),
+                                 (4, 3, "4=-234 20=19", 2, 3), (3, 2, "2=2", 2, 2)]:
+    wsize = outc * cin * k
+    _add("deconv1d_k%d_s%d_%s" % (k, s, _tag(extra)), "Deconvolution1D", "0=%d 1=%d 3=%d %s 5=1 6=%d" % (outc, k, s, extra, wsize),
+         [(7, cin)], [[wsize, 0], [outc, 1]])
+for (cin, outc, grp, k, s, extra) in [(4, 4, 4, 3, 2, "4=1"), (6, 3, 3, 4, 2, ""), (4, 8, 2, 3, 2, "4=-233 20=14")]:
+    wsize = outc * (cin // grp) * k
+    _add("deconvdw1d_c%d_o%d_g%d_k%d_s%d_%s" % (cin, outc, grp, k, s, _tag(extra)), "DeconvolutionDepthWise1D",
+         "0=%d 1=%d 3=%d %s 5=1 6=%d 7=%d" % (outc, k, s, extra, wsize, grp), [(7, cin)], [[wsize, 0], [outc, 1]])
+for (aname, aparams) in ACTS:
+    _add("conv1d_act_" + aname, "Convolution1D", "0=4 1=3 4=1 5=1 6=36 " + aparams, [(9, 3)], [[36, 0], [4, 1]], input_range=[-2, 2])
+    _add("deconv1d_act_" + aname, "Deconvolution1D", "0=4 1=3 3=2 4=1 5=1 6=36 " + aparams, [(6, 3)], [[36, 0], [4, 1]],
+         input_range=[-2, 2])
+
+# ---------------------------------------------------------------- 3-D: input (w, h, d, channels)
+for (kp, s, pads, shape, outc) in [
+    ("1=3", "", "", (6, 5, 4, 2), 3),
+    ("1=3", "3=2", "4=1", (7, 6, 5, 2), 3),
+    ("1=3 11=2 21=1", "3=1 13=2 23=1", "4=1 14=0 24=0", (6, 7, 4, 3), 2),
+    ("1=3 2=2", "", "4=2 15=1 14=1 16=2 24=1 17=0", (7, 6, 6, 2), 2),
+    ("1=2", "3=2", "4=-233", (7, 5, 5, 2), 3),
+    ("1=3", "3=2", "4=-234", (6, 6, 5, 2), 2),
+    ("1=3", "", "4=1 18=0.3", (5, 4, 3, 2), 2),
+]:
+    kw = int(kp.split()[0].split("=")[1])
+    kh = kw; kd = kw
+    for t in kp.split()[1:]:
+        key, v = t.split("=")
+        if key == "11": kh = int(v)
+        if key == "21": kd = int(v)
+    wsize = outc * shape[3] * kw * kh * kd
+    _add("conv3d_%s_%s_%s" % (_tag(kp), _tag(s), _tag(pads)), "Convolution3D", "0=%d %s %s %s 5=1 6=%d" % (outc, kp, s, pads, wsize),
+         [shape], [[wsize, 0], [outc, 1]])
+for (cin, outc, grp, pads) in [(4, 4, 4, "4=1"), (4, 6, 2, "4=1"), (3, 3, 3, "4=-233")]:
+    wsize = outc * (cin // grp) * 27
+    _add("convdw3d_c%d_o%d_g%d_%s" % (cin, outc, grp, _tag(pads)), "ConvolutionDepthWise3D", "0=%d 1=3 3=2 %s 5=1 6=%d 7=%d" % (outc, pads, wsize, grp),
+         [(6, 5, 5, cin)], [[wsize, 0], [outc, 1]])
+for (extra, shape, outc) in [("3=2", (4, 3, 3, 2), 3), ("3=2 4=1", (4, 4, 3, 2), 2), ("3=2 4=1 18=1", (3, 4, 3, 2), 2),
+                             ("3=2 4=-233 25=8 26=7 27=6", (4, 4, 3, 2), 2), ("3=2 4=-234 25=8 26=7 27=6", (4, 4, 3, 2), 2),
+                             ("3=1 13=2 23=1 4=1 14=0", (4, 3, 3, 2), 3)]:
+    wsize = outc * shape[3] * 27
+    _add("deconv3d_%s" % _tag(extra), "Deconvolution3D", "0=%d 1=3 %s 5=1 6=%d" % (outc, extra, wsize), [shape], [[wsize, 0], [outc, 1]])
+for (cin, outc, grp, extra) in [(4, 4, 4, "3=2 4=1"), (4, 6, 2, "3=2"), (2, 4, 2, "3=2 4=-233 25=8 26=7 27=6")]:
+    wsize = outc * (cin // grp) * 27
+    _add("deconvdw3d_c%d_o%d_g%d_%s" % (cin, outc, grp, _tag(extra)), "DeconvolutionDepthWise3D",
+         "0=%d 1=3 %s 5=1 6=%d 7=%d" % (outc, extra, wsize, grp), [(4, 4, 3, cin)], [[wsize, 0], [outc, 1]])
+for (aname, aparams) in ACTS:
+    _add("conv3d_act_" + aname, "Convolution3D", "0=3 1=3 4=1 5=1 6=162 " + aparams, [(5, 4, 4, 2)], [[162, 0], [3, 1]],
+         input_range=[-2, 2])
+    _add("deconv3d_act_" + aname, "Deconvolution3D", "0=3 1=3 3=2 4=1 5=1 6=162 " + aparams, [(3, 3, 3, 2)], [[162, 0], [3, 1]],
+         input_range=[-2, 2])

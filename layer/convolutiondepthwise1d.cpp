@@ -1,0 +1,125 @@
+#include "convolutiondepthwise1d.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "log.h"
+
+namespace kite {
+
+ConvolutionDepthWise1D::ConvolutionDepthWise1D()
+{
+    one_blob_only = true;
+    support_inplace = false;
+}
+
+int ConvolutionDepthWise1D::load_param(const ParamDict& pd)
+{
+    num_output = pd.get(PARAM_NUM_OUTPUT, 0);
+    kernel_w = pd.get(PARAM_KERNEL_W, 0);
+    dilation_w = pd.get(PARAM_DILATION_W, 1);
+    stride_w = pd.get(PARAM_STRIDE_W, 1);
+    pad_left = pd.get(PARAM_PAD_LEFT, 0);
+    pad_right = pd.get(PARAM_PAD_RIGHT, pad_left);
+    pad_value = pd.get(PARAM_PAD_VALUE, 0.f);
+    bias_term = pd.get(PARAM_BIAS_TERM, 0);
+    weight_data_size = pd.get(PARAM_WEIGHT_DATA_SIZE, 0);
+    group = pd.get(PARAM_GROUP, 1);
+    activation_type = pd.get(PARAM_ACTIVATION_TYPE, 0);
+    activation_params = pd.get(PARAM_ACTIVATION_PARAMS, Mat());
+    dynamic_weight = pd.get(PARAM_DYNAMIC_WEIGHT, 0);
+
+    const char* n = name.c_str();
+    if (num_output <= 0 || group <= 0 || num_output % group != 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': num_output %d must be > 0 and divisible by group %d", n, num_output, group);
+        return -1;
+    }
+    if (kernel_w <= 0 || dilation_w <= 0 || stride_w <= 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': kernel, dilation and stride must all be > 0", n);
+        return -1;
+    }
+    const int pads[2] = {pad_left, pad_right};
+    if (conv_check_pads(pads, 2, "ConvolutionDepthWise1D", n) != 0)
+        return -1;
+    if (activation_check(activation_type, "ConvolutionDepthWise1D", n) != 0)
+        return -1;
+    if (dynamic_weight)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': dynamic_weight is not supported", n);
+        return -1;
+    }
+    const long long per_input = (long long)num_output * kernel_w;
+    if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", n,
+                  weight_data_size, per_input);
+        return -1;
+    }
+    return 0;
+}
+
+int ConvolutionDepthWise1D::load_model(const ModelBin& mb)
+{
+    weight_data = mb.load(weight_data_size, 0);
+    if (weight_data.empty())
+        return -100;
+    if (weight_data.elemsize != 4u)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': int8 weights are not supported", name.c_str());
+        return -1;
+    }
+    if (bias_term)
+    {
+        bias_data = mb.load(num_output, 1);
+        if (bias_data.empty())
+            return -100;
+    }
+    return 0;
+}
+
+int ConvolutionDepthWise1D::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+{
+    if (bottom_blob.elemsize != 4u || bottom_blob.elempack != 1 || bottom_blob.dims < 1 || bottom_blob.dims > 2)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': expects an fp32 elempack-1 input of dims 1..2, got dims=%d elemsize=%zu elempack=%d",
+                  name.c_str(), bottom_blob.dims, bottom_blob.elemsize, bottom_blob.elempack);
+        return -1;
+    }
+    const int inch_g = weight_data_size / (num_output * kernel_w);
+    const ConvView in = conv_view_rows(bottom_blob);
+    if (in.c != inch_g * group)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': input has %d channels, the weights expect %d", name.c_str(), in.c, inch_g * group);
+        return -1;
+    }
+    const int pads_in[2] = {pad_left, pad_right};
+    const int sizes[1] = {in.w};
+    const int extents[1] = {conv_kernel_extent(kernel_w, dilation_w)};
+    const int strides[1] = {stride_w};
+    int pads[2];
+    conv_resolve_pads(pads_in, 1, sizes, extents, strides, pads);
+    const int span_w = in.w + pads[0] + pads[1] - extents[0];
+    if (span_w < 0)
+    {
+        KITE_LOGE("ConvolutionDepthWise1D '%s': input is smaller than the kernel extent after padding", name.c_str());
+        return -1;
+    }
+    const int outw = span_w / stride_w + 1;
+
+    top_blob.create(outw, num_output, 4u, opt.blob_allocator);
+    if (top_blob.empty())
+        return -100;
+    ConvGeometry g;
+    g.kernel_w = kernel_w;
+    g.dilation_w = dilation_w;
+    g.stride_w = stride_w;
+    g.pad_left = pads[0];
+    const Activation act(activation_type, activation_params);
+    conv_forward_fp32(in, conv_view_rows(top_blob), weight_data, bias_term ? (const float*)bias_data : nullptr, group, g, pad_value, act, opt.num_threads);
+    return 0;
+}
+
+DEFINE_LAYER_CREATOR(ConvolutionDepthWise1D)
+
+} // namespace kite

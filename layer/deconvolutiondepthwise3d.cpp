@@ -1,0 +1,158 @@
+#include "deconvolutiondepthwise3d.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "log.h"
+
+namespace kite {
+
+DeconvolutionDepthWise3D::DeconvolutionDepthWise3D()
+{
+    one_blob_only = true;
+    support_inplace = false;
+}
+
+int DeconvolutionDepthWise3D::load_param(const ParamDict& pd)
+{
+    num_output = pd.get(PARAM_NUM_OUTPUT, 0);
+    kernel_w = pd.get(PARAM_KERNEL_W, 0);
+    kernel_h = pd.get(PARAM_KERNEL_H, kernel_w);
+    kernel_d = pd.get(PARAM_KERNEL_D, kernel_w);
+    dilation_w = pd.get(PARAM_DILATION_W, 1);
+    dilation_h = pd.get(PARAM_DILATION_H, dilation_w);
+    dilation_d = pd.get(PARAM_DILATION_D, dilation_w);
+    stride_w = pd.get(PARAM_STRIDE_W, 1);
+    stride_h = pd.get(PARAM_STRIDE_H, stride_w);
+    stride_d = pd.get(PARAM_STRIDE_D, stride_w);
+    pad_left = pd.get(PARAM_PAD_LEFT, 0);
+    pad_right = pd.get(PARAM_PAD_RIGHT, pad_left);
+    pad_top = pd.get(PARAM_PAD_TOP, pad_left);
+    pad_bottom = pd.get(PARAM_PAD_BOTTOM, pad_top);
+    pad_front = pd.get(PARAM_PAD_FRONT, pad_left);
+    pad_behind = pd.get(PARAM_PAD_BEHIND, pad_front);
+    output_pad_right = pd.get(PARAM_OUTPUT_PAD_RIGHT, 0);
+    output_w = pd.get(PARAM_OUTPUT_W, 0);
+    output_pad_bottom = pd.get(PARAM_OUTPUT_PAD_BOTTOM, output_pad_right);
+    output_pad_behind = pd.get(PARAM_OUTPUT_PAD_BEHIND, output_pad_right);
+    output_h = pd.get(PARAM_OUTPUT_H, output_w);
+    output_d = pd.get(PARAM_OUTPUT_D, output_w);
+    bias_term = pd.get(PARAM_BIAS_TERM, 0);
+    weight_data_size = pd.get(PARAM_WEIGHT_DATA_SIZE, 0);
+    group = pd.get(PARAM_GROUP, 1);
+    activation_type = pd.get(PARAM_ACTIVATION_TYPE, 0);
+    activation_params = pd.get(PARAM_ACTIVATION_PARAMS, Mat());
+    dynamic_weight = pd.get(PARAM_DYNAMIC_WEIGHT, 0);
+
+    const char* n = name.c_str();
+    if (num_output <= 0 || group <= 0 || num_output % group != 0)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': num_output %d must be > 0 and divisible by group %d", n, num_output, group);
+        return -1;
+    }
+    if (kernel_w <= 0 || kernel_h <= 0 || kernel_d <= 0 || dilation_w <= 0 || dilation_h <= 0 || dilation_d <= 0 || stride_w <= 0 || stride_h <= 0 || stride_d <= 0)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': kernel, dilation and stride must all be > 0", n);
+        return -1;
+    }
+    const int pads[6] = {pad_left, pad_right, pad_top, pad_bottom, pad_front, pad_behind};
+    if (conv_check_pads(pads, 6, "DeconvolutionDepthWise3D", n) != 0)
+        return -1;
+    if (output_pad_right < 0 || output_pad_bottom < 0 || output_pad_behind < 0 || output_w < 0 || output_h < 0 || output_d < 0)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': output_pad and output size must be >= 0", n);
+        return -1;
+    }
+    if (activation_check(activation_type, "DeconvolutionDepthWise3D", n) != 0)
+        return -1;
+    if (dynamic_weight)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': dynamic_weight is not supported", n);
+        return -1;
+    }
+    const long long per_input = (long long)num_output * kernel_w * kernel_h * kernel_d;
+    if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", n,
+                  weight_data_size, per_input);
+        return -1;
+    }
+    return 0;
+}
+
+int DeconvolutionDepthWise3D::load_model(const ModelBin& mb)
+{
+    weight_data = mb.load(weight_data_size, 0);
+    if (weight_data.empty())
+        return -100;
+    if (weight_data.elemsize != 4u)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': int8 weights are not supported", name.c_str());
+        return -1;
+    }
+    if (bias_term)
+    {
+        bias_data = mb.load(num_output, 1);
+        if (bias_data.empty())
+            return -100;
+    }
+    return 0;
+}
+
+int DeconvolutionDepthWise3D::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+{
+    if (bottom_blob.elemsize != 4u || bottom_blob.elempack != 1 || bottom_blob.dims != 4)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': expects an fp32 elempack-1 input of dims 4, got dims=%d elemsize=%zu elempack=%d",
+                  name.c_str(), bottom_blob.dims, bottom_blob.elemsize, bottom_blob.elempack);
+        return -1;
+    }
+    const int inch_g = weight_data_size / (num_output * kernel_w * kernel_h * kernel_d);
+    const ConvView in = conv_view_spatial(bottom_blob);
+    if (in.c != inch_g * group)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': input has %d channels, the weights expect %d", name.c_str(), in.c, inch_g * group);
+        return -1;
+    }
+    const int full_w = (in.w - 1) * stride_w + conv_kernel_extent(kernel_w, dilation_w) + output_pad_right;
+    const int full_h = (in.h - 1) * stride_h + conv_kernel_extent(kernel_h, dilation_h) + output_pad_bottom;
+    const int full_d = (in.d - 1) * stride_d + conv_kernel_extent(kernel_d, dilation_d) + output_pad_behind;
+    const bool explicit_pad = pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0 || pad_front > 0 || pad_behind > 0;
+    const bool use_output_size = output_w > 0 && output_h > 0 && output_d > 0;
+    if (!explicit_pad && use_output_size && pad_left != -233 && pad_left != -234)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': output size applies only with SAME pads (-233/-234), as in ncnn", name.c_str());
+        return -1;
+    }
+    int cut_w, outw, cut_h, outh, cut_d, outd;
+    if (deconv_axis_cut(full_w, pad_left, pad_right, output_w, explicit_pad, use_output_size, &cut_w, &outw) != 0
+        || deconv_axis_cut(full_h, pad_top, pad_bottom, output_h, explicit_pad, use_output_size, &cut_h, &outh) != 0
+        || deconv_axis_cut(full_d, pad_front, pad_behind, output_d, explicit_pad, use_output_size, &cut_d, &outd) != 0)
+    {
+        KITE_LOGE("DeconvolutionDepthWise3D '%s': the full output cannot be cut to the requested size", name.c_str());
+        return -1;
+    }
+
+    top_blob.create(outw, outh, outd, num_output, 4u, opt.blob_allocator);
+    if (top_blob.empty())
+        return -100;
+    ConvGeometry g;
+    g.kernel_w = kernel_w;
+    g.dilation_w = dilation_w;
+    g.stride_w = stride_w;
+    g.kernel_h = kernel_h;
+    g.dilation_h = dilation_h;
+    g.stride_h = stride_h;
+    g.kernel_d = kernel_d;
+    g.dilation_d = dilation_d;
+    g.stride_d = stride_d;
+    g.pad_left = cut_w;
+    g.pad_top = cut_h;
+    g.pad_front = cut_d;
+    const Activation act(activation_type, activation_params);
+    deconv_forward_fp32(in, conv_view_spatial(top_blob), weight_data, bias_term ? (const float*)bias_data : nullptr, group, g, act, opt.num_threads);
+    return 0;
+}
+
+DEFINE_LAYER_CREATOR(DeconvolutionDepthWise3D)
+
+} // namespace kite
