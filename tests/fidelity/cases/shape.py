@@ -160,3 +160,40 @@ for rt in (1, 2, 3):
 _add("interp_t2_small", "Interp", "0=2 3=5 4=6", [[2, 2, 3]])
 _add("interp_t1_single_pixel", "Interp", "0=1 3=3 4=4", [[1, 1, 2]])
 _add("interp_t2_dynamic_align", "Interp", "0=2 5=1 6=1", [[9, 7, 3], [13, 10, 1]])
+
+# ---- PixelShuffle (CRD / DCR) and Reorg (both modes)
+for r in (2, 3):
+    for mode in (0, 1):
+        _add("pixelshuffle_r%d_m%d" % (r, mode), "PixelShuffle", "0=%d 1=%d" % (r, mode), [[5, 3, 2 * r * r]])
+        _add("reorg_s%d_m%d" % (r, mode), "Reorg", "0=%d 1=%d" % (r, mode), [[6 * r // 2 * 2, 3 * r, 3]])
+_add("reorg_s2_odd", "Reorg", "0=2", [[7, 5, 3]])
+
+# ---- Tile: axis/tiles on every axis of every dims, numpy-style repeats
+for dims, shp in _SHAPES.items():
+    for axis in range(dims):
+        _add("tile_d%d_a%d" % (dims, axis), "Tile", "0=%d 1=3" % axis, [shp])
+_add("tile_rep_d2", "Tile", "-23302=2,2,3", [[3, 2]])
+_add("tile_rep_d2_short", "Tile", "-23302=1,2", [[3, 2]])
+_add("tile_rep_d2_grow3", "Tile", "-23302=3,2,1,2", [[3, 2]])
+_add("tile_rep_d1_grow2", "Tile", "-23302=2,3,2", [[5]])
+_add("tile_rep_d1_grow4", "Tile", "-23302=4,2,1,2,1", [[5]])
+_add("tile_rep_d3", "Tile", "-23302=3,2,3,2", [[5, 3, 2]])
+_add("tile_rep_d3_grow4", "Tile", "-23302=4,2,1,2,1", [[5, 3, 2]])
+_add("tile_rep_d4", "Tile", "-23302=4,2,1,2,3", [[3, 2, 2, 2]])
+_add("tile_rep_over_axis", "Tile", "-23302=1,2 0=0 1=3", [[5, 3]])
+
+# ---- ExpandDims (axes) and Squeeze (flags and axes)
+for name, p, s in [("d1_a0", "-23303=1,0", [7]), ("d1_a1", "-23303=1,1", [7]), ("d1_a01", "-23303=2,0,1", [7]),
+                   ("d1_a02", "-23303=2,0,2", [7]), ("d1_three", "-23303=3,0,1,3", [7]),
+                   ("d2_a0", "-23303=1,0", [5, 3]), ("d2_a1", "-23303=1,1", [5, 3]), ("d2_neg", "-23303=1,-1", [5, 3]),
+                   ("d2_two", "-23303=2,0,-1", [5, 3]), ("d3_a0", "-23303=1,0", [5, 3, 4]), ("d3_a2", "-23303=1,2", [5, 3, 4]),
+                   ("d3_neg", "-23303=1,-1", [5, 3, 4])]:
+    _add("expanddims_" + name, "ExpandDims", p, [s])
+for name, p, s in [("d3_flags_hc", "1=1 2=1", [5, 1, 1]), ("d3_flags_all", "0=1 1=1 2=1", [1, 1, 1]),
+                   ("d3_flag_notone", "0=1", [5, 1, 3]), ("d3_h", "1=1", [5, 1, 3]), ("d3_c", "2=1", [5, 3, 1]),
+                   ("d2_w", "0=1", [1, 3]), ("d2_h", "1=1", [4, 1]), ("d4_d", "11=1", [5, 3, 1, 2]),
+                   ("d4_dc", "11=1 2=1", [5, 3, 1, 1]), ("d4_h", "1=1", [4, 1, 1, 2]),
+                   ("axes_d3_0", "-23303=1,0", [5, 3, 1]), ("axes_d3_neg", "-23303=1,-1", [1, 3, 2]),
+                   ("axes_d3_notone", "-23303=1,1", [1, 3, 2]), ("axes_d4_01", "-23303=2,0,1", [5, 3, 1, 1]),
+                   ("axes_d2_all", "-23303=2,0,1", [1, 1]), ("axes_d4_2", "-23303=1,2", [5, 1, 2, 3])]:
+    _add("squeeze_" + name, "Squeeze", p, [s])
