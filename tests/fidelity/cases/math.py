@@ -206,3 +206,51 @@ for op in range(11):
                      "0=%d 1=0 2=1.0 -23303=%d,%s 4=%d 5=1" % (op, len(ax), ",".join(str(a) for a in ax), keep), [shape], input_range=rng,
                      tolerance=1e-3 if op == 6 else 1e-4)
     _add("reduction_op%d_coeff" % op, "Reduction", "0=%d 1=0 2=0.5 -23303=1,1 4=0 5=1" % op, [[5, 4, 3]], input_range=rng)
+
+# ---------------------------------------------------------------- Embed
+# ncnn reads the input as int32 indices; random float inputs reinterpret to
+# huge (clamped to the last row) or negative (clamped to row 0) indices.
+for bias in (0, 1):
+    _add("embed_bias%d" % bias, "Embed", "0=8 1=10 2=%d 3=80" % bias, [[7]], [[80, 0]] + ([[8, 1]] if bias else []))
+
+# ---------------------------------------------------------------- MultiHeadAttention
+def _mha(name, E, H, qdim, kdim, vdim, Lq, Lk, ninputs, mask=None, scale=None):
+    params = "0=%d 1=%d 2=%d 3=%d 4=%d" % (E, H, E * qdim, kdim, vdim)
+    if mask is not None:
+        params += " 5=1"
+    if scale is not None:
+        params += " 6=%s" % scale
+    inputs = [[qdim, Lq]]
+    if ninputs >= 2:
+        inputs.append([kdim, Lk])
+    if ninputs >= 3:
+        inputs.append([vdim, Lk])
+    if mask == "shared":
+        inputs.append([Lk, Lq])
+    elif mask == "heads":
+        inputs.append([Lk, Lq, H])
+    weights = [[E * qdim, 0], [E, 1], [E * kdim, 0], [E, 1], [E * vdim, 0], [E, 1], [qdim * E, 0], [qdim, 1]]
+    _add("mha_" + name, "MultiHeadAttention", params, inputs, weights)
+
+_mha("self_1input", 16, 4, 16, 16, 16, 7, 7, 1)
+_mha("self_1input_1head", 12, 1, 12, 12, 12, 5, 5, 1)
+_mha("cross_2inputs", 16, 2, 16, 16, 16, 6, 9, 2)
+_mha("cross_3inputs", 16, 4, 16, 16, 16, 6, 9, 3)
+_mha("kdim_vdim_3inputs", 16, 4, 16, 10, 6, 5, 8, 3)
+_mha("qdim_differs", 16, 2, 12, 12, 12, 5, 5, 1)
+_mha("mask_shared_1input", 16, 4, 16, 16, 16, 7, 7, 1, mask="shared")
+_mha("mask_heads_3inputs", 16, 4, 16, 10, 6, 5, 8, 3, mask="heads")
+_mha("scale_param", 16, 4, 16, 16, 16, 7, 7, 1, scale="0.5")
+
+# ---------------------------------------------------------------- RNN / LSTM / GRU
+for d in (0, 1, 2):
+    nd = 2 if d == 2 else 1
+    I, O, T = 6, 5, 7
+    _add("rnn_dir%d" % d, "RNN", "0=%d 1=%d 2=%d" % (O, O * I * nd, d), [[I, T]], [[O * I * nd, 0], [O * nd, 0], [O * O * nd, 0]])
+    _add("rnn_dir%d_states" % d, "RNN", "0=%d 1=%d 2=%d" % (O, O * I * nd, d), [[I, T], [O, nd]], [[O * I * nd, 0], [O * nd, 0], [O * O * nd, 0]], outputs=2)
+    _add("gru_dir%d" % d, "GRU", "0=%d 1=%d 2=%d" % (O, 3 * O * I * nd, d), [[I, T]], [[3 * O * I * nd, 0], [4 * O * nd, 0], [3 * O * O * nd, 0]])
+    _add("gru_dir%d_states" % d, "GRU", "0=%d 1=%d 2=%d" % (O, 3 * O * I * nd, d), [[I, T], [O, nd]], [[3 * O * I * nd, 0], [4 * O * nd, 0], [3 * O * O * nd, 0]], outputs=2)
+    for Hs in (O, 8):
+        w = [[4 * Hs * I * nd, 0], [4 * Hs * nd, 0], [4 * Hs * O * nd, 0]] + ([[Hs * O * nd, 0]] if Hs != O else [])
+        _add("lstm_dir%d_h%d" % (d, Hs), "LSTM", "0=%d 1=%d 2=%d 3=%d" % (O, 4 * Hs * I * nd, d, Hs), [[I, T]], w)
+        _add("lstm_dir%d_h%d_states" % (d, Hs), "LSTM", "0=%d 1=%d 2=%d 3=%d" % (O, 4 * Hs * I * nd, d, Hs), [[I, T], [O, nd], [Hs, nd]], w, outputs=3)
