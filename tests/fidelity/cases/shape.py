@@ -197,3 +197,18 @@ for name, p, s in [("d3_flags_hc", "1=1 2=1", [5, 1, 1]), ("d3_flags_all", "0=1 
                    ("axes_d3_notone", "-23303=1,1", [1, 3, 2]), ("axes_d4_01", "-23303=2,0,1", [5, 3, 1, 1]),
                    ("axes_d2_all", "-23303=2,0,1", [1, 1]), ("axes_d4_2", "-23303=1,2", [5, 1, 2, 3])]:
     _add("squeeze_" + name, "Squeeze", p, [s])
+
+# ---- MemoryData (data from the bin, every dims), DeepCopy, Cast, CumulativeSum
+_add("memorydata_d1", "MemoryData", "0=7", [], weights=[[7, 1]])
+_add("memorydata_d2", "MemoryData", "0=5 1=3", [], weights=[[15, 1]])
+_add("memorydata_d3", "MemoryData", "0=5 1=3 2=4", [], weights=[[60, 1]])
+_add("memorydata_d4", "MemoryData", "0=3 1=5 11=2 2=3", [], weights=[[90, 1]])
+_add("memorydata_d3_tagged", "MemoryData", "0=5 1=3 2=2 21=0", [], weights=[[30, 0]])
+for dims, shp in _SHAPES.items():
+    _add("deepcopy_d%d" % dims, "DeepCopy", "", [shp])
+    for axis in range(dims):
+        _add("cumulativesum_d%d_a%d" % (dims, axis), "CumulativeSum", "0=%d" % axis, [shp])
+    _add("cumulativesum_d%d_neg" % dims, "CumulativeSum", "0=-1", [shp])
+# fp32 -> fp16: ncnn hands back a float16 array
+_add("cast_fp32_fp16", "Cast", "0=1 1=2", [[5, 3, 4]], input_range=[-100, 100], tolerance=1e-3)
+_add("cast_fp32_fp32", "Cast", "0=1 1=1", [[5, 3]])
