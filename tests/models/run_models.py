@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Run the shared sample graphs through kiterun with random weights.
+
+  python3 tests/models/run_models.py --kiterun build/tools/kiterun [--model NAME] [--shared-dir DIR]
+
+For every graph in $KITE_SHARED_DIR/models/ncnn/shapes.txt (or just --model):
+run kiterun with random weights (seed 1) at the listed input shape twice with
+threads=1 and once with threads=2, and check that every output is non-empty
+and finite, that the two single-thread runs are bit-identical, and that the
+2-thread run agrees within 1e-5 relative (to the largest |value| of the
+output). Exit status 0 if every graph passes, 1 otherwise.
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+
+def read_shapes(path):
+    shapes = {}
+    with open(path) as f:
+        for line in f:
+            t = line.split(None, 1)
+            if len(t) == 2:
+                shapes[t[0]] = t[1].strip().replace(" ", "")
+    return shapes
+
+
+def kiterun(exe, param, shape, out_dir, threads):
+    cmd = [exe, param, "random", "seed=1", "shape=" + shape, "threads=%d" % threads, "save=" + out_dir]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        return "timed out: " + " ".join(cmd)
+    if p.returncode != 0:
+        err = p.stderr.strip().splitlines()
+        why = err[-1] if err else "exit code %d" % p.returncode
+        if p.returncode < 0:
+            why = "crashed with signal %d; %s" % (-p.returncode, why)
+        return why
+    return None
+
+
+def check_model(np, exe, gdir, name, shape, tmp):
+    param = os.path.join(gdir, name + ".param")
+    if not os.path.exists(param):
+        return ["%s.param not found in %s" % (name, gdir)]
+    runs = {}
+    for tag, threads in (("a", 1), ("b", 1), ("t2", 2)):
+        d = os.path.join(tmp, name, tag)
+        err = kiterun(exe, param, shape, d, threads)
+        if err:
+            return ["threads=%d run: %s" % (threads, err)]
+        files = sorted(os.listdir(d))
+        runs[tag] = {f: np.load(os.path.join(d, f)) for f in files}
+    problems = []
+    if not runs["a"]:
+        problems.append("no outputs saved")
+    for f, a in runs["a"].items():
+        if a.size == 0:
+            problems.append("%s is empty" % f)
+            continue
+        if not np.isfinite(a).all():
+            problems.append("%s has %d non-finite values" % (f, int((~np.isfinite(a)).sum())))
+            continue
+        b = runs["b"].get(f)
+        if b is None or b.shape != a.shape or not np.array_equal(a, b):
+            problems.append("%s differs between two identical runs" % f)
+        t = runs["t2"].get(f)
+        if t is None or t.shape != a.shape:
+            problems.append("%s: threads=2 shape %s vs %s" % (f, None if t is None else t.shape, a.shape))
+        else:
+            scale = max(float(np.abs(a).max()), 1e-30)
+            diff = float(np.abs(a.astype(np.float64) - t).max())
+            if diff > 1e-5 * scale:
+                problems.append("%s: threads=1 vs 2 max diff %.3g > 1e-5 * %.3g" % (f, diff, scale))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kiterun", default=os.path.join(REPO, "build", "tools", "kiterun"))
+    ap.add_argument("--shared-dir", default=os.environ.get("KITE_SHARED_DIR") or os.path.join(REPO, "..", "shared"))
+    ap.add_argument("--model", default=None, help="only this graph (name in shapes.txt)")
+    args = ap.parse_args()
+    import numpy as np
+
+    gdir = os.path.join(args.shared_dir, "models", "ncnn")
+    shapes_file = os.path.join(gdir, "shapes.txt")
+    if not os.path.exists(shapes_file):
+        print("error: %s not found (set KITE_SHARED_DIR or --shared-dir)" % shapes_file)
+        return 1
+    shapes = read_shapes(shapes_file)
+    names = [args.model] if args.model else sorted(shapes)
+    tmp = tempfile.mkdtemp(prefix="kite_models_")
+    failed = 0
+    try:
+        for name in names:
+            if name not in shapes:
+                print("FAIL  %s: not listed in %s" % (name, shapes_file))
+                failed += 1
+                continue
+            problems = check_model(np, os.path.abspath(args.kiterun), gdir, name, shapes[name], tmp)
+            if problems:
+                failed += 1
+                print("FAIL  %s %s: %s" % (name, shapes[name], "; ".join(problems)))
+            else:
+                print("PASS  %s %s" % (name, shapes[name]))
+            sys.stdout.flush()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
