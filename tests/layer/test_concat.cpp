@@ -1,0 +1,40 @@
+#include "shape_testutil.h"
+
+using namespace shapetest;
+
+TEST(Concat, every_axis_every_dims)
+{
+    for (const Shape& base : all_dims_shapes())
+    {
+        const int dims = (int)base.size();
+        for (int axis = 0; axis < dims; axis++)
+        {
+            const int sizes[3] = {2, 3, 1};
+            std::vector<Mat> in;
+            for (int i = 0; i < 3; i++)
+                in.push_back(seq(with(base, axis, sizes[i]), 1000.f * i));
+            for (int a : {axis, axis - dims})
+            {
+                std::vector<Mat> out = run("Concat", params({{0, a}}), in);
+                ASSERT_EQ(out.size(), 1u);
+                EXPECT_TRUE(matches(out[0], with(base, axis, 6), [&](const Shape& idx) {
+                    int k = idx[axis], i = 0;
+                    while (k >= sizes[i])
+                        k -= sizes[i++];
+                    return lget(in[i], with(idx, axis, k));
+                })) << "dims " << dims << " axis " << a;
+            }
+        }
+    }
+}
+
+TEST(Concat, single_input_and_errors)
+{
+    Mat a = seq({2, 3, 5});
+    std::vector<Mat> out = run("Concat", params({{0, 1}}), {a});
+    EXPECT_TRUE(matches(out[0], {2, 3, 5}, [&](const Shape& i) { return lget(a, i); }));
+    EXPECT_TRUE(fails("Concat", params({{0, 3}}), {a, a}));             // axis out of range
+    EXPECT_TRUE(fails("Concat", params({{0, -4}}), {a, a}));
+    EXPECT_TRUE(fails("Concat", params({{0, 0}}), {a, seq({2, 4, 5})})); // other axis differs
+    EXPECT_TRUE(fails("Concat", params({{0, 0}}), {a, seq({3, 5})}));    // dims differ
+}
