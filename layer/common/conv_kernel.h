@@ -144,6 +144,19 @@ static inline void conv_resolve_pads(const int* pads_in, int naxes, const int* s
     {
         for (int i = 0; i < naxes * 2; i++)
             pads_out[i] = tmp[i];
+        // A SAME pad can come out negative on one axis when the stride exceeds
+        // the kernel extent. ncnn's copy_make_border then crops a negative left
+        // (w) at the start, but for a negative top (h) or front (d) it keeps
+        // the first rows/planes and drops them at the end; follow it
+        // (checked against ncnn's Python package).
+        for (int a = 1; a < naxes; a++)
+        {
+            if (pads_out[a * 2] < 0)
+            {
+                pads_out[a * 2 + 1] += pads_out[a * 2];
+                pads_out[a * 2] = 0;
+            }
+        }
     }
 }
 

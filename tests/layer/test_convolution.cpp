@@ -1,0 +1,290 @@
+#include "conv_naive.h"
+#include "testutil.h"
+
+#include <gtest/gtest.h>
+
+using namespace kite;
+using namespace kite::test;
+
+struct ConvCase
+{
+    int w, h, c, outc;
+    int kw, kh, dil, stride;
+    int pl, pr, pt, pb; // -233 / -234 for SAME
+    int bias;
+    int act;
+    std::vector<float> act_params;
+    float pad_value;
+};
+
+static void same_pads(int size, int k, int dil, int s, bool lower, int* b, int* e)
+{
+    int out = (size + s - 1) / s;
+    int total = (out - 1) * s + dil * (k - 1) + 1 - size;
+    if (total < 0)
+        total = 0;
+    *b = lower ? total - total / 2 : total / 2;
+    *e = total - *b;
+}
+
+static std::string run_conv(const ConvCase& cc)
+{
+    ParamDict pd;
+    const int wsize = cc.outc * cc.c * cc.kw * cc.kh;
+    pd.set(0, cc.outc);
+    pd.set(1, cc.kw);
+    pd.set(11, cc.kh);
+    pd.set(2, cc.dil);
+    pd.set(3, cc.stride);
+    pd.set(4, cc.pl);
+    pd.set(15, cc.pr);
+    pd.set(14, cc.pt);
+    pd.set(16, cc.pb);
+    pd.set(18, cc.pad_value);
+    pd.set(5, cc.bias);
+    pd.set(6, wsize);
+    pd.set(9, cc.act);
+    if (!cc.act_params.empty())
+        pd.set(10, FloatArrayMat(cc.act_params));
+    std::vector<Mat> weights;
+    weights.push_back(RandomMat(wsize));
+    if (cc.bias)
+        weights.push_back(RandomMat(cc.outc));
+    Mat in = RandomMat(cc.w, cc.h, cc.c, -2.f, 2.f);
+    std::vector<Mat> out;
+    std::string r = test_layer("Convolution", pd, weights, {in}, TestLayerFlags(), &out);
+    if (!r.empty())
+        return r;
+    NaiveConv p;
+    p.outc = cc.outc;
+    p.k[0] = cc.kw;
+    p.k[1] = cc.kh;
+    p.dil[0] = p.dil[1] = cc.dil;
+    p.stride[0] = p.stride[1] = cc.stride;
+    if (cc.pl == -233 || cc.pl == -234)
+    {
+        same_pads(cc.w, cc.kw, cc.dil, cc.stride, cc.pl == -234, &p.pad0[0], &p.pad1[0]);
+        same_pads(cc.h, cc.kh, cc.dil, cc.stride, cc.pl == -234, &p.pad0[1], &p.pad1[1]);
+    }
+    else
+    {
+        p.pad0[0] = cc.pl;
+        p.pad1[0] = cc.pr;
+        p.pad0[1] = cc.pt;
+        p.pad1[1] = cc.pb;
+    }
+    p.pad_value = cc.pad_value;
+    p.act = cc.act;
+    p.act_params = cc.act_params;
+    Dense want = naive_conv(to_dense(in), mat_values(weights[0]), cc.bias ? mat_values(weights[1]) : std::vector<float>(), p);
+    return compare_dense(to_dense(out[0]), want, 1e-4f);
+}
+
+TEST(Convolution, kernels_strides_dilations)
+{
+    reseed(1);
+    for (int stride : {1, 2, 3})
+        for (int k : {1, 2, 3, 5})
+            for (int dil : {1, 2})
+                for (int bias : {0, 1})
+                    KITE_EXPECT_LAYER_OK(run_conv({11, 9, 3, 5, k, k, dil, stride, 1, 1, 1, 1, bias, 0, {}, 0.f}));
+    // rectangular kernels, odd sizes
+    KITE_EXPECT_LAYER_OK(run_conv({13, 7, 2, 4, 3, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({6, 15, 4, 3, 1, 5, 1, 1, 0, 0, 2, 2, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({1, 1, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({17, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
+}
+
+TEST(Convolution, pads)
+{
+    reseed(2);
+    // asymmetric explicit pads with a pad value
+    KITE_EXPECT_LAYER_OK(run_conv({9, 8, 3, 4, 3, 3, 1, 1, 2, 0, 1, 3, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({9, 8, 3, 4, 3, 3, 1, 2, 1, 2, 0, 1, 1, 0, {}, -1.25f}));
+    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 2, 3, 3, 3, 2, 1, 2, 2, 2, 2, 0, 0, {}, 0.5f}));
+    // SAME_UPPER and SAME_LOWER
+    for (int pad : {-233, -234})
+        for (int stride : {1, 2, 3})
+            for (int k : {2, 3, 4})
+            {
+                KITE_EXPECT_LAYER_OK(run_conv({10, 9, 3, 4, k, k, 1, stride, pad, pad, pad, pad, 1, 0, {}, 0.f}));
+                KITE_EXPECT_LAYER_OK(run_conv({11, 8, 2, 3, k, k, 2, stride, pad, pad, pad, pad, 1, 0, {}, 0.75f}));
+            }
+}
+
+TEST(Convolution, activations)
+{
+    reseed(3);
+    const std::vector<std::vector<float> > params = {{}, {}, {0.1f}, {-0.5f, 0.7f}, {}, {}, {0.2f, 0.5f}};
+    for (int act = 0; act <= 6; act++)
+        for (int stride : {1, 2})
+            KITE_EXPECT_LAYER_OK(run_conv({9, 7, 3, 5, 3, 3, 1, stride, 1, 1, 1, 1, 1, act, params[act], 0.f}));
+}
+
+// SAME output size is ceil(size / stride), and explicit pads the textbook formula
+TEST(Convolution, output_size_property)
+{
+    reseed(4);
+    for (int w : {5, 6, 7, 8, 13})
+        for (int s : {1, 2, 3})
+        {
+            ParamDict pd;
+            pd.set(0, 2);
+            pd.set(1, 3);
+            pd.set(3, s);
+            pd.set(4, -233);
+            pd.set(6, 2 * 1 * 9);
+            std::string why;
+            std::vector<Mat> out = run_reference("Convolution", pd, {RandomMat(18)}, {RandomMat(w, w + 1, 1)}, &why);
+            ASSERT_EQ(out.size(), 1u) << why;
+            EXPECT_EQ(out[0].w, (w + s - 1) / s);
+            EXPECT_EQ(out[0].h, (w + 1 + s - 1) / s);
+        }
+}
+
+// a 1-D input with a 1x1 kernel is an inner product (output dims 1)
+TEST(Convolution, vector_input_is_inner_product)
+{
+    reseed(5);
+    ParamDict pd;
+    pd.set(0, 6);
+    pd.set(1, 1);
+    pd.set(5, 1);
+    pd.set(6, 6 * 10);
+    Mat w = RandomMat(60), b = RandomMat(6), x = RandomMat(10);
+    std::vector<Mat> out;
+    KITE_EXPECT_LAYER_OK(test_layer("Convolution", pd, {w, b}, {x}, TestLayerFlags(), &out));
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].dims, 1);
+    ASSERT_EQ(out[0].w, 6);
+    for (int p = 0; p < 6; p++)
+    {
+        float s = b[p];
+        for (int i = 0; i < 10; i++)
+            s += w[p * 10 + i] * x[i];
+        EXPECT_NEAR(out[0][p], s, 1e-5f);
+    }
+}
+
+static std::string run_conv_int8(int w, int h, int c, int outc, int k, int stride, int pad, int act, const std::vector<float>& ap,
+                                 bool s8_weights, int scale_term, bool zero_scale)
+{
+    ParamDict pd;
+    const int wsize = outc * c * k * k;
+    pd.set(0, outc);
+    pd.set(1, k);
+    pd.set(3, stride);
+    pd.set(4, pad);
+    pd.set(5, 1);
+    pd.set(6, wsize);
+    pd.set(8, scale_term);
+    pd.set(9, act);
+    if (!ap.empty())
+        pd.set(10, FloatArrayMat(ap));
+    std::vector<Mat> weights;
+    Mat wt = s8_weights ? RandomS8Mat(wsize) : RandomMat(wsize);
+    weights.push_back(wt);
+    weights.push_back(RandomMat(outc));
+    Mat wscales = RandomMat(outc, 50.f, 150.f);
+    if (zero_scale)
+        wscales[1] = 0.f;
+    weights.push_back(wscales);
+    Mat bscale = RandomMat(1, 60.f, 120.f);
+    weights.push_back(bscale);
+    Mat tscale = RandomMat(1, 5.f, 20.f);
+    if (scale_term > 100)
+        weights.push_back(tscale);
+    Mat in = RandomMat(w, h, c);
+    std::vector<Mat> out;
+    std::string r = test_layer("Convolution", pd, weights, {in}, TestLayerFlags(), &out);
+    if (!r.empty())
+        return r;
+    if (scale_term > 100 && out[0].elemsize != 1)
+        return "requantized output is not int8";
+    NaiveConv p;
+    p.outc = outc;
+    p.k[0] = p.k[1] = k;
+    p.stride[0] = p.stride[1] = stride;
+    for (int a = 0; a < 2; a++)
+        p.pad0[a] = p.pad1[a] = pad;
+    p.act = act;
+    p.act_params = ap;
+    p.int8 = true;
+    p.bottom_scale = bscale[0];
+    p.weight_scales = mat_values(wscales);
+    p.requant = scale_term > 100;
+    p.top_scale = tscale[0];
+    Dense want = naive_conv(to_dense(in), mat_values(wt), mat_values(weights[1]), p, s8_weights);
+    return compare_dense(to_dense(out[0]), want, p.requant ? 1.01f : 1e-4f);
+}
+
+TEST(Convolution, int8)
+{
+    reseed(6);
+    const std::vector<std::vector<float> > params = {{}, {}, {0.1f}, {-0.5f, 0.7f}, {}, {}, {0.2f, 0.5f}};
+    for (bool s8 : {true, false})
+        for (int stride : {1, 2})
+            for (int k : {1, 3})
+                KITE_EXPECT_LAYER_OK(run_conv_int8(9, 8, 3, 4, k, stride, k / 2, 0, {}, s8, 1, false));
+    for (int act = 0; act <= 6; act++)
+        KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 2, 3, 3, 1, 1, act, params[act], true, 1, false));
+    // a zero weight scale gives bias only (ncnn's rule)
+    KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 2, 3, 3, 1, 1, 0, {}, false, 1, true));
+    // requantized int8 output (int8_scale_term > 100): within one step of rounding
+    KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 2, 3, 3, 1, 1, 1, {}, true, 101, false));
+}
+
+TEST(Convolution, dynamic_weight)
+{
+    reseed(7);
+    ParamDict pd;
+    pd.set(0, 4);
+    pd.set(1, 3);
+    pd.set(4, 1);
+    pd.set(5, 1);
+    pd.set(19, 1);
+    Mat in = RandomMat(8, 7, 3);
+    Mat wt = RandomMat(3, 3, 3, 4); // kw, kh, inch, outch
+    Mat b = RandomMat(4);
+    std::string why;
+    std::vector<Mat> out = run_reference("Convolution", pd, {}, {in, wt, b}, &why);
+    ASSERT_EQ(out.size(), 1u) << why;
+    NaiveConv p;
+    p.outc = 4;
+    p.k[0] = p.k[1] = 3;
+    p.pad0[0] = p.pad0[1] = p.pad1[0] = p.pad1[1] = 1;
+    Dense wd = to_dense(wt);
+    Dense want = naive_conv(to_dense(in), wd.v, mat_values(b), p);
+    KITE_EXPECT_LAYER_OK(compare_dense(to_dense(out[0]), want, 1e-4f));
+}
+
+TEST(Convolution, rejects_bad_params_and_shapes)
+{
+    reseed(8);
+    std::string why;
+    auto make = [](int outc, int k, int stride, int dil, int wsize, int pad) {
+        ParamDict pd;
+        pd.set(0, outc);
+        pd.set(1, k);
+        pd.set(3, stride);
+        pd.set(2, dil);
+        pd.set(6, wsize);
+        pd.set(4, pad);
+        return pd;
+    };
+    // weight_data_size not a multiple of num_output * kernel
+    EXPECT_TRUE(run_reference("Convolution", make(4, 3, 1, 1, 35, 0), {RandomMat(35)}, {RandomMat(5, 5, 1)}, &why).empty());
+    // zero kernel / stride / dilation / num_output
+    EXPECT_TRUE(run_reference("Convolution", make(4, 0, 1, 1, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty());
+    EXPECT_TRUE(run_reference("Convolution", make(4, 3, 0, 1, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty());
+    EXPECT_TRUE(run_reference("Convolution", make(4, 3, 1, 0, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty());
+    EXPECT_TRUE(run_reference("Convolution", make(0, 3, 1, 1, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty());
+    // a negative pad that is not SAME
+    EXPECT_TRUE(run_reference("Convolution", make(4, 3, 1, 1, 36, -1), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty());
+    // input channels that do not match the weights
+    EXPECT_TRUE(run_reference("Convolution", make(4, 3, 1, 1, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 2)}, &why).empty());
+    // input smaller than the kernel
+    EXPECT_TRUE(run_reference("Convolution", make(4, 3, 1, 1, 36, 0), {RandomMat(36)}, {RandomMat(2, 5, 1)}, &why).empty());
+    // a valid one works
+    EXPECT_FALSE(run_reference("Convolution", make(4, 3, 1, 1, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty()) << why;
+}
