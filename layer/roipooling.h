@@ -11,6 +11,10 @@ namespace kite {
 // rounded (half away from zero); its size is x2 - x1 + 1 (at least 1). Bin
 // (ph, pw) covers [floor(ph * bin_h), ceil((ph + 1) * bin_h)) from y1, clipped
 // to the map; empty bins give 0. Output: (pooled_width, pooled_height, c).
+// ncnn's source computes bin = roi_h / pooled exactly, but ncnn as built
+// (the pip package) behaves as if bin were one ulp smaller: a bin starting at
+// an exact integer offset m > 0 starts at m - 1 (one row/column of overlap).
+// kite follows the built ncnn (the fidelity suite compares against it).
 class ROIPooling : public Layer
 {
 public:

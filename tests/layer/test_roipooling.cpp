@@ -8,8 +8,18 @@
 using namespace kite;
 using namespace kite::test;
 
-// independent formulation: a pixel belongs to bin ph when it lies in
-// [y1 + floor(ph * rh / PH), y1 + ceil((ph + 1) * rh / PH)), computed in double
+// independent formulation in integers: a pixel belongs to bin ph when it lies
+// in [y1 + start(ph), y1 + ceil((ph + 1) * rh / PH)), where start is
+// floor(ph * rh / PH) except that an exact multiple m > 0 starts at m - 1
+// (ncnn's built behaviour, see roipooling.h)
+static int bin_start(int k, int r, int P)
+{
+    return (k > 0 && (k * r) % P == 0) ? k * r / P - 1 : k * r / P;
+}
+static int bin_end(int k, int r, int P)
+{
+    return ((k + 1) * r + P - 1) / P;
+}
 static Mat naive(const Mat& in, const float* roi, int PW, int PH, float scale)
 {
     const int x1 = (int)std::lround(roi[0] * scale), y1 = (int)std::lround(roi[1] * scale);
@@ -25,8 +35,8 @@ static Mat naive(const Mat& in, const float* roi, int PW, int PH, float scale)
                 for (int y = 0; y < in.h; y++)
                     for (int x = 0; x < in.w; x++)
                     {
-                        const bool iny = y >= y1 + std::floor((double)ph * rh / PH) && y < y1 + std::ceil((double)(ph + 1) * rh / PH);
-                        const bool inx = x >= x1 + std::floor((double)pw * rw / PW) && x < x1 + std::ceil((double)(pw + 1) * rw / PW);
+                        const bool iny = y >= y1 + bin_start(ph, rh, PH) && y < y1 + bin_end(ph, rh, PH);
+                        const bool inx = x >= x1 + bin_start(pw, rw, PW) && x < x1 + bin_end(pw, rw, PW);
                         if (iny && inx)
                         {
                             m = std::max(m, ((const float*)in.channel(q).data)[y * in.w + x]);
