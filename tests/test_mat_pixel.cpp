@@ -233,12 +233,16 @@ TEST(MatPixel, round_trip)
     reseed(4);
     for (int f : kFormats)
     {
-        const int w = 11, h = 7, cn = channels_of(f);
-        std::vector<unsigned char> px = random_pixels((size_t)w * h * cn);
-        Mat m = Mat::from_pixels(px.data(), f, w, h);
-        std::vector<unsigned char> back(px.size(), 0);
-        m.to_pixels(back.data(), f);
-        EXPECT_EQ(px, back) << format_name(f);
+        // the large size runs the threaded path
+        for (int size : {0, 1})
+        {
+            const int w = size ? 131 : 11, h = size ? 70 : 7, cn = channels_of(f);
+            std::vector<unsigned char> px = random_pixels((size_t)w * h * cn);
+            Mat m = Mat::from_pixels(px.data(), f, w, h);
+            std::vector<unsigned char> back(px.size(), 0);
+            m.to_pixels(back.data(), f);
+            EXPECT_EQ(px, back) << format_name(f) << " " << w << "x" << h;
+        }
     }
 }
 
@@ -294,7 +298,7 @@ TEST(MatPixel, resize_against_float_bilinear)
         int w, h, tw, th;
     };
     const Case cases[] = {{4, 4, 8, 8}, {8, 8, 4, 4}, {7, 5, 13, 9}, {13, 9, 7, 5}, {3, 2, 10, 1}, {1, 5, 4, 3},
-                          {5, 1, 3, 4}, {16, 12, 5, 17}, {2, 2, 2, 7}, {33, 21, 64, 48}, {100, 80, 37, 29}};
+                          {5, 1, 3, 4}, {16, 12, 5, 17}, {2, 2, 2, 7}, {33, 21, 64, 48}, {100, 80, 37, 29}, {90, 70, 151, 123}};
     for (int f : {(int)Mat::PIXEL_GRAY, (int)Mat::PIXEL_RGB, (int)Mat::PIXEL_RGBA})
     {
         const int cn = channels_of(f);
