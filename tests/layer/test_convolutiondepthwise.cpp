@@ -1,0 +1,152 @@
+#include "conv_naive.h"
+#include "testutil.h"
+
+#include <gtest/gtest.h>
+
+using namespace kite;
+using namespace kite::test;
+
+// (channels, num_output, group, kernel, dilation, stride, pad, act, pad_value)
+static std::string run_dw(int w, int h, int c, int outc, int group, int k, int dil, int stride, int pad, int act,
+                          const std::vector<float>& ap, float pad_value = 0.f)
+{
+    ParamDict pd;
+    const int wsize = outc * (c / group) * k * k;
+    pd.set(0, outc);
+    pd.set(1, k);
+    pd.set(2, dil);
+    pd.set(3, stride);
+    pd.set(4, pad);
+    pd.set(18, pad_value);
+    pd.set(5, 1);
+    pd.set(6, wsize);
+    pd.set(7, group);
+    pd.set(9, act);
+    if (!ap.empty())
+        pd.set(10, FloatArrayMat(ap));
+    std::vector<Mat> weights = {RandomMat(wsize), RandomMat(outc)};
+    Mat in = RandomMat(w, h, c, -2.f, 2.f);
+    std::vector<Mat> out;
+    std::string r = test_layer("ConvolutionDepthWise", pd, weights, {in}, TestLayerFlags(), &out);
+    if (!r.empty())
+        return r;
+    NaiveConv p;
+    p.outc = outc;
+    p.group = group;
+    p.k[0] = p.k[1] = k;
+    p.dil[0] = p.dil[1] = dil;
+    p.stride[0] = p.stride[1] = stride;
+    for (int a = 0; a < 2; a++)
+        p.pad0[a] = p.pad1[a] = pad;
+    p.pad_value = pad_value;
+    p.act = act;
+    p.act_params = ap;
+    Dense want = naive_conv(to_dense(in), mat_values(weights[0]), mat_values(weights[1]), p);
+    return compare_dense(to_dense(out[0]), want, 1e-4f);
+}
+
+TEST(ConvolutionDepthWise, depthwise)
+{
+    reseed(1);
+    for (int stride : {1, 2, 3})
+        for (int k : {1, 3, 5})
+            for (int dil : {1, 2})
+                KITE_EXPECT_LAYER_OK(run_dw(11, 10, 6, 6, 6, k, dil, stride, k / 2, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 16, 16, 16, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 5, 5, 5, 3, 1, 2, 1, 0, {}, 0.3f));
+}
+
+TEST(ConvolutionDepthWise, grouped_and_multiplier)
+{
+    reseed(2);
+    KITE_EXPECT_LAYER_OK(run_dw(9, 8, 4, 8, 4, 3, 1, 1, 1, 0, {})); // channel multiplier 2
+    KITE_EXPECT_LAYER_OK(run_dw(9, 8, 6, 9, 3, 3, 1, 2, 1, 0, {})); // 2 in -> 3 out per group
+    KITE_EXPECT_LAYER_OK(run_dw(7, 9, 8, 4, 2, 3, 2, 1, 2, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(5, 5, 6, 6, 2, 1, 1, 1, 0, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(8, 8, 16, 32, 8, 3, 1, 2, 1, 0, {}));
+}
+
+TEST(ConvolutionDepthWise, activations)
+{
+    reseed(3);
+    const std::vector<std::vector<float> > params = {{}, {}, {0.1f}, {-0.5f, 0.7f}, {}, {}, {0.2f, 0.5f}};
+    for (int act = 0; act <= 6; act++)
+    {
+        KITE_EXPECT_LAYER_OK(run_dw(8, 7, 4, 4, 4, 3, 1, 1, 1, act, params[act]));
+        KITE_EXPECT_LAYER_OK(run_dw(8, 7, 6, 6, 3, 3, 1, 2, 1, act, params[act]));
+    }
+}
+
+static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act)
+{
+    ParamDict pd;
+    const int k = 3, wsize = outc * (c / group) * k * k;
+    pd.set(0, outc);
+    pd.set(1, k);
+    pd.set(3, stride);
+    pd.set(4, 1);
+    pd.set(5, 1);
+    pd.set(6, wsize);
+    pd.set(7, group);
+    pd.set(8, scale_term);
+    pd.set(9, act);
+    Mat wt = s8 ? RandomS8Mat(wsize) : RandomMat(wsize);
+    const bool per_group = scale_term == 1 || scale_term == 101;
+    Mat wscales = RandomMat(per_group ? group : 1, 50.f, 150.f);
+    Mat bscale = RandomMat(1, 60.f, 120.f), tscale = RandomMat(1, 5.f, 20.f);
+    std::vector<Mat> weights = {wt, RandomMat(outc), wscales, bscale};
+    if (scale_term > 100)
+        weights.push_back(tscale);
+    Mat in = RandomMat(9, 8, c);
+    std::vector<Mat> out;
+    std::string r = test_layer("ConvolutionDepthWise", pd, weights, {in}, TestLayerFlags(), &out);
+    if (!r.empty())
+        return r;
+    NaiveConv p;
+    p.outc = outc;
+    p.group = group;
+    p.k[0] = p.k[1] = k;
+    p.stride[0] = p.stride[1] = stride;
+    for (int a = 0; a < 2; a++)
+        p.pad0[a] = p.pad1[a] = 1;
+    p.act = act;
+    p.int8 = true;
+    p.bottom_scale = bscale[0];
+    for (int oc = 0; oc < outc; oc++)
+        p.weight_scales.push_back(wscales[per_group ? oc / (outc / group) : 0]);
+    p.requant = scale_term > 100;
+    p.top_scale = tscale[0];
+    // the naive code quantizes per out channel; the layer per group: same values since a group shares its scale
+    Dense want = naive_conv(to_dense(in), mat_values(wt), mat_values(weights[1]), p, s8);
+    return compare_dense(to_dense(out[0]), want, p.requant ? 1.01f : 1e-4f);
+}
+
+TEST(ConvolutionDepthWise, int8)
+{
+    reseed(4);
+    for (int term : {1, 2, 101, 102})
+        for (bool s8 : {true, false})
+        {
+            KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 1, term, s8, 0));
+            KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 3, 2, term, s8, 1));
+            KITE_EXPECT_LAYER_OK(run_dw_int8(4, 8, 2, 1, term, s8, 0));
+        }
+}
+
+TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)
+{
+    reseed(5);
+    std::string why;
+    ParamDict pd;
+    pd.set(0, 6);
+    pd.set(1, 3);
+    pd.set(6, 6 * 9);
+    pd.set(7, 4); // 6 outputs do not split into 4 groups
+    EXPECT_TRUE(run_reference("ConvolutionDepthWise", pd, {RandomMat(54)}, {RandomMat(5, 5, 6)}, &why).empty());
+    pd.set(7, 6);
+    // channels that do not match group * weights
+    EXPECT_TRUE(run_reference("ConvolutionDepthWise", pd, {RandomMat(54)}, {RandomMat(5, 5, 5)}, &why).empty());
+    EXPECT_FALSE(run_reference("ConvolutionDepthWise", pd, {RandomMat(54)}, {RandomMat(5, 5, 6)}, &why).empty()) << why;
+    pd.set(8, 3); // unknown int8_scale_term
+    EXPECT_TRUE(run_reference("ConvolutionDepthWise", pd, {RandomMat(54)}, {RandomMat(5, 5, 6)}, &why).empty());
+}
