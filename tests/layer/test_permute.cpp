@@ -1,0 +1,71 @@
+#include "shape_testutil.h"
+
+#include <algorithm>
+
+using namespace shapetest;
+
+// ncnn's numbering, written independently: the orders are the permutations
+// of the axes as new (w, h, [d,] c) listed from the old axes; for dims 3 the
+// old axes are w h c and the orders enumerate
+//   w h c, h w c, w c h, c w h, h c w, c h w
+// (new c fixed at the outermost position first); dims 4 extends that with
+// the new c being c, d, h, w in turn (6 orders each).
+static std::vector<Shape> orders_dims3()
+{
+    // perm in outermost-first logical axes (c=0, h=1, w=2): out axis i = in axis p[i]
+    return {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+}
+
+static std::vector<Shape> orders_dims4()
+{
+    // new c = old c, d, h, w; within each block the six (w h d) arrangements as in dims 3
+    std::vector<Shape> r;
+    const int c = 0, d = 1, h = 2, w = 3;
+    const int outer[4] = {c, d, h, w};
+    for (int oc : outer)
+    {
+        std::vector<int> rest; // remaining old axes in w, h, d, c "rank" order
+        for (int a : {w, h, d, c})
+            if (a != oc)
+                rest.push_back(a);
+        // the six new (w, h, d) of the three remaining axes, ncnn's order
+        const int arr[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}};
+        for (auto& a : arr)
+            r.push_back({oc, rest[a[2]], rest[a[1]], rest[a[0]]}); // outermost first: c, d, h, w
+    }
+    return r;
+}
+
+static void check(const Mat& in, int order, const Shape& perm)
+{
+    const Shape s = lshape(in);
+    Shape outs(s.size());
+    for (size_t i = 0; i < s.size(); i++)
+        outs[i] = s[perm[i]];
+    EXPECT_TRUE(matches(run("Permute", params({{0, order}}), {in})[0], outs, [&](const Shape& idx) {
+        Shape k(s.size());
+        for (size_t i = 0; i < s.size(); i++)
+            k[perm[i]] = idx[i];
+        return lget(in, k);
+    })) << "dims " << s.size() << " order " << order;
+}
+
+TEST(Permute, all_orders)
+{
+    check(seq({3, 5}), 0, {0, 1});
+    check(seq({3, 5}), 1, {1, 0});
+    std::vector<Shape> o3 = orders_dims3();
+    for (int i = 0; i < 6; i++)
+        check(seq({4, 3, 5}), i, o3[i]);
+    std::vector<Shape> o4 = orders_dims4();
+    for (int i = 0; i < 24; i++)
+        check(seq({4, 2, 3, 5}), i, o4[i]);
+    check(seq({7}), 1, {0});
+}
+
+TEST(Permute, errors)
+{
+    EXPECT_TRUE(fails("Permute", params({{0, 24}}), {seq({2, 3, 4, 5})}));
+    EXPECT_TRUE(fails("Permute", params({{0, 6}}), {seq({3, 4, 5})}));
+    EXPECT_TRUE(fails("Permute", params({{0, 2}}), {seq({4, 5})}));
+}

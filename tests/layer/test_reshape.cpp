@@ -1,0 +1,90 @@
+#include "shape_testutil.h"
+
+using namespace shapetest;
+
+// reshape keeps the row-major logical order
+static float flat(const Mat& in, size_t k)
+{
+    const Shape s = lshape(in);
+    Shape idx(s.size());
+    for (int i = (int)s.size() - 1; i >= 0; i--)
+    {
+        idx[i] = (int)(k % s[i]);
+        k /= s[i];
+    }
+    return lget(in, idx);
+}
+
+static size_t linear(const Shape& s, const Shape& idx)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s.size(); i++)
+        k = k * s[i] + idx[i];
+    return k;
+}
+
+static ParamDict whdc(int w, int h, int d, int c)
+{
+    ParamDict pd;
+    pd.set(0, w);
+    pd.set(1, h);
+    pd.set(11, d);
+    pd.set(2, c);
+    return pd;
+}
+
+TEST(Reshape, every_dims_and_flatten)
+{
+    struct Case
+    {
+        Shape in;
+        int w, h, d, c;
+        Shape out;
+    };
+    const std::vector<Case> cases = {
+        {{4, 3, 5}, -1, -233, -233, -233, {60}},
+        {{4, 3, 5}, 15, -1, -233, -233, {4, 15}},
+        {{4, 3, 5}, -1, 6, -233, -233, {6, 10}},
+        {{4, 3, 5}, 3, 5, -233, 4, {4, 5, 3}},
+        {{4, 3, 5}, 0, -1, -233, 2, {2, 6, 5}},
+        {{4, 3, 5}, 5, 3, 2, 2, {2, 2, 3, 5}},
+        {{4, 3, 5}, 5, 3, -1, 2, {2, 2, 3, 5}},
+        {{24}, 2, 3, -233, -1, {4, 3, 2}},
+        {{2, 9}, 3, -1, -233, 3, {3, 2, 3}},
+        {{3, 2, 5, 3}, 0, 0, -233, -1, {6, 5, 3}},
+        {{3, 2, 5, 3}, 5, 3, 3, -1, {2, 3, 3, 5}},
+        {{7}, 0, -233, -233, -233, {7}},
+    };
+    for (const Case& c : cases)
+    {
+        Mat in = seq(c.in);
+        EXPECT_TRUE(matches(run("Reshape", whdc(c.w, c.h, c.d, c.c), {in})[0], c.out,
+                            [&](const Shape& idx) { return flat(in, linear(c.out, idx)); }))
+            << str(c.in) << " -> " << str(c.out);
+    }
+    for (const Shape& s : all_dims_shapes())
+    {
+        Mat in = seq(s);
+        size_t total = 1;
+        for (int v : s)
+            total *= v;
+        EXPECT_TRUE(matches(run("Flatten", ParamDict(), {in})[0], {(int)total}, [&](const Shape& idx) { return flat(in, idx[0]); }));
+    }
+}
+
+TEST(Reshape, expressions_and_errors)
+{
+    Mat in = seq({4, 3, 5});
+    ParamDict pd;
+    pd.set(6, std::string("0w,*(0h,0c)"));
+    EXPECT_TRUE(matches(run("Reshape", pd, {in})[0], {12, 5}, [&](const Shape& idx) { return flat(in, linear({12, 5}, idx)); }));
+    ParamDict p2;
+    p2.set(6, std::string("1w,-1"));
+    EXPECT_TRUE(matches(run("Reshape", p2, {in, seq({2, 6})})[0], {10, 6}, [&](const Shape& idx) { return flat(in, linear({10, 6}, idx)); }));
+
+    EXPECT_TRUE(fails("Reshape", whdc(7, -1, -233, -233), {in}));    // 60 not divisible by 7
+    EXPECT_TRUE(fails("Reshape", whdc(5, 5, -233, -233), {in}));     // count mismatch
+    EXPECT_TRUE(fails("Reshape", whdc(-1, -1, -233, -233), {in}));   // two to infer
+    EXPECT_TRUE(fails("Reshape", whdc(-233, -233, -233, -233), {in}));
+    EXPECT_TRUE(fails("Reshape", whdc(-5, 2, -233, -233), {in}));
+}
