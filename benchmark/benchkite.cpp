@@ -1,0 +1,607 @@
+// benchkite: inference speed of param files, with benchncnn's command line.
+//
+//   benchkite [loop count] [num threads] [powersave] [gpu device] [cooling down]
+//             [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE]
+//
+// Weights are zeros (Net::load_model_empty), inputs are filled with 0.01, as
+// benchncnn does. Without param= the model set in benchmark/models runs (else
+// $KITE_SHARED_DIR/models/ncnn); input shapes come from shape=, the folder's
+// shapes.txt, the Input layer's params or the -23330 hint, in that order.
+// One line per model: "%20s  min = %7.2f  max = %7.2f  avg = %7.2f" (ms).
+// profile=1 adds a per-layer table (summed over the timed loops); trace=FILE
+// writes every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto).
+
+#include "allocator.h"
+#include "cpu.h"
+#include "log.h"
+#include "mat.h"
+#include "net.h"
+#include "platform.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <map>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <vector>
+
+#ifndef KITE_BENCHMARK_MODEL_DIR
+#define KITE_BENCHMARK_MODEL_DIR ""
+#endif
+#ifndef KITE_DEFAULT_SHARED_DIR
+#define KITE_DEFAULT_SHARED_DIR ""
+#endif
+
+using namespace kite;
+
+namespace {
+
+struct Settings
+{
+    int loop_count = 4;
+    int num_threads = 1;
+    int powersave = 0;
+    int gpu_device = -1;
+    int cooling_down = 1;
+    int warmup_count = 8;
+    bool profile = false;
+    std::string trace_path;
+};
+
+struct ModelEntry
+{
+    std::string path;
+    std::string name;
+    std::vector<int> shape; // empty: from the param
+};
+
+double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool is_dir(const std::string& p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_file(const std::string& p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string base_name(const std::string& path)
+{
+    size_t s = path.find_last_of('/');
+    std::string b = s == std::string::npos ? path : path.substr(s + 1);
+    const char* exts[] = {".param.bin", ".param"};
+    for (const char* e : exts)
+    {
+        size_t n = strlen(e);
+        if (b.size() > n && b.compare(b.size() - n, n, e) == 0)
+            return b.substr(0, b.size() - n);
+    }
+    return b;
+}
+
+bool parse_shape(const std::string& s0, std::vector<int>& shape)
+{
+    std::string s = s0;
+    if (s.size() >= 2 && s.front() == '[' && s.back() == ']')
+        s = s.substr(1, s.size() - 2);
+    shape.clear();
+    size_t start = 0;
+    while (true)
+    {
+        size_t p = s.find(',', start);
+        std::string t = s.substr(start, p == std::string::npos ? std::string::npos : p - start);
+        char* end = nullptr;
+        long v = strtol(t.c_str(), &end, 10);
+        if (t.empty() || *end != 0 || v <= 0 || v > (1 << 24))
+            return false;
+        shape.push_back((int)v);
+        if (p == std::string::npos)
+            break;
+        start = p + 1;
+    }
+    return shape.size() >= 1 && shape.size() <= 4;
+}
+
+// shapes.txt: "<name> [w,h,c]" per line
+std::map<std::string, std::vector<int> > read_shapes(const std::string& dir)
+{
+    std::map<std::string, std::vector<int> > shapes;
+    FILE* fp = fopen((dir + "/shapes.txt").c_str(), "r");
+    if (!fp)
+        return shapes;
+    char line[512];
+    while (fgets(line, sizeof(line), fp))
+    {
+        char name[256], shape[256];
+        if (sscanf(line, "%255s %255s", name, shape) == 2)
+        {
+            std::vector<int> s;
+            if (parse_shape(shape, s))
+                shapes[name] = s;
+        }
+    }
+    fclose(fp);
+    return shapes;
+}
+
+std::vector<ModelEntry> models_in_dir(const std::string& dir)
+{
+    std::vector<ModelEntry> v;
+    DIR* d = opendir(dir.c_str());
+    if (!d)
+        return v;
+    std::map<std::string, std::vector<int> > shapes = read_shapes(dir);
+    std::vector<std::string> files;
+    while (dirent* e = readdir(d))
+    {
+        std::string n = e->d_name;
+        if (n.size() > 6 && n.compare(n.size() - 6, 6, ".param") == 0)
+            files.push_back(n);
+    }
+    closedir(d);
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files)
+    {
+        ModelEntry m;
+        m.path = dir + "/" + f;
+        m.name = base_name(f);
+        auto it = shapes.find(m.name);
+        if (it != shapes.end())
+            m.shape = it->second;
+        v.push_back(m);
+    }
+    return v;
+}
+
+Mat make_input(const std::vector<int>& s, Allocator* allocator)
+{
+    Mat m;
+    if (s.size() == 1)
+        m.create(s[0], (size_t)4u, allocator);
+    else if (s.size() == 2)
+        m.create(s[0], s[1], (size_t)4u, allocator);
+    else if (s.size() == 3)
+        m.create(s[0], s[1], s[2], (size_t)4u, allocator);
+    else if (s.size() == 4)
+        m.create(s[0], s[1], s[2], s[3], (size_t)4u, allocator);
+    if (!m.empty())
+        m.fill(0.01f);
+    return m;
+}
+
+std::vector<int> declared_shape(const Net& net, int blob_index)
+{
+    const Blob& b = net.blobs()[blob_index];
+    if (b.producer >= 0)
+    {
+        const ParamDict& pd = net.layer_param(b.producer);
+        int w = pd.get(0, 0), h = pd.get(1, 0), d = pd.get(11, 0), c = pd.get(2, 0);
+        if (w > 0 && h > 0 && d > 0 && c > 0)
+            return {w, h, d, c};
+        if (w > 0 && h > 0 && c > 0)
+            return {w, h, c};
+        if (w > 0 && h > 0)
+            return {w, h};
+        if (w > 0)
+            return {w};
+    }
+    const Mat& m = b.shape;
+    if (m.dims == 1 && m.w > 0)
+        return {m.w};
+    if (m.dims == 2 && m.w > 0 && m.h > 0)
+        return {m.w, m.h};
+    if (m.dims == 3 && m.w > 0 && m.h > 0 && m.c > 0)
+        return {m.w, m.h, m.c};
+    if (m.dims == 4 && m.w > 0 && m.h > 0 && m.d > 0 && m.c > 0)
+        return {m.w, m.h, m.d, m.c};
+    return {};
+}
+
+std::string shape_string(const Mat& m)
+{
+    if (m.dims == 0)
+        return "[]";
+    const int p = m.elempack > 0 ? m.elempack : 1;
+    char buf[96];
+    if (m.dims == 1)
+        snprintf(buf, sizeof(buf), "[%d]", m.w * p);
+    else if (m.dims == 2)
+        snprintf(buf, sizeof(buf), "[%d,%d]", m.w, m.h * p);
+    else if (m.dims == 3)
+        snprintf(buf, sizeof(buf), "[%d,%d,%d]", m.w, m.h, m.c * p);
+    else
+        snprintf(buf, sizeof(buf), "[%d,%d,%d,%d]", m.w, m.h, m.d, m.c * p);
+    return buf;
+}
+
+std::string json_escape(const std::string& s)
+{
+    std::string o;
+    for (char ch : s)
+    {
+        if (ch == '"' || ch == '\\')
+        {
+            o += '\\';
+            o += ch;
+        }
+        else if ((unsigned char)ch < 0x20)
+        {
+            char b[8];
+            snprintf(b, sizeof(b), "\\u%04x", ch);
+            o += b;
+        }
+        else
+            o += ch;
+    }
+    return o;
+}
+
+// per-layer timing, collected by the layer observer
+struct Profile
+{
+    struct Row
+    {
+        std::string type;
+        std::string name;
+        std::string shape;
+        double ms = 0;
+        int runs = 0;
+    };
+    std::vector<Row> rows;          // by layer index
+    bool collect = false;
+    FILE* trace = nullptr;          // open Chrome trace, or null
+    bool* trace_first = nullptr;
+    double trace_origin_ms = 0;
+    int trace_tid = 0;
+};
+
+void observer(const Layer* layer, int layer_index, double ms, const std::vector<Mat>& tops, void* userdata)
+{
+    Profile* p = (Profile*)userdata;
+    if (!p->collect)
+        return;
+    if (layer_index >= (int)p->rows.size())
+        p->rows.resize(layer_index + 1);
+    Profile::Row& r = p->rows[layer_index];
+    if (r.runs == 0)
+    {
+        r.type = layer->type;
+        r.name = layer->name;
+        r.shape = tops.empty() ? "[]" : shape_string(tops[0]);
+    }
+    r.ms += ms;
+    r.runs++;
+    if (p->trace)
+    {
+        double end = now_ms() - p->trace_origin_ms;
+        fprintf(p->trace, "%s\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%d,\"args\":{\"shape\":\"%s\"}}",
+                *p->trace_first ? "" : ",", json_escape(layer->name).c_str(), json_escape(layer->type).c_str(),
+                (end - ms) * 1000.0, ms * 1000.0, p->trace_tid, tops.empty() ? "[]" : shape_string(tops[0]).c_str());
+        *p->trace_first = false;
+    }
+}
+
+void print_profile(const Profile& p, const char* model)
+{
+    double total = 0;
+    for (const Profile::Row& r : p.rows)
+        total += r.ms;
+    printf("%s: per-layer time over the timed loops (total %.2f ms)\n", model, total);
+    printf("  %-22s %-36s %-20s %10s %7s\n", "type", "name", "output", "ms", "%");
+    for (const Profile::Row& r : p.rows)
+    {
+        if (r.runs == 0)
+            continue;
+        printf("  %-22s %-36s %-20s %10.3f %6.2f%%\n", r.type.c_str(), r.name.c_str(), r.shape.c_str(), r.ms,
+               total > 0 ? 100.0 * r.ms / total : 0.0);
+    }
+}
+
+// returns 0 on success
+int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, const Settings& s,
+              UnlockedPoolAllocator& blob_pool, PoolAllocator& workspace_pool, FILE* trace, bool* trace_first,
+              double trace_origin, int model_index)
+{
+    blob_pool.clear();
+    workspace_pool.clear();
+
+    Net net;
+    net.opt.lightmode = true;
+    net.opt.num_threads = s.num_threads;
+    net.opt.blob_allocator = &blob_pool;
+    net.opt.workspace_allocator = &workspace_pool;
+    net.opt.use_packing_layout = true;
+#if KITE_VULKAN
+    if (s.gpu_device >= 0)
+    {
+        net.opt.use_vulkan_compute = true;
+        net.opt.vulkan_device = s.gpu_device;
+    }
+#endif
+
+    clear_last_error();
+    bool binary = model.path.size() > 10 && model.path.compare(model.path.size() - 10, 10, ".param.bin") == 0;
+    if ((binary ? net.load_param_bin(model.path.c_str()) : net.load_param(model.path.c_str())) != 0)
+    {
+        fprintf(stderr, "%20s  failed: cannot load %s: %s\n", model.name.c_str(), model.path.c_str(), last_error());
+        return -1;
+    }
+    if (net.load_model_empty() != 0)
+    {
+        fprintf(stderr, "%20s  failed: cannot create weights: %s\n", model.name.c_str(), last_error());
+        return -1;
+    }
+
+    std::vector<int> inputs = net.input_indexes();
+    std::vector<int> outputs = net.output_indexes();
+    std::vector<Mat> in_mats;
+    for (size_t i = 0; i < inputs.size(); i++)
+    {
+        std::vector<int> shp = !shape_override.empty() ? shape_override : (!model.shape.empty() && i == 0) ? model.shape : declared_shape(net, inputs[i]);
+        if (shp.empty())
+        {
+            fprintf(stderr, "%20s  failed: input '%s' has no shape (give shape=[w,h,c] or add it to shapes.txt)\n",
+                    model.name.c_str(), net.blobs()[inputs[i]].name.c_str());
+            return -1;
+        }
+        Mat m = make_input(shp, nullptr);
+        if (m.empty())
+        {
+            fprintf(stderr, "%20s  failed: out of memory for the input\n", model.name.c_str());
+            return -1;
+        }
+        in_mats.push_back(m);
+    }
+
+    Profile prof;
+    prof.trace = trace;
+    prof.trace_first = trace_first;
+    prof.trace_origin_ms = trace_origin;
+    prof.trace_tid = model_index;
+    const bool observe = s.profile || trace;
+
+    auto run_once = [&](bool timed, double& ms) -> int {
+        prof.collect = timed && observe;
+        double t0 = now_ms();
+        Extractor ex = net.create_extractor();
+        if (observe)
+            ex.set_layer_observer(observer, &prof);
+        for (size_t i = 0; i < inputs.size(); i++)
+            if (ex.input(inputs[i], in_mats[i]) != 0)
+                return -1;
+        for (int o : outputs)
+        {
+            Mat out;
+            if (ex.extract(o, out) != 0)
+                return -1;
+        }
+        ms = now_ms() - t0;
+        return 0;
+    };
+
+    if (s.cooling_down)
+        std::this_thread::sleep_for(std::chrono::seconds(10)); // let the SoC cool down, as benchncnn
+
+    for (int i = 0; i < s.warmup_count; i++)
+    {
+        double ms;
+        if (run_once(false, ms) != 0)
+        {
+            fprintf(stderr, "%20s  failed: %s\n", model.name.c_str(), last_error());
+            return -1;
+        }
+    }
+
+    double tmin = 1e300, tmax = 0, tsum = 0;
+    for (int i = 0; i < s.loop_count; i++)
+    {
+        double ms;
+        if (run_once(true, ms) != 0)
+        {
+            fprintf(stderr, "%20s  failed: %s\n", model.name.c_str(), last_error());
+            return -1;
+        }
+        tmin = std::min(tmin, ms);
+        tmax = std::max(tmax, ms);
+        tsum += ms;
+    }
+    printf("%20s  min = %7.2f  max = %7.2f  avg = %7.2f\n", model.name.c_str(), tmin, tmax, tsum / s.loop_count);
+    fflush(stdout);
+    if (s.profile)
+        print_profile(prof, model.name.c_str());
+    return 0;
+}
+
+void usage(const char* argv0)
+{
+    fprintf(stderr,
+            "usage: %s [loop count] [num threads] [powersave] [gpu device] [cooling down] [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE]\n"
+            "  defaults: 4 loops, %d threads, powersave 0, gpu -1 (cpu), cooling down 1\n",
+            argv0, get_physical_big_cpu_count());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Settings s;
+    s.num_threads = get_physical_big_cpu_count();
+    if (s.num_threads <= 0)
+        s.num_threads = get_cpu_count();
+    std::vector<std::string> params;
+    std::vector<int> shape_override;
+
+    int positional = 0;
+    for (int i = 1; i < argc; i++)
+    {
+        std::string a = argv[i];
+        if (a == "-h" || a == "--help")
+        {
+            usage(argv[0]);
+            return 0;
+        }
+        size_t eq = a.find('=');
+        if (eq == std::string::npos)
+        {
+            char* end = nullptr;
+            long v = strtol(a.c_str(), &end, 10);
+            if (a.empty() || *end != 0 || positional >= 5)
+            {
+                usage(argv[0]);
+                fprintf(stderr, "benchkite: bad argument '%s'\n", a.c_str());
+                return 1;
+            }
+            int* slots[5] = {&s.loop_count, &s.num_threads, &s.powersave, &s.gpu_device, &s.cooling_down};
+            *slots[positional++] = (int)v;
+            continue;
+        }
+        std::string k = a.substr(0, eq), v = a.substr(eq + 1);
+        if (k == "param")
+            params.push_back(v);
+        else if (k == "shape")
+        {
+            if (!parse_shape(v, shape_override))
+            {
+                fprintf(stderr, "benchkite: bad shape '%s' (expected [w,h,c])\n", v.c_str());
+                return 1;
+            }
+        }
+        else if (k == "profile")
+            s.profile = atoi(v.c_str()) != 0;
+        else if (k == "trace")
+            s.trace_path = v;
+        else
+        {
+            usage(argv[0]);
+            fprintf(stderr, "benchkite: unknown option '%s'\n", a.c_str());
+            return 1;
+        }
+    }
+    if (s.loop_count < 1 || s.num_threads < 1 || s.powersave < 0 || s.powersave > 2)
+    {
+        usage(argv[0]);
+        fprintf(stderr, "benchkite: loop count and threads must be >= 1, powersave 0..2\n");
+        return 1;
+    }
+
+    // the models
+    std::vector<ModelEntry> models;
+    if (params.empty())
+    {
+        std::vector<std::string> dirs;
+        dirs.push_back(KITE_BENCHMARK_MODEL_DIR);
+        if (const char* e = getenv("KITE_SHARED_DIR"))
+            dirs.push_back(std::string(e) + "/models/ncnn");
+        dirs.push_back(std::string(KITE_DEFAULT_SHARED_DIR) + "/models/ncnn");
+        dirs.push_back(".");
+        for (const std::string& d : dirs)
+        {
+            if (d.empty() || d == "/models/ncnn" || !is_dir(d))
+                continue;
+            models = models_in_dir(d);
+            if (!models.empty())
+                break;
+        }
+        if (models.empty())
+        {
+            fprintf(stderr, "benchkite: no models found (benchmark/models, $KITE_SHARED_DIR/models/ncnn, .); give param=FILE\n");
+            return 1;
+        }
+    }
+    for (const std::string& p : params)
+    {
+        if (is_dir(p))
+        {
+            std::vector<ModelEntry> v = models_in_dir(p);
+            if (v.empty())
+                fprintf(stderr, "benchkite: no .param files in '%s'\n", p.c_str());
+            models.insert(models.end(), v.begin(), v.end());
+        }
+        else if (is_file(p))
+        {
+            ModelEntry m;
+            m.path = p;
+            m.name = base_name(p);
+            // a shapes.txt next to the file may know the input shape
+            size_t sl = p.find_last_of('/');
+            auto shapes = read_shapes(sl == std::string::npos ? "." : p.substr(0, sl));
+            auto it = shapes.find(m.name);
+            if (it != shapes.end())
+                m.shape = it->second;
+            models.push_back(m);
+        }
+        else
+        {
+            fprintf(stderr, "benchkite: '%s' not found\n", p.c_str());
+            return 1;
+        }
+    }
+
+    set_cpu_powersave(s.powersave);
+
+    printf("loop_count = %d\n", s.loop_count);
+    printf("num_threads = %d\n", s.num_threads);
+    printf("powersave = %d\n", get_cpu_powersave());
+    printf("gpu_device = %d\n", s.gpu_device);
+    printf("cooling_down = %d\n", s.cooling_down);
+#if !KITE_VULKAN
+    if (s.gpu_device >= 0)
+        printf("gpu device %d ignored: the Vulkan backend is not built (KITE_VULKAN=OFF); running on the CPU\n", s.gpu_device);
+#endif
+    fflush(stdout);
+
+    UnlockedPoolAllocator blob_pool;
+    blob_pool.set_size_compare_ratio(0.f);
+    PoolAllocator workspace_pool;
+    workspace_pool.set_size_compare_ratio(0.f);
+
+    FILE* trace = nullptr;
+    bool trace_first = true;
+    const double origin = now_ms();
+    if (!s.trace_path.empty())
+    {
+        trace = fopen(s.trace_path.c_str(), "w");
+        if (!trace)
+        {
+            fprintf(stderr, "benchkite: cannot create '%s'\n", s.trace_path.c_str());
+            return 1;
+        }
+        fprintf(trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+        for (size_t i = 0; i < models.size(); i++)
+        {
+            fprintf(trace, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
+                    trace_first ? "" : ",", (int)i, json_escape(models[i].name).c_str());
+            trace_first = false;
+        }
+    }
+
+    int failed = 0;
+    for (size_t i = 0; i < models.size(); i++)
+    {
+        if (benchmark(models[i], shape_override, s, blob_pool, workspace_pool, trace, &trace_first, origin, (int)i) != 0)
+            failed++;
+    }
+
+    if (trace)
+    {
+        fprintf(trace, "\n]}\n");
+        if (fclose(trace) != 0)
+        {
+            fprintf(stderr, "benchkite: write error on '%s'\n", s.trace_path.c_str());
+            return 1;
+        }
+    }
+    return failed ? 1 : 0;
+}
