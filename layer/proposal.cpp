@@ -177,7 +177,7 @@ int Proposal::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& to
     }
 
     std::vector<int> picked;
-    detection::nms_sorted(boxes, picked, nms_thresh);
+    detection::nms_sorted(boxes, picked, nms_thresh, true);
     const int count = std::min((int)picked.size(), after_nms_topN);
     if (count == 0)
     {

@@ -16,7 +16,8 @@ namespace kite {
 // Boxes are the anchors shifted by feat_stride per cell, decoded, clipped to
 // [0, im - 1], filtered by width/height + 1 >= min_size * scale, sorted by
 // score (ncnn's quicksort), truncated to pre_nms_topN (when > 0), suppressed
-// with nms_thresh and truncated to after_nms_topN.
+// with nms_thresh (two zero-area boxes count as overlapping, as ncnn's
+// x86 build behaves) and truncated to after_nms_topN.
 // Output 0: dims 3 (4, 1, n) of (x1, y1, x2, y2); optional output 1: dims 3
 // (1, 1, n) scores. When no proposal survives, ncnn fails (its Mat::create of
 // zero channels returns empty and forward returns -100); kite returns -1.

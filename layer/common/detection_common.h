@@ -83,8 +83,11 @@ inline float intersection_area(const R& a, const R& b)
 
 // Greedy NMS over boxes already sorted by descending score: keep a box unless
 // its IoU with an already kept box exceeds threshold. Returns kept indices.
+// IoU of two zero-area boxes is 0/0: ncnn's source keeps the box (NaN > t is
+// false), but ncnn as built for x86 suppresses it in Proposal (where clipping
+// to the image makes such boxes common); nan_suppresses selects that.
 template<typename R>
-void nms_sorted(const std::vector<R>& boxes, std::vector<int>& picked, float threshold)
+void nms_sorted(const std::vector<R>& boxes, std::vector<int>& picked, float threshold, bool nan_suppresses = false)
 {
     picked.clear();
     const int n = (int)boxes.size();
@@ -102,7 +105,8 @@ void nms_sorted(const std::vector<R>& boxes, std::vector<int>& picked, float thr
             const float uni = areas[i] + areas[p] - inter;
             // written as a comparison of the quotient (not inter > t * uni)
             // so that 0/0 keeps the box exactly as ncnn does
-            if (inter / uni > threshold)
+            const float iou = inter / uni;
+            if (iou > threshold || (nan_suppresses && iou != iou))
                 keep = false;
         }
         if (keep)
