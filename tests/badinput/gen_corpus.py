@@ -454,6 +454,30 @@ def noise_cases(c, g, types):
         c.add("bin", "any", "flip_%02d.param.bin" % i, bytes(b))
 
 
+def regression_cases(c):
+    """Inputs that crashed kite once (found by the fuzzers, tests/fuzz/README.md)."""
+    head = "7767517\n%d %d\nInput in0 0 1 in0 0=4 1=4 2=3\n"
+    for name, expect, text in [
+        ("same_top_twice", "fail", head % (2, 3) + "Split sp 1 2 in0 a a\n"),
+        ("top_after_unknown_layer", "fail", head % (3, 3) + "NoSuchLayer x 1 1 in0 a\nReLU r 1 1 in0 a\n"),
+        ("int_param_inf", "any", "7767517\n1 1\nInput in0 0 1 in0 0=1e39\n"),
+        ("int_param_huge_float", "any", "7767517\n1 1\nInput in0 0 1 in0 0=-3.0e12 1=2\n"),
+        ("conv_size_product_overflow", "fail",
+         head % (2, 2) + "Convolution conv 1 1 in0 out 0=2147483647 1=2147483647 11=2147483647 6=54\n"),
+        ("yolo_num_box_overflow", "fail", head % (2, 2) + "YoloDetectionOutput det 1 1 in0 out 1=1081509120\n"),
+        ("yolov3_mask_huge_float", "fail",
+         head % (2, 2) + "Yolov3DetectionOutput det 1 1 in0 out 1=1 -23304=2,1.0,1.0 -23305=1,5.0e12\n"),
+    ]:
+        c.add("text", expect, "regress_%s.param" % name, text)
+    # binary parameter key INT_MIN (negating it overflows)
+    c.add("bin", "fail", "regress_bin_key_int_min.param.bin",
+          pack_words([MAGIC, 1, 1, 16, 0, 1, 0, -2**31, 0, -233]))
+    # int8-tagged weights for a float convolution (no int8 scales)
+    conv = "7767517\n2 2\nInput in0 0 1 in0 0=5 1=5 2=3\nConvolution conv 1 1 in0 out0 0=2 1=3 5=1 6=54\n"
+    c.add("model", "any", "regress_conv_int8_weights_no_scales.param", conv,
+          struct.pack("<I", 0x000D4B38) + bytes(range(54)) + b"\0\0" + f32([0.5, -0.5]), ["Input", "Convolution"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
@@ -484,6 +508,7 @@ def main():
     c.add("text", "fail", "small_input_negative_shape.param", "7767517\n1 1\nInput in0 0 1 in0 0=-4 1=2\n")
 
     model_cases(c)
+    regression_cases(c)
     noise_cases(c, g, types)
     n = shared_cases(c, args.shared, types)
     c.finish()

@@ -30,7 +30,8 @@ cmake --build "$work/cm" > "$work/cm-build.log" 2>&1 || { cat "$work/cm-build.lo
 
 echo "== pkg-config kite"
 export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-flags=$(pkg-config --cflags --libs kite)
+# the .pc names the configured prefix; point it at where we installed
+flags=$(pkg-config --define-variable=prefix="$prefix" --cflags --libs kite)
 echo "pkg-config: $flags"
 # shellcheck disable=SC2086
 "$cxx" -std=c++17 -O1 $extra "$here/consumer/main.cpp" -o "$work/consumer_pc" $flags
