@@ -95,9 +95,11 @@ int InnerProduct::forward(const Mat& bottom_blob, Mat& top_blob, const Option& o
         return -1;
     }
 
-    // rows: a dims-2 input of w == num_input and h > 1 is h separate vectors
+    // rows: a dims-2 input of w == num_input is h separate vectors, output
+    // (num_output, h) even for h == 1 (what ncnn's x86/arm layers produce)
     int rows = 1;
-    if (bottom_blob.dims == 2 && bottom_blob.w == num_input && bottom_blob.h > 1)
+    const bool row_mode = bottom_blob.dims == 2 && bottom_blob.w == num_input;
+    if (row_mode)
         rows = bottom_blob.h;
 
     // contiguous input values
@@ -111,7 +113,7 @@ int InnerProduct::forward(const Mat& bottom_blob, Mat& top_blob, const Option& o
         return -1;
     }
 
-    if (rows > 1)
+    if (row_mode)
         top_blob.create(num_output, rows, 4u, opt.blob_allocator);
     else
         top_blob.create(num_output, 4u, opt.blob_allocator);

@@ -7,8 +7,8 @@ namespace kite {
 
 // Fully connected layer, ncnn's InnerProduct: weights [num_output][num_input].
 // Any input is flattened to num_input values (output dims 1, num_output),
-// except a dims-2 input of w == num_input and h > 1, whose rows are separate
-// vectors (output (num_output, h)). Fused activation; int8 inference with
+// except a dims-2 input of w == num_input, whose rows are separate vectors
+// (output (num_output, h), also for h == 1, as ncnn's optimised layers do). Fused activation; int8 inference with
 // per-output weight scales and one bottom scale.
 class InnerProduct : public Layer
 {

@@ -35,7 +35,8 @@ static std::string run_ip(const Mat& in, int outc, int rows, int act, const std:
     if (!r.empty())
         return r;
     const Mat& y = out[0];
-    if (rows > 1 ? (y.dims != 2 || y.w != outc || y.h != rows) : (y.dims != 1 || y.w != outc))
+    const bool row_mode = in.dims == 2; // every dims-2 input here has w == num_input
+    if (row_mode ? (y.dims != 2 || y.w != outc || y.h != rows) : (y.dims != 1 || y.w != outc))
         return "unexpected output shape " + shape_string(y);
     std::vector<float> w = mat_values(wt), b = mat_values(weights[1]);
     for (int row = 0; row < rows; row++)
@@ -71,7 +72,7 @@ TEST(InnerProduct, flatten_any_dims)
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(64), 16, 1, 0, {}));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(5, 3, 4), 6, 1, 0, {}));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(3, 2, 2, 5), 4, 1, 0, {}));
-    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(11, 1), 5, 1, 0, {})); // one row: flattened, dims-1 output
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(11, 1), 5, 1, 0, {})); // one row: output (num_output, 1)
 }
 
 TEST(InnerProduct, rows_are_vectors)

@@ -132,7 +132,7 @@ for (cin, outc, grp, k, dil, s, pads, w, h) in [
     for bias in (0, 1):
         params = "0=%d 1=%d 2=%d 3=%d %s 5=%d 6=%d 7=%d" % (outc, k, dil, s, pads, bias, wsize, grp)
         weights = [[wsize, 0]] + ([[outc, 1]] if bias else [])
-        _add("convdw_c%d_o%d_g%d_k%d_d%d_s%d_%s_b%d" % (cin, outc, grp, k, dil, s, _tag(pads), bias),
+        _add("convdw_c%d_o%d_g%d_k%d_d%d_s%d_%s_b%d_%dx%d" % (cin, outc, grp, k, dil, s, _tag(pads), bias, w, h),
              "ConvolutionDepthWise", params, [(w, h, cin)], weights)
 for (aname, aparams) in ACTS:
     _add("convdw_act_" + aname, "ConvolutionDepthWise", "0=5 1=3 4=1 5=1 6=45 7=5 " + aparams, [(8, 7, 5)], [[45, 0], [5, 1]],
