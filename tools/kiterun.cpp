@@ -420,6 +420,15 @@ int main(int argc, char** argv)
     if (outputs.empty())
         return fail("the model has no output blob");
 
+    // extract in graph order: in light mode a blob is released once all its
+    // consumers ran, so an intermediate blob must be taken before its consumers run
+    std::vector<size_t> order(outputs.size());
+    for (size_t o = 0; o < outputs.size(); o++)
+        order[o] = o;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return net.blobs()[net.find_blob_index_by_name(outputs[a].c_str())].producer < net.blobs()[net.find_blob_index_by_name(outputs[b].c_str())].producer;
+    });
+
     // run
     std::vector<Mat> results(outputs.size());
     std::vector<double> times;
@@ -435,7 +444,7 @@ int main(int argc, char** argv)
             if (ex.input(in.first.c_str(), in.second) != 0)
                 return fail("cannot set input '" + in.first + "'");
         }
-        for (size_t o = 0; o < outputs.size(); o++)
+        for (size_t o : order)
         {
             Mat m;
             if (ex.extract(outputs[o].c_str(), m) != 0)
