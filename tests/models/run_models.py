@@ -5,8 +5,8 @@
 
 For every graph in $KITE_SHARED_DIR/models/ncnn/shapes.txt (or just --model):
 run kiterun with random weights (seed 1) at the listed input shape twice with
-threads=1 and once with threads=2, and check that every output is non-empty
-and finite, that the two single-thread runs are bit-identical, and that the
+threads=1 and once with threads=2, and check every output (and the inputs of
+a final Softmax / detection layer): finite, not all empty, that the two single-thread runs are bit-identical, and that the
 2-thread run agrees within 1e-5 relative (to the largest |value| of the
 output). Exit status 0 if every graph passes, 1 otherwise.
 """
@@ -33,8 +33,34 @@ def read_shapes(path):
     return shapes
 
 
+POSTPROCESS_TYPES = ("Softmax", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetectionOutput")
+
+
+def blobs_to_check(param):
+    """every blob without a consumer, plus the inputs of final softmax /
+    detection layers (a random-weight detector may legitimately detect nothing)"""
+    with open(param) as f:
+        lines = [l.split() for l in f if l.strip()][2:]
+    consumed, produced, producer = set(), [], {}
+    for t in lines:
+        nin, nout = int(t[2]), int(t[3])
+        bottoms, tops = t[4:4 + nin], t[4 + nin:4 + nin + nout]
+        consumed.update(bottoms)
+        produced.extend(tops)
+        for b in tops:
+            producer[b] = (t[0], bottoms)
+    outs = [b for b in produced if b not in consumed]
+    extra = []
+    for o in outs:
+        typ, bottoms = producer[o]
+        if typ in POSTPROCESS_TYPES:
+            extra += [b for b in bottoms if b not in outs and b not in extra and producer.get(b, ("Input",))[0] != "Input"]
+    return outs + extra
+
+
 def kiterun(exe, param, shape, out_dir, threads):
     cmd = [exe, param, "random", "seed=1", "shape=" + shape, "threads=%d" % threads, "save=" + out_dir]
+    cmd += ["output=" + b for b in blobs_to_check(param)]
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
     except subprocess.TimeoutExpired:
@@ -63,10 +89,15 @@ def check_model(np, exe, gdir, name, shape, tmp):
     problems = []
     if not runs["a"]:
         problems.append("no outputs saved")
+    nonempty = 0
     for f, a in runs["a"].items():
         if a.size == 0:
-            problems.append("%s is empty" % f)
+            # no detections is a valid answer; the runs must agree on it
+            for tag in ("b", "t2"):
+                if runs[tag].get(f) is None or runs[tag][f].size != 0:
+                    problems.append("%s is empty in one run but not in another" % f)
             continue
+        nonempty += 1
         if not np.isfinite(a).all():
             problems.append("%s has %d non-finite values" % (f, int((~np.isfinite(a)).sum())))
             continue
@@ -81,6 +112,8 @@ def check_model(np, exe, gdir, name, shape, tmp):
             diff = float(np.abs(a.astype(np.float64) - t).max())
             if diff > 1e-5 * scale:
                 problems.append("%s: threads=1 vs 2 max diff %.3g > 1e-5 * %.3g" % (f, diff, scale))
+    if runs["a"] and nonempty == 0:
+        problems.append("every output is empty")
     return problems
 
 
