@@ -40,6 +40,7 @@ class RandomModelBin : public ModelBin
 {
 public:
     explicit RandomModelBin(uint64_t seed);
+    using ModelBin::load;
     Mat load(int w, int type) const override;
     void begin_layer(const Layer* layer, const ParamDict& pd) const override;
 
