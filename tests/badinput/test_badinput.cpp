@@ -13,9 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -24,7 +26,38 @@
 
 using namespace kite;
 
+// sanitizer runtimes call this before they exit on an error (weak: absent
+// without sanitizers)
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 namespace {
+
+// the case being loaded, named when the process dies on it
+char g_current_case[512];
+
+void print_current_case()
+{
+    static const char prefix[] = "\ntest_badinput: crashed on corpus case: ";
+    ssize_t r = write(2, prefix, sizeof(prefix) - 1);
+    r = write(2, g_current_case, strlen(g_current_case));
+    r = write(2, "\n", 1);
+    (void)r;
+}
+
+void crash_handler(int sig)
+{
+    print_current_case();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void install_crash_reporting()
+{
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+        signal(sig, crash_handler);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(print_current_case);
+}
 
 struct Case
 {
@@ -266,11 +299,14 @@ TEST_F(BadInput, corpus)
     std::vector<Case> cases = read_manifest();
     ASSERT_GT(cases.size(), 100u) << "corpus missing or tiny in " << corpus_dir();
 
+    install_crash_reporting();
     std::map<std::string, std::vector<std::pair<std::string, bool> > > pairs;
     int checked_fail = 0, checked_ok = 0, skipped = 0;
     for (const Case& c : cases)
     {
         SCOPED_TRACE(c.kind + " " + c.expect + " " + c.file);
+        snprintf(g_current_case, sizeof(g_current_case), "%s %s %s/%s", c.kind.c_str(), c.expect.c_str(),
+                 corpus_dir().c_str(), c.file.c_str());
         const bool built = types_built(c);
         if (c.kind == "model")
         {
