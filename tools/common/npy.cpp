@@ -249,11 +249,8 @@ std::string read_npy(const char* path, Mat& m)
 
 std::string write_npy(const char* path, const Mat& m)
 {
-    if (m.empty() && m.dims == 0)
-    {
-        // an empty blob (e.g. no detections): a float32 array of shape (0,)
-    }
-    else if (m.elemsize != 4 || m.elempack != 1)
+    // an empty blob (e.g. no detections) is written as a float32 array of shape (0,)
+    if (!m.empty() && (m.elemsize != 4 || m.elempack != 1))
         return "write_npy: need an fp32 Mat with elempack 1";
     std::string shape;
     if (m.dims == 0 || m.empty())
