@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -205,10 +206,7 @@ int main(int argc, char** argv)
         std::string a = argv[i];
         size_t eq = a.find('=');
         if (eq == std::string::npos)
-        {
-            usage();
-            return fail("bad argument '" + a + "' (expected key=value)");
-        }
+            return fail("bad argument '" + a + "' (expected key=value; run without arguments for usage)");
         std::string k = a.substr(0, eq), v = a.substr(eq + 1);
         long long n = 0;
         if (k == "input")
@@ -234,10 +232,7 @@ int main(int argc, char** argv)
         else if (k == "verbose" && parse_int_arg(v, n))
             g_log.verbose = n != 0;
         else
-        {
-            usage();
-            return fail("bad argument '" + a + "'");
-        }
+            return fail("bad argument '" + a + "' (run without arguments for usage)");
     }
 
     Net net;
@@ -311,7 +306,7 @@ int main(int argc, char** argv)
         {
             FILE* fp = fopen(writebin.c_str(), "wb");
             if (!fp)
-                return fail("cannot create '" + writebin + "'");
+                return fail("cannot create '" + writebin + "': " + strerror(errno));
             int wr = rec.write(fp);
             if (fclose(fp) != 0 || wr != 0)
                 return fail("write error on '" + writebin + "'");

@@ -6,7 +6,8 @@
 For every graph in $KITE_SHARED_DIR/models/ncnn/shapes.txt (or just --model):
 run kiterun with random weights (seed 1) at the listed input shape twice with
 threads=1 and once with threads=2, and check every output (and the inputs of
-a final Softmax / detection layer): finite, not all empty, that the two single-thread runs are bit-identical, and that the
+a final Softmax / detection layer): finite, not all empty, identical when the
+random weights are written with writebin= and loaded back from that file, that the two single-thread runs are bit-identical, and that the
 2-thread run agrees within 1e-5 relative (to the largest |value| of the
 output). Exit status 0 if every graph passes, 1 otherwise.
 """
@@ -58,8 +59,8 @@ def blobs_to_check(param):
     return outs + extra
 
 
-def kiterun(exe, param, shape, out_dir, threads):
-    cmd = [exe, param, "random", "seed=1", "shape=" + shape, "threads=%d" % threads, "save=" + out_dir]
+def kiterun(exe, param, shape, out_dir, threads, weights="random", extra=()):
+    cmd = [exe, param, weights, "seed=1", "shape=" + shape, "threads=%d" % threads, "save=" + out_dir] + list(extra)
     cmd += ["output=" + b for b in blobs_to_check(param)]
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
@@ -79,11 +80,16 @@ def check_model(np, exe, gdir, name, shape, tmp):
     if not os.path.exists(param):
         return ["%s.param not found in %s" % (name, gdir)]
     runs = {}
-    for tag, threads in (("a", 1), ("b", 1), ("t2", 2)):
+    os.makedirs(os.path.join(tmp, name), exist_ok=True)
+    binf = os.path.join(tmp, name, "weights.bin")
+    # a: random weights, also written out; b: the same again; t2: 2 threads;
+    # bin: the written .bin loaded back must give exactly run a's outputs
+    for tag, threads, weights, extra in (("a", 1, "random", ["writebin=" + binf]), ("b", 1, "random", []),
+                                         ("t2", 2, "random", []), ("bin", 1, binf, [])):
         d = os.path.join(tmp, name, tag)
-        err = kiterun(exe, param, shape, d, threads)
+        err = kiterun(exe, param, shape, d, threads, weights, extra)
         if err:
-            return ["threads=%d run: %s" % (threads, err)]
+            return ["%s run (threads=%d, weights %s): %s" % (tag, threads, os.path.basename(weights), err)]
         files = sorted(os.listdir(d))
         runs[tag] = {f: np.load(os.path.join(d, f)) for f in files}
     problems = []
@@ -104,6 +110,9 @@ def check_model(np, exe, gdir, name, shape, tmp):
         b = runs["b"].get(f)
         if b is None or b.shape != a.shape or not np.array_equal(a, b):
             problems.append("%s differs between two identical runs" % f)
+        w = runs["bin"].get(f)
+        if w is None or w.shape != a.shape or not np.array_equal(a, w):
+            problems.append("%s differs when the weights come from the writebin= file" % f)
         t = runs["t2"].get(f)
         if t is None or t.shape != a.shape:
             problems.append("%s: threads=2 shape %s vs %s" % (f, None if t is None else t.shape, a.shape))
