@@ -179,9 +179,8 @@ def write_case_param(path, case):
     lines = ["7767517", "%d %d" % (len(ins) + 1, len(ins) + nout)]
     for i, s in enumerate(ins):
         lines.append("Input in%d 0 1 in%d %s" % (i, i, input_layer_params(s)))
-    bottoms = " ".join("in%d" % i for i in range(len(ins)))
-    tops = " ".join("out%d" % i for i in range(nout))
-    lines.append("%s op0 %d %d %s %s %s" % (case["type"], len(ins), nout, bottoms, tops, case.get("params", "")))
+    blobs = ["in%d" % i for i in range(len(ins))] + ["out%d" % i for i in range(nout)]
+    lines.append("%s op0 %d %d %s %s" % (case["type"], len(ins), nout, " ".join(blobs), case.get("params", "")))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -286,8 +285,8 @@ def validate_case(case):
     for key in ("name", "type", "inputs"):
         if key not in case:
             return "case lacks '%s'" % key
-    if not isinstance(case["inputs"], list) or not case["inputs"]:
-        return "'inputs' must be a non-empty list of shapes"
+    if not isinstance(case["inputs"], list):
+        return "'inputs' must be a list of shapes ([] for a layer without inputs, like MemoryData)"
     for s in case["inputs"]:
         if not isinstance(s, (list, tuple)) or not 1 <= len(s) <= 4 or any(int(x) <= 0 for x in s):
             return "bad input shape %r" % (s,)
