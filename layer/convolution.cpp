@@ -89,6 +89,11 @@ int Convolution::load_model(const ModelBin& mb)
     weight_data = mb.load(weight_data_size, 0);
     if (weight_data.empty())
         return -100;
+    if (weight_data.elemsize == 1u && !int8_scale_term)
+    {
+        KITE_LOGE("Convolution '%s': the model has int8 weights but no int8 scales (int8_scale_term is 0)", name.c_str());
+        return -1;
+    }
 
     if (bias_term)
     {

@@ -56,6 +56,8 @@ size_t DataReaderFromMemory::read(void* buf, size_t n) const
     size_t left = remaining();
     if (n > left)
         n = left;
+    if (n == 0)
+        return 0;
     memcpy(buf, mem, n);
     mem += n;
     return n;

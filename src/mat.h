@@ -351,10 +351,12 @@ inline const T* Mat::row(int y) const
 
 inline Mat Mat::channel_range(int _c, int channels)
 {
-    Mat m = *this;
-    m.release();
+    // a view: same shape per channel, no refcount
+    Mat m = shape();
     m.data = (unsigned char*)data + cstep * _c * elemsize;
+    m.allocator = allocator;
     m.c = channels;
+    m.cstep = cstep;
     return m;
 }
 

@@ -83,11 +83,18 @@ Mat ModelBinFromDataReader::load(int w, int type) const
         if (!check_remaining(dr, bytes, "fp32 buffer"))
             return Mat();
         const void* ref = nullptr;
-        if (dr.reference(bytes, &ref) == bytes && ((uintptr_t)ref & 3) == 0)
+        const bool referenced = dr.reference(bytes, &ref) == bytes;
+        if (referenced && ((uintptr_t)ref & 3) == 0)
             return Mat(w, (void*)ref, (size_t)4u);
         Mat m(w, (size_t)4u);
         if (m.empty())
             return m;
+        if (referenced)
+        {
+            // in memory but misaligned: the bytes are consumed, copy them
+            memcpy(m.data, ref, bytes);
+            return m;
+        }
         if (!read_exact(dr, m.data, bytes))
         {
             KITE_LOGE("model bin truncated: fp32 buffer of %d values", w);

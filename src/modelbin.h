@@ -33,6 +33,7 @@ class ModelBinFromDataReader : public ModelBin
 {
 public:
     explicit ModelBinFromDataReader(const DataReader& dr);
+    using ModelBin::load;
     Mat load(int w, int type) const override;
 
 private:
@@ -44,6 +45,7 @@ class ModelBinFromMatArray : public ModelBin
 {
 public:
     explicit ModelBinFromMatArray(const Mat* weights, int count = -1);
+    using ModelBin::load;
     Mat load(int w, int type) const override;
 
 private:
@@ -58,6 +60,7 @@ class ModelBinRecorder : public ModelBin
 {
 public:
     explicit ModelBinRecorder(const ModelBin& inner);
+    using ModelBin::load;
     Mat load(int w, int type) const override;
     void begin_layer(const Layer* layer, const ParamDict& pd) const override;
     // type 0 buffers are written fp32-tagged (int8 buffers keep their int8 tag)

@@ -179,7 +179,10 @@ int Net::add_layer(const std::string& type, int typeindex, const std::string& na
     Layer* layer = create_layer_for(type, typeindex, pd, name, err);
     if (!layer)
         return err;
-    if (layer->one_blob_only && (bottom_names.size() != 1 || top_names.size() != 1))
+    // a one-blob layer takes one input and one output; a source layer (Input)
+    // takes none
+    const bool source = layer->type == "Input" && bottom_names.empty();
+    if (layer->one_blob_only && ((bottom_names.size() != 1 && !source) || top_names.size() != 1))
     {
         KITE_LOGE("%s: layer '%s' (%s) takes one input and one output, has %d and %d", where, name.c_str(), type.c_str(),
                   (int)bottom_names.size(), (int)top_names.size());
@@ -207,8 +210,9 @@ int Net::add_layer(const std::string& type, int typeindex, const std::string& na
         int bi = find_blob_index_by_name(tn.c_str());
         if (bi >= 0)
         {
+            const int p = blobs_[bi].producer;
             KITE_LOGE("%s: blob '%s' is produced twice (layers '%s' and '%s')", where, tn.c_str(),
-                      layers_[blobs_[bi].producer]->name.c_str(), name.c_str());
+                      p >= 0 && p < (int)layers_.size() ? layers_[p]->name.c_str() : name.c_str(), name.c_str());
             // undo the consumer links added above
             for (int b : layer->bottoms)
                 blobs_[b].consumers.pop_back();
@@ -995,6 +999,11 @@ int Extractor::run_layer(int li)
     }
 
     std::vector<Mat> tops(layer->tops.size());
+    if (layer->one_blob_only && (bottoms.size() != 1 || tops.size() != 1))
+    {
+        KITE_LOGE("layer '%s' (%s) takes one input and one output", layer->name.c_str(), layer->type.c_str());
+        return -1;
+    }
     int ret = 0;
     if (layer->support_inplace)
     {

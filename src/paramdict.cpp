@@ -3,6 +3,7 @@
 #include "datareader.h"
 #include "log.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -249,9 +250,14 @@ int ParamDict::load_param_text(const std::string* tokens, int count, const char*
             params[id].type = isf ? TYPE_FLOAT : TYPE_INT;
             params[id].i = bits;
         }
+        else if (!val.empty() && (isalpha((unsigned char)val[0]) || val[0] == '_'))
+        {
+            set(id, val); // an unquoted string value
+        }
         else
         {
-            set(id, val); // a string value (e.g. Reshape shape expressions)
+            KITE_LOGE("%s: parameter %d value '%s' is not a number", where, id, val.c_str());
+            return -1;
         }
     }
     return 0;
