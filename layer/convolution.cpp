@@ -42,6 +42,11 @@ int Convolution::load_param(const ParamDict& pd)
         KITE_LOGE("Convolution '%s': num_output %d must be > 0", n, num_output);
         return -1;
     }
+    if (num_output > (1 << 24) || kernel_w > 4096 || kernel_h > 4096)
+    {
+        KITE_LOGE("Convolution '%s': num_output %d / kernel %dx%d out of range", n, num_output, kernel_w, kernel_h);
+        return -1;
+    }
     if (kernel_w <= 0 || kernel_h <= 0 || dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
     {
         KITE_LOGE("Convolution '%s': kernel %dx%d, dilation %dx%d and stride %dx%d must all be > 0", n,

@@ -23,7 +23,7 @@ int YoloDetectionOutput::load_param(const ParamDict& pd)
     nms_threshold = pd.get(PARAM_NMS_THRESHOLD, 0.45f);
     biases = pd.get(PARAM_BIASES, Mat());
 
-    if (num_class < 1 || num_box < 1)
+    if (num_class < 1 || num_box < 1 || num_class > (1 << 20) || num_box > (1 << 20))
     {
         KITE_LOGE("YoloDetectionOutput '%s': num_class %d and num_box %d must be >= 1", name.c_str(), num_class, num_box);
         return -1;

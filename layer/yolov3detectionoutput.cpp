@@ -26,7 +26,7 @@ int Yolov3DetectionOutput::load_param(const ParamDict& pd)
     mask = pd.get(PARAM_MASK, Mat());
     anchors_scale = pd.get(PARAM_ANCHORS_SCALE, Mat());
 
-    if (num_class < 1 || num_box < 1)
+    if (num_class < 1 || num_box < 1 || num_class > (1 << 20) || num_box > (1 << 20))
     {
         KITE_LOGE("Yolov3DetectionOutput '%s': num_class %d and num_box %d must be >= 1", name.c_str(), num_class, num_box);
         return -1;
@@ -40,10 +40,10 @@ int Yolov3DetectionOutput::load_param(const ParamDict& pd)
     }
     for (int i = 0; i < num_mask; i++)
     {
-        const int m = (int)((const float*)mask)[i];
-        if (m < 0 || m >= num_biases)
+        const float mf = ((const float*)mask)[i];
+        if (!(mf >= 0.f && mf < (float)num_biases))
         {
-            KITE_LOGE("Yolov3DetectionOutput '%s': mask[%d] = %d is not a bias pair index (0..%d)", name.c_str(), i, m, num_biases - 1);
+            KITE_LOGE("Yolov3DetectionOutput '%s': mask[%d] = %g is not a bias pair index (0..%d)", name.c_str(), i, mf, num_biases - 1);
             return -1;
         }
     }
@@ -83,6 +83,11 @@ int Yolov3DetectionOutput::forward(const std::vector<Mat>& bottom_blobs, std::ve
             return -1;
         }
         const float scale = ((const float*)anchors_scale)[b];
+        if (!(scale > 0.f && scale * w < 1e9f && scale * h < 1e9f))
+        {
+            KITE_LOGE("Yolov3DetectionOutput '%s': anchors_scale[%d] = %g is not a usable scale", name.c_str(), (int)b, scale);
+            return -1;
+        }
         const int net_w = (int)(scale * w);
         const int net_h = (int)(scale * h);
 

@@ -3,6 +3,8 @@
 
 #include "mat.h"
 
+#include <cstdio>
+
 #include <vector>
 
 namespace kite {

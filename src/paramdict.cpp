@@ -43,7 +43,18 @@ int ParamDict::get(int id, int def) const
     {
     case TYPE_RAW:
     case TYPE_INT: return params[id].i;
-    case TYPE_FLOAT: return (int)params[id].f;
+    case TYPE_FLOAT:
+    {
+        // saturate: (int) of a value outside int's range is undefined
+        const float f = params[id].f;
+        if (!(f == f))
+            return 0;
+        if (f >= 2147483520.f)
+            return INT32_MAX;
+        if (f <= -2147483648.f)
+            return INT32_MIN;
+        return (int)f;
+    }
     }
     return def;
 }
@@ -276,6 +287,11 @@ int ParamDict::load_param_bin(const DataReader& dr, const char* where)
         }
         if (id == -233)
             return 0;
+        if (id < -23400 - KITE_MAX_PARAM_COUNT || id >= KITE_MAX_PARAM_COUNT)
+        {
+            KITE_LOGE("%s: parameter key %d out of range", where, id);
+            return -1;
+        }
         bool is_array = id <= -23300 && id > -23400;
         bool is_string = id <= -23400;
         if (is_array)
