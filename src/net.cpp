@@ -969,7 +969,9 @@ int Extractor::run_layer(int li)
     const Layer* layer = net->layers_[li];
     if (layer->type == "Input")
     {
-        KITE_LOGE("input blob '%s' was not set (call Extractor::input first)", net->blobs_[layer->tops.empty() ? 0 : layer->tops[0]].name.c_str());
+        KITE_LOGE("input blob '%s' is not set: call Extractor::input first (in light mode an input is also released "
+                  "once its consumers ran; extract what you need in one pass or call set_light_mode(false))",
+                  net->blobs_[layer->tops.empty() ? 0 : layer->tops[0]].name.c_str());
         return -1;
     }
     std::chrono::steady_clock::time_point t0;
