@@ -74,8 +74,8 @@ int Convolution::load_param(const ParamDict& pd)
     }
     else
     {
-        const long long per_input = (long long)num_output * kernel_w * kernel_h;
-        if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+        const long long per_input = conv_checked_product(num_output, kernel_w, kernel_h);
+        if (per_input <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
         {
             KITE_LOGE("Convolution '%s': weight_data_size %d is not a positive multiple of num_output*kernel_w*kernel_h = %lld",
                       n, weight_data_size, per_input);
@@ -303,6 +303,11 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     }
     const Activation act(activation_type, activation_params);
     const size_t out_elemsize = requant ? 1u : 4u;
+    // ncnn's x86 int8 convolution hands the int32 sums to its Requantize /
+    // Dequantize kernels: fma(sum, scale_in, bias) in one rounding (on an FMA
+    // CPU), activation, then for int8 outputs * scale_out rounded as its SIMD
+    // float2int8 does. Mirror that so the int8 values agree exactly.
+    const int numerics = CONV_INT8_FMA_BIAS | CONV_INT8_ROUND_ADDHALF;
     const float* bias = bias_term ? (const float*)bias_data : nullptr;
 
     ConvGeometry g;
@@ -321,7 +326,7 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
         ConvView in(bottom_int8.data, 1, 1, 1, num_input, 1);
         ConvView out(top_blob.data, 1, 1, 1, num_output, 1);
         conv_forward_int8(in, out, weight_data, bias, scale_in.data(), requant ? scale_out.data() : nullptr, 1, g,
-                          pad_value_int8(pad_value), act, opt.num_threads);
+                          pad_value_int8(pad_value), act, opt.num_threads, numerics);
         return 0;
     }
 
@@ -351,7 +356,7 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     if (top_blob.empty())
         return -100;
     conv_forward_int8(in, conv_view_spatial(top_blob), weight_data, bias, scale_in.data(), requant ? scale_out.data() : nullptr,
-                      1, g, pad_value_int8(pad_value), act, opt.num_threads);
+                      1, g, pad_value_int8(pad_value), act, opt.num_threads, numerics);
     return 0;
 }
 

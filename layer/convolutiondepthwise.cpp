@@ -70,8 +70,8 @@ int ConvolutionDepthWise::load_param(const ParamDict& pd)
     }
     else
     {
-        const long long per_input = (long long)num_output * kernel_w * kernel_h;
-        if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+        const long long per_input = conv_checked_product(num_output, kernel_w, kernel_h);
+        if (per_input <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
         {
             KITE_LOGE("ConvolutionDepthWise '%s': weight_data_size %d is not a positive multiple of num_output*kernel_w*kernel_h = %lld",
                       n, weight_data_size, per_input);
@@ -312,11 +312,19 @@ int ConvolutionDepthWise::forward_int8(const Mat& bottom_blob, Mat& top_blob, co
 
     const bool requant = int8_scale_term > 100;
     const int outch_g = num_output / group;
+    // ncnn's x86 build runs a pure depth-wise int8 layer whose channel count is
+    // a multiple of 8 (with packing on, its default) in an elempack-8 SIMD
+    // kernel that takes the dequantize scale from the approximate reciprocal
+    // _mm_rcp_ps and rounds the requantized value with float2int8_sse; its
+    // other int8 paths (elempack 1, grouped) divide exactly and round with
+    // round(). Follow the same split to give the same int8 values.
+    const bool packed_dw = opt.use_packing_layout && channels == group && group == num_output && channels % 8 == 0;
     std::vector<float> scale_in(num_output), scale_out(num_output);
     for (int p = 0; p < num_output; p++)
     {
         const int gi = p / outch_g;
-        scale_in[p] = int8_dequant_scale(bottom_blob_int8_scales[gi], weight_data_int8_scales[gi]);
+        scale_in[p] = packed_dw ? int8_dequant_scale_rcp(bottom_blob_int8_scales[gi], weight_data_int8_scales[gi])
+                                : int8_dequant_scale(bottom_blob_int8_scales[gi], weight_data_int8_scales[gi]);
         scale_out[p] = requant ? top_blob_int8_scales[gi] : 1.f;
     }
 
@@ -349,7 +357,8 @@ int ConvolutionDepthWise::forward_int8(const Mat& bottom_blob, Mat& top_blob, co
         return -100;
     const Activation act(activation_type, activation_params);
     conv_forward_int8(in, conv_view_spatial(top_blob), weight_data, bias_term ? (const float*)bias_data : nullptr,
-                      scale_in.data(), requant ? scale_out.data() : nullptr, group, g, pad_value_int8(pad_value), act, opt.num_threads);
+                      scale_in.data(), requant ? scale_out.data() : nullptr, group, g, pad_value_int8(pad_value), act, opt.num_threads,
+                      packed_dw ? CONV_INT8_ROUND_ADDHALF : 0);
     return 0;
 }
 

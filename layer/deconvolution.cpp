@@ -63,8 +63,8 @@ int Deconvolution::load_param(const ParamDict& pd)
         KITE_LOGE("Deconvolution '%s': dynamic_weight is not supported", n);
         return -1;
     }
-    const long long per_input = (long long)num_output * kernel_w * kernel_h;
-    if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+    const long long per_input = conv_checked_product(num_output, kernel_w, kernel_h);
+    if (per_input <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
     {
         KITE_LOGE("Deconvolution '%s': weight_data_size %d is not a positive multiple of num_output*kernel_w*kernel_h = %lld",
                   n, weight_data_size, per_input);

@@ -69,8 +69,8 @@ int DeconvolutionDepthWise3D::load_param(const ParamDict& pd)
         KITE_LOGE("DeconvolutionDepthWise3D '%s': dynamic_weight is not supported", n);
         return -1;
     }
-    const long long per_input = (long long)num_output * kernel_w * kernel_h * kernel_d;
-    if (weight_data_size <= 0 || weight_data_size % per_input != 0)
+    const long long per_input = conv_checked_product(num_output, kernel_w, kernel_h, kernel_d);
+    if (per_input <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
     {
         KITE_LOGE("DeconvolutionDepthWise3D '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", n,
                   weight_data_size, per_input);

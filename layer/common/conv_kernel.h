@@ -16,6 +16,7 @@
 #include "mat.h"
 #include "option.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 
@@ -77,6 +78,21 @@ struct ConvGeometry
         return kernel_w * kernel_h * kernel_d;
     }
 };
+
+// num_output times the kernel sizes, or 0 when a factor is not positive or the
+// product leaves int range (hostile params must not overflow)
+static inline long long conv_checked_product(long long a, long long b, long long c = 1, long long d = 1)
+{
+    const long long limit = 0x7fffffffLL;
+    long long r = 1;
+    for (long long f : {a, b, c, d})
+    {
+        if (f <= 0 || f > limit || r > limit / f)
+            return 0;
+        r *= f;
+    }
+    return r;
+}
 
 static inline int conv_kernel_extent(int kernel, int dilation)
 {
@@ -210,12 +226,26 @@ static inline void conv_forward_fp32(const ConvView& in, const ConvView& out, co
     }
 }
 
+// How conv_forward_int8 turns the int32 sum into the output, to follow the
+// arithmetic of the ncnn kernel that the layer mirrors (flags, OR-ed).
+enum
+{
+    // fmaf(sum, scale_in, bias), one rounding (ncnn's x86 Requantize /
+    // Dequantize on an FMA CPU); else (float)sum * scale_in, then + bias
+    CONV_INT8_FMA_BIAS = 1,
+    // requantize with float2int8_addhalf (ncnn's x86 SIMD rounding); else
+    // float2int8 (round half away from zero)
+    CONV_INT8_ROUND_ADDHALF = 2,
+};
+
 // int8 grouped convolution on an already quantized input. Per out channel:
-// fp = sum * scale_in[oc] + bias[oc], activation, then either stored as fp32
-// or requantized to int8 with scale_out[oc] (scale_out != nullptr).
+// fp = sum * scale_in[oc] + bias[oc] (see the CONV_INT8_* flags for how),
+// activation, then either stored as fp32 or requantized to int8 with
+// float2int8(fp * scale_out[oc]) (scale_out != nullptr).
 static inline void conv_forward_int8(const ConvView& in, const ConvView& out, const signed char* weight, const float* bias,
                                      const float* scale_in, const float* scale_out,
-                                     int group, const ConvGeometry& g, signed char pad_value, const Activation& act, int num_threads)
+                                     int group, const ConvGeometry& g, signed char pad_value, const Activation& act, int num_threads,
+                                     int numerics = 0)
 {
     const int inch_g = in.c / group;
     const int outch_g = out.c / group;
@@ -254,13 +284,21 @@ static inline void conv_forward_int8(const ConvView& in, const ConvView& out, co
                             }
                         }
                     }
-                    float v = sum * scale_in[oc];
-                    if (bias)
-                        v += bias[oc];
+                    float v;
+                    if (numerics & CONV_INT8_FMA_BIAS)
+                    {
+                        v = std::fma((float)sum, scale_in[oc], bias ? bias[oc] : 0.f);
+                    }
+                    else
+                    {
+                        v = (float)sum * scale_in[oc];
+                        if (bias)
+                            v += bias[oc];
+                    }
                     v = act(v);
                     const size_t o = out.cstep * oc + ((size_t)oz * out.h + oy) * out.w + ox;
                     if (scale_out)
-                        ((signed char*)out.data)[o] = float2int8(v * scale_out[oc]);
+                        ((signed char*)out.data)[o] = (numerics & CONV_INT8_ROUND_ADDHALF) ? float2int8_addhalf(v * scale_out[oc]) : float2int8(v * scale_out[oc]);
                     else
                         ((float*)out.data)[o] = v;
                 }

@@ -7,6 +7,10 @@
 #include "mat.h"
 
 #include <cmath>
+#if defined(__SSE__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 1)
+#include <xmmintrin.h>
+#define KITE_INT8_HAVE_RCPSS 1
+#endif
 
 namespace kite {
 
@@ -19,6 +23,24 @@ static inline signed char float2int8(float v)
     if (v <= -127.f)
         return -127;
     int i = (int)std::round(v);
+    if (i > 127)
+        i = 127;
+    if (i < -127)
+        i = -127;
+    return (signed char)i;
+}
+
+// float2int8 as ncnn's x86 SIMD kernels do it (float2int8_sse / _avx / _avx512):
+// add +-0.5 (the sign of v) in float, truncate (cvttps), clamp to [-127, 127].
+// Differs from float2int8 where v + 0.5 rounds up to the next integer in float
+// (e.g. v = 0.49999997f gives 1, not 0), and for what cvttps cannot convert
+// (NaN, |v| >= 2^31: INT_MIN, so -127 -- even for +inf).
+static inline signed char float2int8_addhalf(float v)
+{
+    const float a = v + (std::signbit(v) ? -0.5f : 0.5f);
+    if (!(a == a) || a >= 2147483648.f || a < -2147483648.f)
+        return -127;
+    int i = (int)a;
     if (i > 127)
         i = 127;
     if (i < -127)
@@ -46,6 +68,24 @@ static inline float int8_dequant_scale(float bottom_scale, float weight_scale)
     if (weight_scale == 0.f)
         return 0.f;
     return 1.f / (bottom_scale * weight_scale);
+}
+
+// The same dequantize scale as ncnn's x86 packed (elempack 8) depth-wise int8
+// kernel computes it: the approximate reciprocal _mm_rcp_ps(bottom_scale *
+// weight_scale) (about 12 bits; relative error up to 1.5 * 2^-12), 0 when
+// the weight scale is 0. The approximation is the CPU's own (Intel and AMD
+// tables differ), so the same instruction is used here to agree with ncnn on
+// the machine that runs both. Without SSE it is the exact reciprocal (what
+// ncnn's non-x86 builds compute).
+static inline float int8_dequant_scale_rcp(float bottom_scale, float weight_scale)
+{
+    if (weight_scale == 0.f)
+        return 0.f;
+#if KITE_INT8_HAVE_RCPSS
+    return _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(bottom_scale * weight_scale)));
+#else
+    return 1.f / (bottom_scale * weight_scale);
+#endif
 }
 
 // Quantize n floats with one scale.
