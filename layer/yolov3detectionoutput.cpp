@@ -90,6 +90,17 @@ int Yolov3DetectionOutput::forward(const std::vector<Mat>& bottom_blobs, std::ve
         }
         const int net_w = (int)(scale * w);
         const int net_h = (int)(scale * h);
+        // ncnn's x86 build (-ffast-math) turns the divisions by w, h, net_w and
+        // net_h into multiplications by hoisted reciprocals and fuses the box
+        // centre into the corner expressions, so the corners get one rounding
+        // each: xmin = fma(j + sigmoid(x), 1 / w, -bw / 2) with
+        // bw = exp(tw) * (bias_w * (1 / net_w)). Mirrored here: a different last
+        // bit changes which boxes NMS keeps where boxes touch or degenerate
+        // (exp overflow to inf, zero widths), as with saturated logits.
+        const float rcp_w = 1.f / (float)w;
+        const float rcp_h = 1.f / (float)h;
+        const float rcp_net_w = 1.f / (float)net_w;
+        const float rcp_net_h = 1.f / (float)net_h;
 
         std::vector<std::vector<BBox> > box_rects(num_box);
         std::vector<std::vector<float> > box_scores(num_box);
@@ -101,6 +112,8 @@ int Yolov3DetectionOutput::forward(const std::vector<Mat>& bottom_blobs, std::ve
             const int bias_index = (int)((const float*)mask)[k + b * num_box];
             const float bias_w = ((const float*)biases)[bias_index * 2];
             const float bias_h = ((const float*)biases)[bias_index * 2 + 1];
+            const float anchor_w = bias_w * rcp_net_w;
+            const float anchor_h = bias_h * rcp_net_h;
 
             const float* xptr = blob.channel(p);
             const float* yptr = blob.channel(p + 1);
@@ -131,11 +144,12 @@ int Yolov3DetectionOutput::forward(const std::vector<Mat>& bottom_blobs, std::ve
                     const float confidence = 1.f / std::fma(std::exp(-objptr[idx]), 1.f + std::exp(-class_score), 1.f);
                     if (confidence >= confidence_threshold)
                     {
-                        const float cx = (j + detection::sigmoid(xptr[idx])) / w;
-                        const float cy = (i + detection::sigmoid(yptr[idx])) / h;
-                        const float bw = std::exp(wptr[idx]) * bias_w / net_w;
-                        const float bh = std::exp(hptr[idx]) * bias_h / net_h;
-                        BBox r = {cx - bw * 0.5f, cy - bh * 0.5f, cx + bw * 0.5f, cy + bh * 0.5f, class_index};
+                        const float tx = (float)j + detection::sigmoid(xptr[idx]);
+                        const float ty = (float)i + detection::sigmoid(yptr[idx]);
+                        const float half_w = std::exp(wptr[idx]) * anchor_w * 0.5f;
+                        const float half_h = std::exp(hptr[idx]) * anchor_h * 0.5f;
+                        BBox r = {std::fma(tx, rcp_w, -half_w), std::fma(ty, rcp_h, -half_h), std::fma(tx, rcp_w, half_w),
+                                  std::fma(ty, rcp_h, half_h), class_index};
                         box_rects[k].push_back(r);
                         box_scores[k].push_back(confidence);
                     }

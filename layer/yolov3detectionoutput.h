@@ -16,7 +16,8 @@ namespace kite {
 // ncnn's expression 1 / (1 + exp(-obj) * (1 + exp(-cls))) (NOT the product of
 // two sigmoids: ncnn's parenthesisation, kept for compatibility); cells with
 // confidence >= confidence_threshold give a box centred at
-// ((j + sigmoid(x)) / w, (i + sigmoid(y)) / h), size exp(w) * bias_w / net_w.
+// ((j + sigmoid(x)) / w, (i + sigmoid(y)) / h), size exp(w) * bias_w / net_w
+// (rounded as ncnn's x86 build computes it, see the source).
 // All boxes of all inputs are sorted and suppressed together (IoU >
 // nms_threshold, class-agnostic).
 // Output: dims 2, w = 6, rows (class + 1, confidence, xmin, ymin, xmax, ymax)

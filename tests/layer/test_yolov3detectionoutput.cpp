@@ -126,3 +126,77 @@ TEST(Yolov3DetectionOutput, bad_params_and_shapes)
     // two inputs but mask / anchors_scale only for one
     EXPECT_TRUE(run_reference("Yolov3DetectionOutput", pd, {}, {RandomMat(2, 2, 7), RandomMat(2, 2, 7)}, &why).empty());
 }
+
+// The box corners are rounded as ncnn's x86 build computes them (reciprocal
+// multiplications, the centre fused into each corner: one rounding per
+// corner). Reference values below were produced by ncnn itself (pip ncnn
+// 1.0.20261020, x86-64, glibc), not by kite.
+TEST(Yolov3DetectionOutput, corners_round_as_ncnn_x86)
+{
+    // one saturated cell of a 20 x 20 grid with a zero-size box: every corner
+    // is 9 / 20, which ncnn returns as 0.45000002f (9 * (1 / 20.f) rounded
+    // once), not the correctly rounded quotient 0.45f
+    Mat in(20, 20, 6);
+    in.fill(-30.f);
+    const float cell[6] = {50.f, 50.f, -200.f, -200.f, 10.f, 10.f};
+    for (int c = 0; c < 6; c++)
+        ((float*)in.channel(c).data)[8 * 20 + 8] = cell[c];
+    ParamDict pd = params(1, 1, 0.01f, 0.45f, {12.f, 18.f}, {0.f}, {32.f});
+    std::string why;
+    std::vector<Mat> out = run_reference("Yolov3DetectionOutput", pd, {}, {in}, &why);
+    ASSERT_EQ(out.size(), 1u) << why;
+    ASSERT_EQ(out[0].h, 1);
+    for (int k = 2; k < 6; k++)
+        EXPECT_EQ(out[0].row(0)[k], 0x1.cccccep-2f) << "corner " << k;
+}
+
+TEST(Yolov3DetectionOutput, matches_ncnn_rows)
+{
+    // two scales, two boxes each, one class; inputs from an exact formula
+    auto make = [](int w, int h, int k) {
+        Mat m(w, h, 12);
+        for (int c = 0; c < 12; c++)
+            for (int i = 0; i < w * h; i++)
+            {
+                k++;
+                float v = (float)((k * 37) % 97 - 48) / 8.f;
+                if (c % 6 == 2 || c % 6 == 3)
+                    v *= 0.5f;
+                if (c % 6 == 4)
+                    v = (k % 3) ? 4.f : -4.f;
+                if (c % 6 == 5)
+                    v = 3.f;
+                ((float*)m.channel(c).data)[i] = v;
+            }
+        return m;
+    };
+    ParamDict pd = params(1, 2, 0.3f, 0.45f, {10.f, 14.f, 23.f, 27.f}, {0.f, 1.f, 1.f, 0.f}, {32.f, 16.f});
+    std::string why;
+    std::vector<Mat> out = run_reference("Yolov3DetectionOutput", pd, {}, {make(5, 4, 0), make(10, 8, 1000)}, &why);
+    ASSERT_EQ(out.size(), 1u) << why;
+    ASSERT_EQ(out[0].w, 6);
+    ASSERT_EQ(out[0].h, 93); // ncnn keeps 93 boxes
+    // rows where the plain (correctly rounded) arithmetic gives other last bits
+    const struct
+    {
+        int row;
+        float v[6];
+    } expect[] = {
+        {5, {0x1.0000000000000p+0f, 0x1.f6575a0000000p-1f, 0x1.3158d60000000p-1f, -0x1.25b4500000000p-3f, 0x1.380df80000000p-1f, 0x1.8378500000000p-2f}},
+        {9, {0x1.0000000000000p+0f, 0x1.f6575a0000000p-1f, 0x1.973a940000000p-2f, 0x1.d4277c0000000p-3f, 0x1.9d2e860000000p-2f, 0x1.d72e5e0000000p-2f}},
+        {11, {0x1.0000000000000p+0f, 0x1.f6575a0000000p-1f, 0x1.6486200000000p-1f, 0x1.7317700000000p-4f, 0x1.6baa020000000p-1f, 0x1.4ac7260000000p-1f}},
+        {12, {0x1.0000000000000p+0f, 0x1.f6575a0000000p-1f, 0x1.cb1be60000000p-1f, 0x1.1dd7100000000p-5f, 0x1.d055340000000p-1f, 0x1.c3dc4a0000000p-2f}},
+        {13, {0x1.0000000000000p+0f, 0x1.f6575a0000000p-1f, 0x1.5c3cba0000000p-1f, 0x1.d92a6e0000000p-4f, 0x1.1d2e3e0000000p+0f, 0x1.3efce40000000p-3f}},
+        {14, {0x1.0000000000000p+0f, 0x1.f6575a0000000p-1f, 0x1.94109a0000000p-3f, -0x1.d5b3000000000p-4f, 0x1.c630bc0000000p-3f, 0x1.b869000000000p-1f}},
+    };
+    for (const auto& e : expect)
+        for (int k = 0; k < 6; k++)
+        {
+#if defined(__x86_64__) && defined(__GLIBC__)
+            // same libm exp as the reference run: bit-exact
+            EXPECT_EQ(out[0].row(e.row)[k], e.v[k]) << "row " << e.row << " col " << k;
+#else
+            EXPECT_NEAR(out[0].row(e.row)[k], e.v[k], 1e-6f) << "row " << e.row << " col " << k;
+#endif
+        }
+}
