@@ -35,6 +35,13 @@ if [ ${#need[@]} -gt 0 ]; then
     fi
 fi
 
+# python packages the tests use: numpy (model tests), ncnn (fidelity; skipped without it)
+if ! python3 -c "import numpy" 2> /dev/null || ! python3 -c "import ncnn" 2> /dev/null; then
+    python3 -m pip install -q numpy ncnn 2> /dev/null \
+        || python3 -m pip install -q --break-system-packages numpy ncnn 2> /dev/null \
+        || echo "warning: pip could not install numpy/ncnn; the comparisons with ncnn will be skipped"
+fi
+
 gen=()
 if command -v ninja > /dev/null; then gen=(-G Ninja); fi
 tests=ON

@@ -32,9 +32,9 @@ static inline signed char float2int8(float v)
 
 // float2int8 as ncnn's x86 SIMD kernels do it (float2int8_sse / _avx / _avx512):
 // add +-0.5 (the sign of v) in float, truncate (cvttps), clamp to [-127, 127].
-// Differs from float2int8 where v + 0.5 rounds up to the next integer in float
-// (e.g. v = 0.49999997f gives 1, not 0), and for what cvttps cannot convert
-// (NaN, |v| >= 2^31: INT_MIN, so -127 -- even for +inf).
+// Differs from float2int8 only at v = +-0.49999997f (0.5 - 2^-25: the sum
+// 1 - 2^-25 is a tie that rounds to 1.0, giving +-1 instead of 0) and for what
+// cvttps cannot convert (NaN, |v| >= 2^31: INT_MIN, so -127 -- even for +inf).
 static inline signed char float2int8_addhalf(float v)
 {
     const float a = v + (std::signbit(v) ? -0.5f : 0.5f);

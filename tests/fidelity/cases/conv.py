@@ -156,6 +156,20 @@ for (cin, outc, grp, s, pads) in [(4, 4, 4, 1, "4=1"), (5, 5, 5, 2, "4=1"), (6, 
          [[wsize, "s8", -127, 127], [outc, 1], [grp, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1] + SCALE_OUT], tolerance=2e-2)
     _add("convdw_int8_t102_" + tag, "ConvolutionDepthWise", base + " 8=102", [(9, 8, cin)],
          [[wsize, "s8", -127, 127], [outc, 1], [1, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1] + SCALE_OUT], tolerance=2e-2)
+# int8 depth-wise with channels % 8 == 0: ncnn's x86 build runs these in its
+# elempack-8 kernel (dequantize scale from the approximate reciprocal
+# _mm_rcp_ps, SIMD rounding); kite must give the very same int8 / fp32 values
+# (an exact 1 / (bottom_scale * weight_scale) flips ~1% of the int8 outputs).
+for (c, s, w, h) in [(8, 1, 15, 13), (16, 2, 17, 15), (24, 1, 9, 8)]:
+    wsize = c * 9
+    base = "0=%d 1=3 3=%d 4=1 5=1 6=%d 7=%d" % (c, s, wsize, c)
+    tag = "c%d_s%d" % (c, s)
+    _add("convdw_int8_pack8_t101_relu_" + tag, "ConvolutionDepthWise", base + " 8=101 9=1", [(w, h, c)],
+         [[wsize, 0, -1, 1], [c, 1], [c, 1, 100, 127], [1, 1] + SCALE_IN, [1, 1, 30, 60]], tolerance=1e-6)
+    _add("convdw_int8_pack8_t102_" + tag, "ConvolutionDepthWise", base + " 8=102", [(w, h, c)],
+         [[wsize, "s8", -127, 127], [c, 1], [1, 1] + SCALE_W, [1, 1] + SCALE_IN, [1, 1, 30, 60]], tolerance=1e-6)
+    _add("convdw_int8_pack8_t1_" + tag, "ConvolutionDepthWise", base + " 8=1", [(w, h, c)],
+         [[wsize, "s8", -127, 127], [c, 1], [c, 1] + SCALE_W, [1, 1] + SCALE_IN], tolerance=1e-6)
 for (aname, aparams) in ACTS:
     _add("convdw_int8_act_" + aname, "ConvolutionDepthWise", "0=4 1=3 4=1 5=1 6=36 7=4 8=1 " + aparams, [(7, 6, 4)],
          [[36, "s8", -127, 127], [4, 1], [4, 1] + SCALE_W, [1, 1] + SCALE_IN], input_range=[-2, 2], tolerance=1e-3)
