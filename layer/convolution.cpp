@@ -1,6 +1,7 @@
 #include "convolution.h"
 
 #include "common/activation.h"
+#include "common/conv_int8_planes.h"
 #include "common/conv_kernel.h"
 #include "common/int8.h"
 #include "log.h"
@@ -355,6 +356,11 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, num_output, out_elemsize, opt.blob_allocator);
     if (top_blob.empty())
         return -100;
+    // the same sums and epilogue as conv_forward_int8, in a loop order that
+    // vectorises (common/conv_int8_planes.h)
+    if (conv_forward_int8_planes(in, conv_view_spatial(top_blob), weight_data, bias, scale_in.data(),
+                                 requant ? scale_out.data() : nullptr, g, pad_value_int8(pad_value), act, opt.num_threads, numerics))
+        return 0;
     conv_forward_int8(in, conv_view_spatial(top_blob), weight_data, bias, scale_in.data(), requant ? scale_out.data() : nullptr,
                       1, g, pad_value_int8(pad_value), act, opt.num_threads, numerics);
     return 0;

@@ -288,3 +288,67 @@ TEST(Convolution, rejects_bad_params_and_shapes)
     // a valid one works
     EXPECT_FALSE(run_reference("Convolution", make(4, 3, 1, 1, 36, 0), {RandomMat(36)}, {RandomMat(5, 5, 1)}, &why).empty()) << why;
 }
+
+// The int8 fast path (common/conv_int8_planes.h, used by Convolution's int8
+// forward) must give exactly conv_forward_int8's outputs: same int32 sums,
+// same epilogue. Checked bit for bit against that independent direct loop
+// over geometries with borders, strides, dilation, cropping (negative pads),
+// a non-zero pad value, channel counts that are not multiples of 4, fp32 and
+// requantized outputs, and both numerics modes.
+#include "../../layer/common/conv_int8_planes.h"
+
+TEST(Convolution, int8_planes_equal_reference_kernel)
+{
+    reseed(61);
+    struct G
+    {
+        int w, h, c, outc, kw, kh, sw, sh, dw, dh, pl, pt;
+    } geos[] = {
+        {9, 8, 3, 5, 1, 1, 1, 1, 1, 1, 0, 0},   {9, 8, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1},  {11, 7, 2, 6, 3, 3, 2, 2, 1, 1, 1, 1},
+        {10, 9, 4, 7, 5, 3, 1, 2, 1, 1, 2, 1},  {12, 12, 3, 4, 3, 3, 1, 1, 2, 2, 2, 2}, {8, 8, 5, 9, 7, 7, 2, 2, 1, 1, 3, 3},
+        {9, 9, 2, 3, 3, 3, 1, 1, 1, 1, -1, -1}, {13, 5, 3, 2, 1, 3, 3, 1, 1, 2, 0, 2}, {6, 6, 1, 1, 3, 3, 4, 4, 1, 1, 0, 0},
+    };
+    for (const G& t : geos)
+        for (int numerics : {0, CONV_INT8_FMA_BIAS | CONV_INT8_ROUND_ADDHALF})
+            for (int requant : {0, 1})
+                for (int padv : {0, -3})
+                {
+                    ConvGeometry g;
+                    g.kernel_w = t.kw;
+                    g.kernel_h = t.kh;
+                    g.stride_w = t.sw;
+                    g.stride_h = t.sh;
+                    g.dilation_w = t.dw;
+                    g.dilation_h = t.dh;
+                    g.pad_left = t.pl;
+                    g.pad_top = t.pt;
+                    const int outw = (t.w + 2 * t.pl - ((t.kw - 1) * t.dw + 1)) / t.sw + 1;
+                    const int outh = (t.h + 2 * t.pt - ((t.kh - 1) * t.dh + 1)) / t.sh + 1;
+                    ASSERT_GT(outw, 0);
+                    ASSERT_GT(outh, 0);
+                    Mat in(t.w, t.h, t.c, (size_t)1u);
+                    for (int q = 0; q < t.c; q++)
+                    {
+                        signed char* p = (signed char*)in.channel(q).data;
+                        Mat r = RandomS8Mat(t.w * t.h);
+                        memcpy(p, r.data, (size_t)t.w * t.h);
+                    }
+                    Mat wt = RandomS8Mat(t.outc * t.c * t.kw * t.kh);
+                    std::vector<signed char> w8((const signed char*)wt.data, (const signed char*)wt.data + wt.w);
+                    Mat bias = RandomMat(t.outc);
+                    Mat sin = RandomMat(t.outc, 1e-4f, 2e-3f);
+                    Mat sout = RandomMat(t.outc, 5.f, 20.f);
+                    const Activation act(1, Mat()); // ReLU
+                    const size_t es = requant ? 1u : 4u;
+                    Mat o1(outw, outh, t.outc, es), o2(outw, outh, t.outc, es);
+                    ConvView vin = conv_view_spatial(in);
+                    conv_forward_int8(vin, conv_view_spatial(o1), w8.data(), bias, sin, requant ? (const float*)sout : nullptr, 1, g,
+                                      (signed char)padv, act, 1, numerics);
+                    ASSERT_TRUE(conv_forward_int8_planes(vin, conv_view_spatial(o2), w8.data(), bias, sin,
+                                                         requant ? (const float*)sout : nullptr, g, (signed char)padv, act, 2, numerics));
+                    for (int q = 0; q < t.outc; q++)
+                        ASSERT_EQ(memcmp(o1.channel(q).data, o2.channel(q).data, (size_t)outw * outh * es), 0)
+                            << "geometry " << (&t - geos) << " channel " << q << " numerics " << numerics << " requant " << requant
+                            << " pad " << padv;
+                }
+}
