@@ -463,8 +463,11 @@ int Net::load_param_mem(const char* mem)
     }
     if ((int)lines.size() - 2 > layer_count)
     {
-        KITE_LOGE("param: header declares %d layers, file has %d", layer_count, (int)lines.size() - 2);
-        return -1;
+        // ncnn reads exactly layer_count layers and ignores the rest (its own
+        // nanodet_m.param has a trailing line beyond the count)
+        KITE_LOGW("param: header declares %d layers, file has %d lines more; they are ignored", layer_count,
+                  (int)lines.size() - 2 - layer_count);
+        lines.resize((size_t)layer_count + 2);
     }
     declared_blob_count_ = blob_count;
 

@@ -865,7 +865,6 @@ TEST(Net, param_errors)
         {"empty", "", ""},
         {"no counts", "7767517\n", ""},
         {"truncated layers", "7767517\n3 3\nInput in0 0 1 in0\nReLU r 1 1 in0 x\n", "truncated"},
-        {"too many layers", "7767517\n1 2\nInput in0 0 1 in0\nReLU r 1 1 in0 x\n", ""},
         {"short layer line", "7767517\n2 2\nInput in0 0 1 in0\nReLU r 1\n", ""},
         {"missing blob names", "7767517\n2 2\nInput in0 0 1 in0\nReLU r 1 1 in0\n", ""},
         {"negative counts", "7767517\n2 2\nInput in0 0 1 in0\nReLU r -1 1 in0 x\n", ""},
@@ -976,4 +975,15 @@ TEST(Net, clear_and_reload)
     ASSERT_EQ(net.load_param_mem(kParam), 0);
     ASSERT_EQ(net.load_model(bin.data(), bin.size()), bin.size());
     EXPECT_EQ(check_model(net), "");
+}
+
+// ncnn reads exactly the declared number of layers and ignores further lines
+// (its own nanodet_m.param has one line more than its header says)
+TEST(Net, lines_beyond_the_layer_count_are_ignored)
+{
+    kite::Net net;
+    ASSERT_EQ(net.load_param_mem("7767517\n2 2\nInput in0 0 1 in0\nReLU r 1 1 in0 x\nNoop extra 1 1 x y\n"), 0);
+    EXPECT_EQ(net.layers().size(), 2u);
+    EXPECT_EQ(net.find_blob_index_by_name("y"), -1);
+    EXPECT_GE(net.find_blob_index_by_name("x"), 0);
 }
