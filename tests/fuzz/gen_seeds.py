@@ -7,8 +7,8 @@ DIR/param_text   text .param files (fuzz_param_text)
 DIR/param_bin    binary .param.bin files (fuzz_param_bin)
 DIR/model_bin    .bin weights for the fixed graph of fuzz_model_bin
 
-tests/fuzz/corpus holds the output without --shared (small, committed); CI adds
-the shared ncnn graphs with --shared into a temporary folder.
+The seeds are generated, never committed: CI writes them, with the shared
+ncnn graphs (--shared), into a temporary folder before each fuzz run.
 """
 
 import argparse
