@@ -8,6 +8,8 @@ namespace kite {
 
 Convolution3D::Convolution3D()
 {
+    grouped = false;
+    type_name = "Convolution3D";
     one_blob_only = true;
     support_inplace = false;
 }
@@ -33,7 +35,7 @@ int Convolution3D::load_param(const ParamDict& pd)
     pad_value = pd.get(PARAM_PAD_VALUE, 0.f);
     bias_term = pd.get(PARAM_BIAS_TERM, 0);
     weight_data_size = pd.get(PARAM_WEIGHT_DATA_SIZE, 0);
-    group = 1;
+    group = grouped ? pd.get(PARAM_GROUP, 1) : 1;
     activation_type = pd.get(PARAM_ACTIVATION_TYPE, 0);
     activation_params = pd.get(PARAM_ACTIVATION_PARAMS, Mat());
     dynamic_weight = pd.get(PARAM_DYNAMIC_WEIGHT, 0);
@@ -41,28 +43,28 @@ int Convolution3D::load_param(const ParamDict& pd)
     const char* n = name.c_str();
     if (num_output <= 0 || group <= 0 || num_output % group != 0)
     {
-        KITE_LOGE("Convolution3D '%s': num_output %d must be > 0 and divisible by group %d", n, num_output, group);
+        KITE_LOGE("%s '%s': num_output %d must be > 0 and divisible by group %d", type_name, n, num_output, group);
         return -1;
     }
     if (kernel_w <= 0 || kernel_h <= 0 || kernel_d <= 0 || dilation_w <= 0 || dilation_h <= 0 || dilation_d <= 0 || stride_w <= 0 || stride_h <= 0 || stride_d <= 0)
     {
-        KITE_LOGE("Convolution3D '%s': kernel, dilation and stride must all be > 0", n);
+        KITE_LOGE("%s '%s': kernel, dilation and stride must all be > 0", type_name, n);
         return -1;
     }
     const int pads[6] = {pad_left, pad_right, pad_top, pad_bottom, pad_front, pad_behind};
-    if (conv_check_pads(pads, 6, "Convolution3D", n) != 0)
+    if (conv_check_pads(pads, 6, type_name, n) != 0)
         return -1;
-    if (activation_check(activation_type, "Convolution3D", n) != 0)
+    if (activation_check(activation_type, type_name, n) != 0)
         return -1;
     if (dynamic_weight)
     {
-        KITE_LOGE("Convolution3D '%s': dynamic_weight is not supported", n);
+        KITE_LOGE("%s '%s': dynamic_weight is not supported", type_name, n);
         return -1;
     }
     const long long per_input = conv_checked_product(num_output, kernel_w, kernel_h, kernel_d);
     if (per_input <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
     {
-        KITE_LOGE("Convolution3D '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", n,
+        KITE_LOGE("%s '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", type_name, n,
                   weight_data_size, per_input);
         return -1;
     }
@@ -76,7 +78,7 @@ int Convolution3D::load_model(const ModelBin& mb)
         return -100;
     if (weight_data.elemsize != 4u)
     {
-        KITE_LOGE("Convolution3D '%s': int8 weights are not supported", name.c_str());
+        KITE_LOGE("%s '%s': int8 weights are not supported", type_name, name.c_str());
         return -1;
     }
     if (bias_term)
@@ -92,7 +94,7 @@ int Convolution3D::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
 {
     if (bottom_blob.elemsize != 4u || bottom_blob.elempack != 1 || bottom_blob.dims != 4)
     {
-        KITE_LOGE("Convolution3D '%s': expects an fp32 elempack-1 input of dims 4, got dims=%d elemsize=%zu elempack=%d",
+        KITE_LOGE("%s '%s': expects an fp32 elempack-1 input of dims 4, got dims=%d elemsize=%zu elempack=%d", type_name,
                   name.c_str(), bottom_blob.dims, bottom_blob.elemsize, bottom_blob.elempack);
         return -1;
     }
@@ -100,7 +102,7 @@ int Convolution3D::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
     const ConvView in = conv_view_spatial(bottom_blob);
     if (in.c != inch_g * group)
     {
-        KITE_LOGE("Convolution3D '%s': input has %d channels, the weights expect %d", name.c_str(), in.c, inch_g * group);
+        KITE_LOGE("%s '%s': input has %d channels, the weights expect %d", type_name, name.c_str(), in.c, inch_g * group);
         return -1;
     }
     const int pads_in[6] = {pad_left, pad_right, pad_top, pad_bottom, pad_front, pad_behind};
@@ -114,7 +116,7 @@ int Convolution3D::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
     const int span_d = in.d + pads[4] + pads[5] - extents[2];
     if (span_w < 0 || span_h < 0 || span_d < 0)
     {
-        KITE_LOGE("Convolution3D '%s': input is smaller than the kernel extent after padding", name.c_str());
+        KITE_LOGE("%s '%s': input is smaller than the kernel extent after padding", type_name, name.c_str());
         return -1;
     }
     const int outw = span_w / stride_w + 1;

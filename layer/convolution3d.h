@@ -20,6 +20,7 @@ public:
         PARAM_PAD_LEFT = 4,
         PARAM_BIAS_TERM = 5,
         PARAM_WEIGHT_DATA_SIZE = 6,
+        PARAM_GROUP = 7, // read only by the grouped subclass
         PARAM_ACTIVATION_TYPE = 9,
         PARAM_ACTIVATION_PARAMS = 10,
         PARAM_KERNEL_H = 11,
@@ -63,6 +64,8 @@ public:
     int bias_term;
     int weight_data_size;
     int group;
+    bool grouped;          // param 7 is read (the DepthWise subclass), else group = 1
+    const char* type_name; // for messages
     int activation_type;
     Mat activation_params;
     int dynamic_weight;

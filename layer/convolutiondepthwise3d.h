@@ -1,75 +1,19 @@
 #ifndef KITE_LAYER_CONVOLUTIONDEPTHWISE3D_H
 #define KITE_LAYER_CONVOLUTIONDEPTHWISE3D_H
 
-#include "layer.h"
+#include "convolution3d.h"
 
 namespace kite {
 
 // Grouped 3-D convolution over a dims-4 blob (w, h, d, c); output (outw, outh, outd, num_output), ncnn's ConvolutionDepthWise3D: param 7 splits channels and num_output into groups.
 // Weights [num_output][channels/group][kd][kh][kw].
 // dynamic_weight is not supported.
-class ConvolutionDepthWise3D : public Layer
+// Same parameters, weights and computation as Convolution3D, with group read from
+// param 7.
+class ConvolutionDepthWise3D : public Convolution3D
 {
 public:
-    enum ParamId
-    {
-        PARAM_NUM_OUTPUT = 0,
-        PARAM_KERNEL_W = 1,
-        PARAM_DILATION_W = 2,
-        PARAM_STRIDE_W = 3,
-        PARAM_PAD_LEFT = 4,
-        PARAM_BIAS_TERM = 5,
-        PARAM_WEIGHT_DATA_SIZE = 6,
-        PARAM_GROUP = 7,
-        PARAM_ACTIVATION_TYPE = 9,
-        PARAM_ACTIVATION_PARAMS = 10,
-        PARAM_KERNEL_H = 11,
-        PARAM_DILATION_H = 12,
-        PARAM_STRIDE_H = 13,
-        PARAM_PAD_TOP = 14,
-        PARAM_PAD_RIGHT = 15,
-        PARAM_PAD_BOTTOM = 16,
-        PARAM_PAD_BEHIND = 17,
-        PARAM_PAD_VALUE = 18,
-        PARAM_DYNAMIC_WEIGHT = 19,
-        PARAM_KERNEL_D = 21,
-        PARAM_DILATION_D = 22,
-        PARAM_STRIDE_D = 23,
-        PARAM_PAD_FRONT = 24,
-    };
-
     ConvolutionDepthWise3D();
-    int load_param(const ParamDict& pd) override;
-    int load_model(const ModelBin& mb) override;
-    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
-
-public:
-    int num_output;
-    int kernel_w;
-    int kernel_h;
-    int kernel_d;
-    int dilation_w;
-    int dilation_h;
-    int dilation_d;
-    int stride_w;
-    int stride_h;
-    int stride_d;
-    int pad_left;
-    int pad_right;
-    int pad_top;
-    int pad_bottom;
-    int pad_front;
-    int pad_behind;
-    float pad_value;
-    int bias_term;
-    int weight_data_size;
-    int group;
-    int activation_type;
-    Mat activation_params;
-    int dynamic_weight;
-
-    Mat weight_data;
-    Mat bias_data;
 };
 
 } // namespace kite

@@ -8,6 +8,8 @@ namespace kite {
 
 Deconvolution1D::Deconvolution1D()
 {
+    grouped = false;
+    type_name = "Deconvolution1D";
     one_blob_only = true;
     support_inplace = false;
 }
@@ -24,7 +26,7 @@ int Deconvolution1D::load_param(const ParamDict& pd)
     output_w = pd.get(PARAM_OUTPUT_W, 0);
     bias_term = pd.get(PARAM_BIAS_TERM, 0);
     weight_data_size = pd.get(PARAM_WEIGHT_DATA_SIZE, 0);
-    group = 1;
+    group = grouped ? pd.get(PARAM_GROUP, 1) : 1;
     activation_type = pd.get(PARAM_ACTIVATION_TYPE, 0);
     activation_params = pd.get(PARAM_ACTIVATION_PARAMS, Mat());
     dynamic_weight = pd.get(PARAM_DYNAMIC_WEIGHT, 0);
@@ -32,33 +34,33 @@ int Deconvolution1D::load_param(const ParamDict& pd)
     const char* n = name.c_str();
     if (num_output <= 0 || group <= 0 || num_output % group != 0)
     {
-        KITE_LOGE("Deconvolution1D '%s': num_output %d must be > 0 and divisible by group %d", n, num_output, group);
+        KITE_LOGE("%s '%s': num_output %d must be > 0 and divisible by group %d", type_name, n, num_output, group);
         return -1;
     }
     if (kernel_w <= 0 || dilation_w <= 0 || stride_w <= 0)
     {
-        KITE_LOGE("Deconvolution1D '%s': kernel, dilation and stride must all be > 0", n);
+        KITE_LOGE("%s '%s': kernel, dilation and stride must all be > 0", type_name, n);
         return -1;
     }
     const int pads[2] = {pad_left, pad_right};
-    if (conv_check_pads(pads, 2, "Deconvolution1D", n) != 0)
+    if (conv_check_pads(pads, 2, type_name, n) != 0)
         return -1;
     if (output_pad_right < 0 || output_w < 0)
     {
-        KITE_LOGE("Deconvolution1D '%s': output_pad and output size must be >= 0", n);
+        KITE_LOGE("%s '%s': output_pad and output size must be >= 0", type_name, n);
         return -1;
     }
-    if (activation_check(activation_type, "Deconvolution1D", n) != 0)
+    if (activation_check(activation_type, type_name, n) != 0)
         return -1;
     if (dynamic_weight)
     {
-        KITE_LOGE("Deconvolution1D '%s': dynamic_weight is not supported", n);
+        KITE_LOGE("%s '%s': dynamic_weight is not supported", type_name, n);
         return -1;
     }
     const long long per_input = conv_checked_product(num_output, kernel_w);
     if (per_input <= 0 || weight_data_size <= 0 || weight_data_size % per_input != 0)
     {
-        KITE_LOGE("Deconvolution1D '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", n,
+        KITE_LOGE("%s '%s': weight_data_size %d is not a positive multiple of num_output * kernel size = %lld", type_name, n,
                   weight_data_size, per_input);
         return -1;
     }
@@ -72,7 +74,7 @@ int Deconvolution1D::load_model(const ModelBin& mb)
         return -100;
     if (weight_data.elemsize != 4u)
     {
-        KITE_LOGE("Deconvolution1D '%s': int8 weights are not supported", name.c_str());
+        KITE_LOGE("%s '%s': int8 weights are not supported", type_name, name.c_str());
         return -1;
     }
     if (bias_term)
@@ -88,7 +90,7 @@ int Deconvolution1D::forward(const Mat& bottom_blob, Mat& top_blob, const Option
 {
     if (bottom_blob.elemsize != 4u || bottom_blob.elempack != 1 || bottom_blob.dims < 1 || bottom_blob.dims > 2)
     {
-        KITE_LOGE("Deconvolution1D '%s': expects an fp32 elempack-1 input of dims 1..2, got dims=%d elemsize=%zu elempack=%d",
+        KITE_LOGE("%s '%s': expects an fp32 elempack-1 input of dims 1..2, got dims=%d elemsize=%zu elempack=%d", type_name,
                   name.c_str(), bottom_blob.dims, bottom_blob.elemsize, bottom_blob.elempack);
         return -1;
     }
@@ -96,7 +98,7 @@ int Deconvolution1D::forward(const Mat& bottom_blob, Mat& top_blob, const Option
     const ConvView in = conv_view_rows(bottom_blob);
     if (in.c != inch_g * group)
     {
-        KITE_LOGE("Deconvolution1D '%s': input has %d channels, the weights expect %d", name.c_str(), in.c, inch_g * group);
+        KITE_LOGE("%s '%s': input has %d channels, the weights expect %d", type_name, name.c_str(), in.c, inch_g * group);
         return -1;
     }
     const int full_w = (in.w - 1) * stride_w + conv_kernel_extent(kernel_w, dilation_w) + output_pad_right;
@@ -104,13 +106,13 @@ int Deconvolution1D::forward(const Mat& bottom_blob, Mat& top_blob, const Option
     const bool use_output_size = output_w > 0;
     if (!explicit_pad && use_output_size && pad_left != -233 && pad_left != -234)
     {
-        KITE_LOGE("Deconvolution1D '%s': output size applies only with SAME pads (-233/-234), as in ncnn", name.c_str());
+        KITE_LOGE("%s '%s': output size applies only with SAME pads (-233/-234), as in ncnn", type_name, name.c_str());
         return -1;
     }
     int cut_w, outw;
     if (deconv_axis_cut(full_w, pad_left, pad_right, output_w, explicit_pad, use_output_size, &cut_w, &outw) != 0)
     {
-        KITE_LOGE("Deconvolution1D '%s': the full output cannot be cut to the requested size", name.c_str());
+        KITE_LOGE("%s '%s': the full output cannot be cut to the requested size", type_name, name.c_str());
         return -1;
     }
 

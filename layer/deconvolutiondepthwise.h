@@ -1,7 +1,7 @@
 #ifndef KITE_LAYER_DECONVOLUTIONDEPTHWISE_H
 #define KITE_LAYER_DECONVOLUTIONDEPTHWISE_H
 
-#include "layer.h"
+#include "deconvolution.h"
 
 namespace kite {
 
@@ -9,64 +9,12 @@ namespace kite {
 // group). Weights [group][num_output/group][channels/group][kh][kw]. The full
 // output (w - 1) * stride + kernel_extent + output_pad is cut by the pads, or
 // to output_w/output_h with SAME pads (-233 UPPER, -234 LOWER), as in ncnn.
-class DeconvolutionDepthWise : public Layer
+// Same parameters, weights and computation as Deconvolution, with group read from
+// param 7.
+class DeconvolutionDepthWise : public Deconvolution
 {
 public:
-    enum ParamId
-    {
-        PARAM_NUM_OUTPUT = 0,
-        PARAM_KERNEL_W = 1,
-        PARAM_DILATION_W = 2,
-        PARAM_STRIDE_W = 3,
-        PARAM_PAD_LEFT = 4,
-        PARAM_BIAS_TERM = 5,
-        PARAM_WEIGHT_DATA_SIZE = 6,
-        PARAM_GROUP = 7,
-        PARAM_ACTIVATION_TYPE = 9,
-        PARAM_ACTIVATION_PARAMS = 10,
-        PARAM_KERNEL_H = 11,
-        PARAM_DILATION_H = 12,
-        PARAM_STRIDE_H = 13,
-        PARAM_PAD_TOP = 14,
-        PARAM_PAD_RIGHT = 15,
-        PARAM_PAD_BOTTOM = 16,
-        PARAM_OUTPUT_PAD_RIGHT = 18,
-        PARAM_OUTPUT_PAD_BOTTOM = 19,
-        PARAM_OUTPUT_W = 20,
-        PARAM_OUTPUT_H = 21,
-        PARAM_DYNAMIC_WEIGHT = 28,
-    };
-
     DeconvolutionDepthWise();
-    int load_param(const ParamDict& pd) override;
-    int load_model(const ModelBin& mb) override;
-    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
-
-public:
-    int num_output;
-    int kernel_w;
-    int kernel_h;
-    int dilation_w;
-    int dilation_h;
-    int stride_w;
-    int stride_h;
-    int pad_left; // cut from the full output; -233/-234 with output_w/h: SAME_UPPER/SAME_LOWER
-    int pad_right;
-    int pad_top;
-    int pad_bottom;
-    int output_pad_right;
-    int output_pad_bottom;
-    int output_w;
-    int output_h;
-    int bias_term;
-    int weight_data_size;
-    int group;
-    int activation_type;
-    Mat activation_params;
-    int dynamic_weight; // not supported (load_param fails)
-
-    Mat weight_data; // [num_output][inch/group][kh][kw]
-    Mat bias_data;
 };
 
 } // namespace kite

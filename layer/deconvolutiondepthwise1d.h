@@ -1,7 +1,7 @@
 #ifndef KITE_LAYER_DECONVOLUTIONDEPTHWISE1D_H
 #define KITE_LAYER_DECONVOLUTIONDEPTHWISE1D_H
 
-#include "layer.h"
+#include "deconvolution1d.h"
 
 namespace kite {
 
@@ -10,50 +10,12 @@ namespace kite {
 // the full output (in - 1) * stride + kernel_extent + output_pad is cut by the
 // pads, or to output_w with SAME pads (-233/-234), as in ncnn.
 // dynamic_weight is not supported.
-class DeconvolutionDepthWise1D : public Layer
+// Same parameters, weights and computation as Deconvolution1D, with group read from
+// param 7.
+class DeconvolutionDepthWise1D : public Deconvolution1D
 {
 public:
-    enum ParamId
-    {
-        PARAM_NUM_OUTPUT = 0,
-        PARAM_KERNEL_W = 1,
-        PARAM_DILATION_W = 2,
-        PARAM_STRIDE_W = 3,
-        PARAM_PAD_LEFT = 4,
-        PARAM_BIAS_TERM = 5,
-        PARAM_WEIGHT_DATA_SIZE = 6,
-        PARAM_GROUP = 7,
-        PARAM_ACTIVATION_TYPE = 9,
-        PARAM_ACTIVATION_PARAMS = 10,
-        PARAM_PAD_RIGHT = 15,
-        PARAM_OUTPUT_PAD_RIGHT = 18,
-        PARAM_OUTPUT_W = 20,
-        PARAM_DYNAMIC_WEIGHT = 28,
-    };
-
     DeconvolutionDepthWise1D();
-    int load_param(const ParamDict& pd) override;
-    int load_model(const ModelBin& mb) override;
-    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
-
-public:
-    int num_output;
-    int kernel_w;
-    int dilation_w;
-    int stride_w;
-    int pad_left;
-    int pad_right;
-    int output_pad_right;
-    int output_w;
-    int bias_term;
-    int weight_data_size;
-    int group;
-    int activation_type;
-    Mat activation_params;
-    int dynamic_weight;
-
-    Mat weight_data;
-    Mat bias_data;
 };
 
 } // namespace kite
