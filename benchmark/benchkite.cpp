@@ -2,6 +2,7 @@
 //
 //   benchkite [loop count] [num threads] [powersave] [gpu device] [cooling down]
 //             [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE]
+//             [backend=vulkan|opencl]  (which GPU backend the gpu device index selects)
 //
 // Weights are zeros (Net::load_model_empty), inputs are filled with 0.01, as
 // benchncnn does. Without param= the model set in benchmark/models runs (else
@@ -47,6 +48,7 @@ struct Settings
     int num_threads = 1;
     int powersave = 0;
     int gpu_device = -1;
+    std::string gpu_backend = "vulkan"; // backend=vulkan|opencl for the gpu device
     int cooling_down = 1;
     int warmup_count = 8;
     bool profile = false;
@@ -323,13 +325,16 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     net.opt.blob_allocator = &blob_pool;
     net.opt.workspace_allocator = &workspace_pool;
     net.opt.use_packing_layout = true;
-#if KITE_VULKAN
-    if (s.gpu_device >= 0)
+    if (s.gpu_device >= 0 && s.gpu_backend == "opencl")
+    {
+        net.opt.use_opencl = true;
+        net.opt.opencl_device = s.gpu_device;
+    }
+    else if (s.gpu_device >= 0)
     {
         net.opt.use_vulkan_compute = true;
         net.opt.vulkan_device = s.gpu_device;
     }
-#endif
 
     clear_last_error();
     bool binary = model.path.size() > 10 && model.path.compare(model.path.size() - 10, 10, ".param.bin") == 0;
@@ -427,7 +432,7 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
 void usage(const char* argv0)
 {
     fprintf(stderr,
-            "usage: %s [loop count] [num threads] [powersave] [gpu device] [cooling down] [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE]\n"
+            "usage: %s [loop count] [num threads] [powersave] [gpu device] [cooling down] [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE] [backend=vulkan|opencl]\n"
             "  defaults: 4 loops, %d threads, powersave 0, gpu -1 (cpu), cooling down 1\n",
             argv0, get_physical_big_cpu_count());
 }
@@ -482,6 +487,8 @@ int main(int argc, char** argv)
             s.profile = atoi(v.c_str()) != 0;
         else if (k == "trace")
             s.trace_path = v;
+        else if (k == "backend" && (v == "vulkan" || v == "opencl"))
+            s.gpu_backend = v;
         else
         {
             usage(argv[0]);
@@ -556,10 +563,8 @@ int main(int argc, char** argv)
     printf("powersave = %d\n", get_cpu_powersave());
     printf("gpu_device = %d\n", s.gpu_device);
     printf("cooling_down = %d\n", s.cooling_down);
-#if !KITE_VULKAN
     if (s.gpu_device >= 0)
-        printf("gpu device %d ignored: the Vulkan backend is not built (KITE_VULKAN=OFF); running on the CPU\n", s.gpu_device);
-#endif
+        printf("gpu_backend = %s\n", s.gpu_backend.c_str());
     fflush(stdout);
 
     UnlockedPoolAllocator blob_pool;

@@ -61,6 +61,16 @@ function(kite_generate_layers out_srcs)
             continue()
         endif()
         list(APPEND srcs ${PROJECT_SOURCE_DIR}/layer/${lower}.cpp)
+        # GPU drivers come first: the Net takes them when their backend is
+        # switched on and a device is usable, else falls through to the CPU rows
+        foreach(gpu IN ITEMS vulkan opencl)
+            string(TOUPPER ${gpu} GPU)
+            if(KITE_${GPU} AND EXISTS ${PROJECT_SOURCE_DIR}/layer/${gpu}/${lower}_${gpu}.cpp)
+                list(APPEND srcs ${PROJECT_SOURCE_DIR}/layer/${gpu}/${lower}_${gpu}.cpp)
+                string(APPEND decls "Layer* ${name}_${gpu}_layer_creator(void*);\n")
+                string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_${GPU}, CPU_ISA_NONE, ${name}_${gpu}_layer_creator},\n")
+            endif()
+        endforeach()
         # x86: one source, compiled once per ISA inside namespace kite::<isa>
         if(KITE_TARGET_X86 AND EXISTS ${PROJECT_SOURCE_DIR}/layer/x86/${lower}_x86.cpp)
             foreach(isa IN LISTS KITE_X86_ISAS)

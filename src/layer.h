@@ -5,6 +5,7 @@
 #include "modelbin.h"
 #include "option.h"
 #include "paramdict.h"
+#include "gpu/gpu.h"
 
 #include <string>
 #include <vector>
@@ -61,6 +62,11 @@ public:
     virtual int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
     virtual int forward_inplace(std::vector<Mat>& bottom_top_blobs, const Option& opt) const;
     virtual int forward_inplace(Mat& bottom_top_blob, const Option& opt) const;
+
+    // GPU layers (backend BACKEND_VULKAN / BACKEND_OPENCL): record the work
+    // on `session`; inputs arrive in the layout the session's
+    // convert_for_layer gave them. The default logs and fails.
+    virtual int forward_gpu(const std::vector<GpuBlobPtr>& bottom_blobs, std::vector<GpuBlobPtr>& top_blobs, GpuSession& session, const Option& opt) const;
 
 public:
     void* userdata;

@@ -107,6 +107,13 @@ Layer* Net::create_layer_for(const std::string& type, int typeindex, const Param
                 return nullptr;
             }
             layer_custom_index_.pop_back();
+            if (l->backend != BACKEND_CPU && !gpu_backend_usable(l->backend, opt))
+            {
+                KITE_LOGE("custom layer '%s' (%s) runs on GPU backend %d, which is not usable with these options", name.c_str(), type.c_str(), l->backend);
+                delete l;
+                err = -1;
+                return nullptr;
+            }
             layer_custom_index_.push_back((int)i);
             return l;
         }
@@ -121,9 +128,7 @@ Layer* Net::create_layer_for(const std::string& type, int typeindex, const Param
         if (type != e.type)
             continue;
         found_type = true;
-        if (e.backend == BACKEND_VULKAN && !opt.use_vulkan_compute)
-            continue;
-        if (e.backend == BACKEND_OPENCL && !opt.use_opencl)
+        if (e.backend != BACKEND_CPU && !gpu_backend_usable(e.backend, opt))
             continue;
         if (e.backend == BACKEND_CPU && e.isa != CPU_ISA_NONE)
         {
@@ -798,6 +803,7 @@ Extractor Net::create_extractor() const
 Extractor::Extractor(const Net* _net) : net(_net), opt(_net->opt), observer(nullptr), observer_userdata(nullptr)
 {
     blob_mats.resize(net->blobs_.size());
+    blob_gpu.resize(net->blobs_.size());
     consumed.assign(net->blobs_.size(), 0);
     computed.assign(net->blobs_.size(), 0);
 }
@@ -808,8 +814,10 @@ Extractor::~Extractor()
 }
 
 Extractor::Extractor(const Extractor& rhs)
-    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
+    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
 {
+    for (int b = 0; b < 3; b++)
+        sessions[b] = rhs.sessions[b];
 }
 
 Extractor& Extractor::operator=(const Extractor& rhs)
@@ -821,6 +829,9 @@ Extractor& Extractor::operator=(const Extractor& rhs)
     blob_mats = rhs.blob_mats;
     consumed = rhs.consumed;
     computed = rhs.computed;
+    blob_gpu = rhs.blob_gpu;
+    for (int b = 0; b < 3; b++)
+        sessions[b] = rhs.sessions[b];
     observer = rhs.observer;
     observer_userdata = rhs.observer_userdata;
     return *this;
@@ -830,6 +841,8 @@ void Extractor::clear()
 {
     for (Mat& m : blob_mats)
         m.release();
+    for (GpuBlobPtr& g : blob_gpu)
+        g.reset();
     std::fill(consumed.begin(), consumed.end(), 0);
     std::fill(computed.begin(), computed.end(), 0);
 }
@@ -858,6 +871,7 @@ int Extractor::input(int blob_index, const Mat& in)
         return -1;
     }
     blob_mats[blob_index] = in;
+    blob_gpu[blob_index].reset();
     computed[blob_index] = 1;
     return 0;
 }
@@ -977,6 +991,8 @@ int Extractor::run_layer(int li)
                   net->blobs_[layer->tops.empty() ? 0 : layer->tops[0]].name.c_str());
         return -1;
     }
+    if (layer->backend != BACKEND_CPU)
+        return run_layer_gpu(li);
     std::chrono::steady_clock::time_point t0;
     if (observer)
         t0 = std::chrono::steady_clock::now();
@@ -985,6 +1001,9 @@ int Extractor::run_layer(int li)
     for (size_t i = 0; i < layer->bottoms.size(); i++)
     {
         int bi = layer->bottoms[i];
+        int dret = blob_on_cpu(bi);
+        if (dret != 0)
+            return dret;
         if (blob_mats[bi].empty())
         {
             KITE_LOGE("layer '%s' (%s): input blob '%s' is empty", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
@@ -997,10 +1016,7 @@ int Extractor::run_layer(int li)
         consumed[bi]++;
         // light mode: drop our reference once every consumer has used the blob
         if (opt.lightmode && consumed[bi] >= (int)net->blobs_[bi].consumers.size())
-        {
-            blob_mats[bi].release();
-            computed[bi] = 0;
-        }
+            release_blob(bi);
     }
 
     std::vector<Mat> tops(layer->tops.size());
@@ -1058,6 +1074,7 @@ int Extractor::run_layer(int li)
         // an empty output is legitimate (a detection layer that found nothing);
         // a consumer of it reports the error
         blob_mats[layer->tops[i]] = tops[i];
+        blob_gpu[layer->tops[i]].reset();
         consumed[layer->tops[i]] = 0;
         computed[layer->tops[i]] = 1;
     }
@@ -1065,6 +1082,130 @@ int Extractor::run_layer(int li)
     {
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         observer(layer, li, ms, tops, observer_userdata);
+    }
+    return 0;
+}
+
+GpuSession* Extractor::session_for(int backend)
+{
+    if (backend <= BACKEND_CPU || backend > BACKEND_OPENCL)
+        return nullptr;
+    if (!sessions[backend])
+    {
+        GpuBackend* b = gpu_backend(backend);
+        GpuSession* s = b ? b->create_session(opt) : nullptr;
+        if (!s)
+        {
+            KITE_LOGE("could not start a %s session", b ? b->name() : "GPU");
+            return nullptr;
+        }
+        sessions[backend].reset(s);
+    }
+    return sessions[backend].get();
+}
+
+void Extractor::release_blob(int bi)
+{
+    blob_mats[bi].release();
+    blob_gpu[bi].reset();
+    computed[bi] = 0;
+}
+
+int Extractor::blob_on_cpu(int bi)
+{
+    if (!blob_mats[bi].empty() || !blob_gpu[bi])
+        return 0;
+    GpuSession* s = session_for(blob_gpu[bi]->backend);
+    if (!s)
+        return -1;
+    Mat m;
+    int ret = s->download(blob_gpu[bi], m, opt);
+    if (ret != 0)
+    {
+        KITE_LOGE("download of blob '%s' from the GPU failed (%d)", net->blobs_[bi].name.c_str(), ret);
+        return ret;
+    }
+    blob_mats[bi] = m;
+    return 0;
+}
+
+// A layer of a GPU backend: inputs are uploaded (or moved between backends)
+// where needed; the outputs stay on the GPU until a CPU layer or extract()
+// asks for them.
+int Extractor::run_layer_gpu(int li)
+{
+    const Layer* layer = net->layers_[li];
+    GpuSession* s = session_for(layer->backend);
+    if (!s)
+        return -1;
+    std::chrono::steady_clock::time_point t0;
+    if (observer)
+        t0 = std::chrono::steady_clock::now();
+
+    std::vector<GpuBlobPtr> bottoms(layer->bottoms.size());
+    for (size_t i = 0; i < layer->bottoms.size(); i++)
+    {
+        int bi = layer->bottoms[i];
+        if (blob_gpu[bi] && blob_gpu[bi]->backend != layer->backend)
+        {
+            int ret = blob_on_cpu(bi); // from another GPU backend: through the CPU
+            if (ret != 0)
+                return ret;
+            blob_gpu[bi].reset();
+        }
+        if (!blob_gpu[bi])
+        {
+            if (blob_mats[bi].empty())
+            {
+                KITE_LOGE("layer '%s' (%s): input blob '%s' is empty", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
+                return -1;
+            }
+            int ret = s->upload(blob_mats[bi], blob_gpu[bi], layer, opt);
+            if (ret != 0 || !blob_gpu[bi])
+            {
+                KITE_LOGE("layer '%s' (%s): upload of blob '%s' failed", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
+                return ret != 0 ? ret : -1;
+            }
+        }
+        bottoms[i] = blob_gpu[bi];
+        int ret = s->convert_for_layer(bottoms[i], layer, opt);
+        if (ret != 0)
+            return ret;
+        consumed[bi]++;
+        if (opt.lightmode && consumed[bi] >= (int)net->blobs_[bi].consumers.size())
+            release_blob(bi);
+    }
+    std::vector<GpuBlobPtr> tops(layer->tops.size());
+    int ret = layer->forward_gpu(bottoms, tops, *s, opt);
+    bottoms.clear();
+    if (ret != 0)
+    {
+        KITE_LOGE("layer '%s' (%s) failed on the GPU with %d", layer->name.c_str(), layer->type.c_str(), ret);
+        return ret;
+    }
+    if (tops.size() != layer->tops.size())
+    {
+        KITE_LOGE("layer '%s' (%s) produced %d outputs, expected %d", layer->name.c_str(), layer->type.c_str(), (int)tops.size(), (int)layer->tops.size());
+        return -1;
+    }
+    for (size_t i = 0; i < tops.size(); i++)
+    {
+        int ti = layer->tops[i];
+        blob_mats[ti].release();
+        blob_gpu[ti] = tops[i];
+        consumed[ti] = 0;
+        computed[ti] = 1;
+    }
+    if (observer)
+    {
+        // time the layer itself: wait for it, then hand the observer CPU copies
+        s->finish();
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        std::vector<Mat> shapes(tops.size());
+        for (size_t i = 0; i < tops.size(); i++)
+            if (tops[i])
+                shapes[i] = tops[i]->shape;
+        observer(layer, li, ms, shapes, observer_userdata);
     }
     return 0;
 }
@@ -1121,6 +1262,9 @@ int Extractor::extract(int blob_index, Mat& feat, int type)
                 return ret;
         }
     }
+    int dret = blob_on_cpu(blob_index);
+    if (dret != 0)
+        return dret;
     Mat m = blob_mats[blob_index];
     if (m.empty())
     {

@@ -8,6 +8,7 @@
 #include "option.h"
 #include "paramdict.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -139,12 +140,19 @@ private:
     friend class Net;
     explicit Extractor(const Net* net);
     int run_layer(int layer_index);
+    int run_layer_gpu(int layer_index);
+    GpuSession* session_for(int backend);
+    // the CPU copy of a blob, downloaded from the GPU if only there
+    int blob_on_cpu(int blob_index);
+    void release_blob(int blob_index);
 
     const Net* net;
     Option opt;
     std::vector<Mat> blob_mats;
     std::vector<int> consumed; // how many consumers have used each blob
     std::vector<char> computed; // blob holds its current value (possibly empty)
+    std::vector<GpuBlobPtr> blob_gpu; // GPU copy of a blob (nullptr: none)
+    std::shared_ptr<GpuSession> sessions[3]; // per Backend, made on first use
     layer_observer_func observer;
     void* observer_userdata;
 };

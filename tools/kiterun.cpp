@@ -1,7 +1,7 @@
 // kiterun: run a model once (or N times) and print / save its outputs.
 //
 //   kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...
-//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan|opencl] [save=DIR]
+//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR]
 //           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1]
 //
 // Every Input blob without input= gets uniform random values in [-1, 1) from
@@ -87,7 +87,7 @@ void usage()
 {
     fprintf(stderr,
             "usage: kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...\n"
-            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan|opencl] [save=DIR]\n"
+            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR]\n"
             "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1]\n");
 }
 
@@ -219,7 +219,7 @@ int main(int argc, char** argv)
             threads = (int)n;
         else if (k == "seed" && parse_int_arg(v, n))
             seed = n;
-        else if (k == "device" && (v == "cpu" || v == "vulkan" || v == "opencl"))
+        else if (k == "device")
             device = v;
         else if (k == "save" && !v.empty())
             save_dir = v;
@@ -237,21 +237,36 @@ int main(int argc, char** argv)
 
     Net net;
     net.opt.num_threads = threads;
-    if (device == "vulkan")
+    // device=vulkan[:N] / opencl[:N]; without that device (or backend) the Net
+    // prints a one-line notice and runs on the CPU
     {
-#if KITE_VULKAN
-        net.opt.use_vulkan_compute = true;
-#else
-        printf("device=vulkan: the Vulkan backend is not built (KITE_VULKAN=OFF); running on the CPU\n");
-#endif
-    }
-    else if (device == "opencl")
-    {
-#if KITE_OPENCL
-        net.opt.use_opencl = true;
-#else
-        printf("device=opencl: the OpenCL backend is not built (KITE_OPENCL=OFF); running on the CPU\n");
-#endif
+        std::string dev = device;
+        long long index = 0;
+        size_t colon = dev.find(':');
+        if (colon != std::string::npos)
+        {
+            if (!parse_int_arg(dev.substr(colon + 1), index) || index < 0 || index > 1024)
+            {
+                fprintf(stderr, "kiterun: bad device index in '%s'\n", device.c_str());
+                return 1;
+            }
+            dev = dev.substr(0, colon);
+        }
+        if (dev == "vulkan")
+        {
+            net.opt.use_vulkan_compute = true;
+            net.opt.vulkan_device = (int)index;
+        }
+        else if (dev == "opencl")
+        {
+            net.opt.use_opencl = true;
+            net.opt.opencl_device = (int)index;
+        }
+        else if (dev != "cpu")
+        {
+            fprintf(stderr, "kiterun: unknown device '%s' (cpu, vulkan[:N], opencl[:N])\n", device.c_str());
+            return 1;
+        }
     }
 
     // param: text or binary (by paramtype=, else by the magic number)
@@ -513,11 +528,12 @@ int main(int argc, char** argv)
     for (const Layer* l : net.layers())
         if (l->backend >= 0 && l->backend < 3)
             per_backend[l->backend]++;
-    printf("backends: cpu=%d", per_backend[BACKEND_CPU]);
-    if (per_backend[BACKEND_VULKAN])
+    // "backends: vulkan=N cpu=M": what ran where, GPU first
+    printf("backends:");
+    if (net.opt.use_vulkan_compute)
         printf(" vulkan=%d", per_backend[BACKEND_VULKAN]);
-    if (per_backend[BACKEND_OPENCL])
+    if (net.opt.use_opencl)
         printf(" opencl=%d", per_backend[BACKEND_OPENCL]);
-    printf("\n");
+    printf(" cpu=%d\n", per_backend[BACKEND_CPU]);
     return 0;
 }

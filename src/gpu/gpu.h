@@ -1,0 +1,87 @@
+#ifndef KITE_GPU_GPU_H
+#define KITE_GPU_GPU_H
+
+// The part of the GPU backends the Net sees. A backend (src/gpu/vulkan,
+// src/gpu/opencl) derives its own blob type from GpuBlob and its per-Extractor
+// command stream from GpuSession; its layers implement Layer::forward_gpu.
+// The Extractor keeps each blob on the CPU, on a GPU, or both, and inserts
+// uploads and downloads where a layer of one backend consumes a blob that
+// lives on another.
+
+#include "../mat.h"
+#include "../option.h"
+
+#include <memory>
+
+namespace kite {
+
+class Layer;
+
+// A tensor in GPU memory. `shape` describes it as a Mat would (dims, w, h,
+// d, c, elempack, elemsize) but holds no data.
+class GpuBlob
+{
+public:
+    virtual ~GpuBlob() {}
+    int backend = 0; // Backend
+    Mat shape;
+    int dims() const { return shape.dims; }
+};
+typedef std::shared_ptr<GpuBlob> GpuBlobPtr;
+
+// Mat header describing `m` without its data (for GpuBlob::shape).
+Mat gpu_shape_of(const Mat& m);
+
+// One Extractor's work on one backend: commands are recorded by the layers'
+// forward_gpu and run at the latest when something is downloaded.
+class GpuSession
+{
+public:
+    virtual ~GpuSession() {}
+    // CPU blob (any elempack, fp32/fp16) -> GPU blob in the layout `consumer`
+    // takes (nullptr: the backend's default layout)
+    virtual int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) = 0;
+    // GPU blob -> CPU blob, fp32, elempack 1; waits for the recorded work
+    virtual int download(const GpuBlobPtr& g, Mat& m, const Option& opt) = 0;
+    // make a GPU blob what `consumer` takes (packing/precision on the device)
+    virtual int convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt)
+    {
+        (void)g;
+        (void)consumer;
+        (void)opt;
+        return 0;
+    }
+    // run everything recorded so far and wait for it
+    virtual int finish() = 0;
+};
+
+class GpuBackend
+{
+public:
+    virtual ~GpuBackend() {}
+    virtual int backend() const = 0;
+    virtual const char* name() const = 0;
+    // whether the device opt asks for (vulkan_device / opencl_device) can be
+    // used; logs why not otherwise
+    virtual bool available(const Option& opt) = 0;
+    virtual GpuSession* create_session(const Option& opt) = 0;
+};
+
+// The backend compiled in for `backend` (BACKEND_VULKAN, BACKEND_OPENCL), or
+// nullptr when this build has none.
+GpuBackend* gpu_backend(int backend);
+
+// Put `b` in place of the built-in backend (nullptr: back to the built-in
+// one). For tests, and for applications that bring their own device code
+// through custom layers whose creator sets Layer::backend. Not thread-safe:
+// call before loading nets.
+void set_gpu_backend(int backend, GpuBackend* b);
+
+// Whether `backend` may be used with `opt`: compiled in, switched on in opt
+// and a device present. The first refusal per backend prints a one-line notice
+// ("... running on the CPU").
+bool gpu_backend_usable(int backend, const Option& opt);
+
+} // namespace kite
+
+#endif // KITE_GPU_GPU_H

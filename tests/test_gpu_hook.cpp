@@ -1,0 +1,213 @@
+// The Net's side of the GPU backends, with a fake backend that keeps its
+// "device" blobs in host memory: layers of a GPU backend get their inputs
+// uploaded once, CPU layers and extract() get downloads, results stay on the
+// device between GPU layers, light mode releases device blobs, and a GPU
+// backend that is missing or refused leaves every layer on the CPU.
+#include "testutil.h"
+
+#include "gpu/gpu.h"
+#include "layer.h"
+#include "log.h"
+#include "net.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+using namespace kite;
+
+namespace {
+
+struct FakeBlob : GpuBlob
+{
+    Mat data; // fp32, elempack 1
+};
+
+struct Counters
+{
+    int uploads = 0, downloads = 0, finishes = 0, live = 0;
+};
+Counters g_count;
+
+struct FakeBlobCounted : FakeBlob
+{
+    FakeBlobCounted() { g_count.live++; }
+    ~FakeBlobCounted() override { g_count.live--; }
+};
+
+class FakeSession : public GpuSession
+{
+public:
+    int upload(const Mat& m, GpuBlobPtr& out, const Layer*, const Option& opt) override
+    {
+        auto b = std::make_shared<FakeBlobCounted>();
+        Mat f = m;
+        if (f.elempack != 1)
+            convert_packing(m, f, 1, opt);
+        b->data = f.clone();
+        b->backend = BACKEND_VULKAN;
+        b->shape = gpu_shape_of(b->data);
+        out = b;
+        g_count.uploads++;
+        return 0;
+    }
+    int download(const GpuBlobPtr& g, Mat& m, const Option&) override
+    {
+        m = static_cast<const FakeBlob*>(g.get())->data.clone();
+        g_count.downloads++;
+        return 0;
+    }
+    int finish() override
+    {
+        g_count.finishes++;
+        return 0;
+    }
+};
+
+class FakeBackend : public GpuBackend
+{
+public:
+    bool present = true;
+    int backend() const override { return BACKEND_VULKAN; }
+    const char* name() const override { return "fake"; }
+    bool available(const Option&) override { return present; }
+    GpuSession* create_session(const Option&) override { return new FakeSession; }
+};
+
+// adds 1 to every element, on the fake device
+class GpuAddOne : public Layer
+{
+public:
+    GpuAddOne()
+    {
+        one_blob_only = true;
+        backend = BACKEND_VULKAN;
+        support_vulkan = true;
+    }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession&, const Option&) const override
+    {
+        const FakeBlob* in = static_cast<const FakeBlob*>(bottoms[0].get());
+        auto out = std::make_shared<FakeBlobCounted>();
+        out->data = in->data.clone();
+        float* p = out->data;
+        for (size_t i = 0; i < out->data.total(); i++)
+            p[i] += 1.f;
+        out->backend = BACKEND_VULKAN;
+        out->shape = gpu_shape_of(out->data);
+        tops[0] = out;
+        return 0;
+    }
+};
+Layer* gpu_add_one_creator(void*) { return new GpuAddOne; }
+
+// in -> g1 (gpu) -> r (cpu ReLU) -> g2 (gpu) -> g3 (gpu) -> out
+const char* kParam = "7767517\n"
+                     "5 5\n"
+                     "Input in 0 1 in 0=4 1=3 2=2\n"
+                     "GpuAddOne g1 1 1 in a\n"
+                     "ReLU r 1 1 a b\n"
+                     "GpuAddOne g2 1 1 b c\n"
+                     "GpuAddOne g3 1 1 c out\n";
+
+Mat input_mat()
+{
+    Mat m(4, 3, 2);
+    float* p = m;
+    for (size_t i = 0; i < m.total(); i++)
+        p[i] = (float)i - 10.f;
+    return m;
+}
+
+struct BackendScope
+{
+    FakeBackend fake;
+    BackendScope() { set_gpu_backend(BACKEND_VULKAN, &fake); }
+    ~BackendScope() { set_gpu_backend(BACKEND_VULKAN, nullptr); }
+};
+
+TEST(GpuHook, TransfersOnlyAtBackendBoundaries)
+{
+    BackendScope scope;
+    for (int light = 0; light < 2; light++)
+    {
+        g_count = Counters();
+        {
+            Net net;
+            net.opt.use_vulkan_compute = true;
+            ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+            ASSERT_EQ(net.load_param_mem(kParam), 0);
+            ASSERT_EQ(net.load_model_empty(), 0);
+            Extractor ex = net.create_extractor();
+            ex.set_light_mode(light != 0);
+            Mat in = input_mat();
+            ASSERT_EQ(ex.input("in", in), 0);
+            Mat out;
+            ASSERT_EQ(ex.extract("out", out), 0);
+            ASSERT_EQ(out.total(), in.total());
+            const float* pi = in;
+            const float* po = out;
+            for (size_t i = 0; i < in.total(); i++)
+                EXPECT_FLOAT_EQ(po[i], std::max(pi[i] + 1.f, 0.f) + 2.f) << "element " << i << " light " << light;
+            // in -> device; a -> host for ReLU; b -> device; out -> host
+            EXPECT_EQ(g_count.uploads, 2) << "light " << light;
+            EXPECT_EQ(g_count.downloads, 2) << "light " << light;
+            // a second extract of the same blob downloads nothing more
+            Mat again;
+            ASSERT_EQ(ex.extract("out", again), 0);
+            EXPECT_EQ(g_count.downloads, 2);
+            if (light)
+                EXPECT_EQ(g_count.live, 1) << "light mode keeps only the output on the device";
+        }
+        EXPECT_EQ(g_count.live, 0) << "device blobs leaked";
+    }
+}
+
+TEST(GpuHook, MissingDeviceRunsOnTheCpuAndCustomGpuLayerFailsCleanly)
+{
+    BackendScope scope;
+    scope.fake.present = false;
+    // built-in layers: the GPU rows are skipped, everything runs on the CPU
+    Net net;
+    net.opt.use_vulkan_compute = true;
+    ASSERT_EQ(net.load_param_mem("7767517\n2 2\nInput in 0 1 in 0=4\nReLU r 1 1 in out\n"), 0);
+    ASSERT_EQ(net.load_model_empty(), 0);
+    for (const Layer* l : net.layers())
+        EXPECT_EQ(l->backend, (int)BACKEND_CPU);
+    // a custom layer that can only run on the device is an error, not a crash
+    Net net2;
+    net2.opt.use_vulkan_compute = true;
+    ASSERT_EQ(net2.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+    EXPECT_NE(net2.load_param_mem(kParam), 0);
+    EXPECT_NE(std::string(last_error()).find("GpuAddOne"), std::string::npos) << last_error();
+}
+
+TEST(GpuHook, ProfilingObserverSeesGpuLayers)
+{
+    BackendScope scope;
+    g_count = Counters();
+    Net net;
+    net.opt.use_vulkan_compute = true;
+    ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+    ASSERT_EQ(net.load_param_mem(kParam), 0);
+    ASSERT_EQ(net.load_model_empty(), 0);
+    Extractor ex = net.create_extractor();
+    int seen = 0;
+    ex.set_layer_observer([](const Layer* l, int, double ms, const std::vector<Mat>& tops, void* ud) {
+        if (l->backend == BACKEND_VULKAN)
+        {
+            EXPECT_GE(ms, 0.0);
+            ASSERT_EQ(tops.size(), 1u);
+            EXPECT_EQ(tops[0].w, 4);
+            EXPECT_EQ(tops[0].c, 2);
+            ++*(int*)ud;
+        }
+    }, &seen);
+    ASSERT_EQ(ex.input("in", input_mat()), 0);
+    Mat out;
+    ASSERT_EQ(ex.extract("out", out), 0);
+    EXPECT_EQ(seen, 3);
+    EXPECT_EQ(g_count.finishes, 3) << "each GPU layer is waited for when profiled";
+}
+
+} // namespace
