@@ -1,0 +1,343 @@
+// tools/convert: graph passes (single assignment, splits, dead layers,
+// ordering, checks), the text/bin writer read back by kite's Net, atomic
+// writes and the unsupported-op report.
+
+#include "graph.h"
+#include "report.h"
+#include "writer.h"
+
+#include "datareader.h"
+#include "mat.h"
+#include "net.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace kite::convert;
+
+namespace {
+
+bool exists(const std::string& p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0;
+}
+
+std::string tmp_path(const char* name)
+{
+    return std::string(::testing::TempDir()) + "/kite_convert_" + std::to_string((long)getpid()) + "_" + name;
+}
+
+std::vector<float> random_vector(std::mt19937& rng, size_t n, float lo = -1.f, float hi = 1.f)
+{
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v)
+        x = d(rng);
+    return v;
+}
+
+// in -> conv 3x3 pad 1 (+bias) -> ReLU in place (caffe style) -> read twice:
+// max pool 3x3 pad 1 and global average pool -> multiplied (broadcast);
+// plus a dead Noop reading the conv output.
+Graph small_graph(std::mt19937& rng, int inch, int outch)
+{
+    Graph g;
+    g.add_input("data", 7, 5, inch);
+    Layer& conv = g.add("Convolution", "conv", {"data"}, {"conv"});
+    conv.params.set(0, outch);
+    conv.params.set(1, 3);
+    conv.params.set(4, 1);
+    conv.params.set(5, 1);
+    conv.params.set(6, outch * inch * 9);
+    conv.weights.push_back(Weight(random_vector(rng, (size_t)outch * inch * 9), true));
+    conv.weights.push_back(Weight(random_vector(rng, outch), false));
+    g.add("ReLU", "relu", {"conv"}, {"conv"});
+    Layer& p1 = g.add("Pooling", "pool max", {"conv"}, {"p1"});
+    p1.params.set(0, 0);
+    p1.params.set(1, 3);
+    p1.params.set(2, 1);
+    p1.params.set(3, 1);
+    Layer& p2 = g.add("Pooling", "pool_avg", {"conv"}, {"p2"});
+    p2.params.set(0, 1);
+    p2.params.set(4, 1);
+    Layer& m = g.add("BinaryOp", "mul", {"p1", "p2"}, {"out"});
+    m.params.set(0, 2);
+    g.add("Noop", "unused", {"conv"}, {"dead"});
+    return g;
+}
+
+// reference computation of small_graph
+std::vector<float> small_graph_reference(const Graph& g0, const std::vector<float>& in, int w, int h, int inch, int outch)
+{
+    const Layer* conv = nullptr;
+    for (const Layer& l : g0.layers)
+        if (l.type == "Convolution")
+            conv = &l;
+    const std::vector<float>& wt = conv->weights[0].data;
+    const std::vector<float>& bias = conv->weights[1].data;
+    std::vector<float> c((size_t)outch * w * h);
+    for (int o = 0; o < outch; o++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+            {
+                float s = bias[o];
+                for (int i = 0; i < inch; i++)
+                    for (int ky = 0; ky < 3; ky++)
+                        for (int kx = 0; kx < 3; kx++)
+                        {
+                            int yy = y + ky - 1, xx = x + kx - 1;
+                            if (yy < 0 || yy >= h || xx < 0 || xx >= w)
+                                continue;
+                            s += wt[((o * inch + i) * 3 + ky) * 3 + kx] * in[((size_t)i * h + yy) * w + xx];
+                        }
+                c[((size_t)o * h + y) * w + x] = s > 0 ? s : 0;
+            }
+    std::vector<float> out(c.size());
+    for (int o = 0; o < outch; o++)
+    {
+        double mean = 0;
+        for (int k = 0; k < w * h; k++)
+            mean += c[(size_t)o * w * h + k];
+        mean /= w * h;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+            {
+                float m = -INFINITY;
+                for (int ky = -1; ky <= 1; ky++)
+                    for (int kx = -1; kx <= 1; kx++)
+                    {
+                        int yy = y + ky, xx = x + kx;
+                        if (yy < 0 || yy >= h || xx < 0 || xx >= w)
+                            continue;
+                        m = std::max(m, c[((size_t)o * h + yy) * w + xx]);
+                    }
+                out[((size_t)o * h + y) * w + x] = m * (float)mean;
+            }
+    }
+    return out;
+}
+
+int run_net(const std::string& param, const std::string& bin, const std::vector<float>& in, int w, int h, int c,
+            const char* out_name, kite::Mat& out)
+{
+    kite::Net net;
+    if (net.load_param(param.c_str()) != 0 || net.load_model(bin.c_str()) != 0)
+        return -1;
+    kite::Mat m(w, h, c);
+    for (int q = 0; q < c; q++)
+        memcpy(m.channel(q), &in[(size_t)q * w * h], sizeof(float) * w * h);
+    kite::Extractor ex = net.create_extractor();
+    if (ex.input("data", m) != 0)
+        return -1;
+    return ex.extract(out_name, out);
+}
+
+} // namespace
+
+TEST(ConvertGraph, FormatFloatAlwaysReadsAsFloat)
+{
+    EXPECT_EQ(format_float(1.f), "1.0");
+    EXPECT_EQ(format_float(0.f), "0.0");
+    EXPECT_EQ(format_float(-2.5f), "-2.5");
+    EXPECT_EQ(format_float(1e20f), "1e+20");
+    std::mt19937 rng(7);
+    for (float v : random_vector(rng, 1000, -1e6f, 1e6f))
+    {
+        std::string s = format_float(v);
+        EXPECT_NE(s.find_first_of(".eE"), std::string::npos) << s;
+        EXPECT_EQ(strtof(s.c_str(), nullptr), v) << s;
+    }
+}
+
+TEST(ConvertGraph, SingleAssignmentSplitsDeadLayersAndOrder)
+{
+    std::mt19937 rng(1);
+    Graph g = small_graph(rng, 3, 5);
+    FinalizeOptions opt;
+    opt.outputs = {"out"};
+    ASSERT_EQ(finalize(g, opt), 0) << g.error;
+    // dead Noop removed, one Split for the relu output (read by two poolings)
+    int splits = 0;
+    for (const Layer& l : g.layers)
+    {
+        EXPECT_NE(l.type, "Noop");
+        if (l.type == "Split")
+        {
+            splits++;
+            EXPECT_EQ(l.bottoms, std::vector<std::string>{"conv"});
+            EXPECT_EQ(l.tops.size(), 2u);
+        }
+        EXPECT_EQ(l.name.find(' '), std::string::npos);
+    }
+    EXPECT_EQ(splits, 1);
+    // in-place relu: the conv now writes a fresh blob the relu reads
+    int ci = g.producer("conv");
+    ASSERT_GE(ci, 0);
+    EXPECT_EQ(g.layers[ci].type, "ReLU");
+    EXPECT_NE(g.layers[ci].bottoms[0], "conv");
+    EXPECT_EQ(g.layers[g.producer(g.layers[ci].bottoms[0])].type, "Convolution");
+    for (const Layer& l : g.layers)
+        for (const std::string& t : l.tops)
+            EXPECT_LE(g.consumer_count(t), 1) << t;
+}
+
+TEST(ConvertGraph, WrittenModelRunsInKite)
+{
+    for (int seed = 1; seed <= 3; seed++)
+    {
+        std::mt19937 rng(seed);
+        const int w = 7, h = 5, inch = 3 + seed, outch = 4 + 2 * seed;
+        Graph g = small_graph(rng, inch, outch);
+        Graph orig = g;
+        if (seed == 3)
+            use_fp16_storage(g);
+        std::string param = tmp_path("a.param"), bin = tmp_path("a.bin");
+        ASSERT_EQ(finalize_and_write(g, param, bin, "test"), 0);
+        std::vector<float> in = random_vector(rng, (size_t)inch * w * h);
+        kite::Mat out;
+        ASSERT_EQ(run_net(param, bin, in, w, h, inch, "out", out), 0) << "seed " << seed;
+        std::vector<float> ref = small_graph_reference(orig, in, w, h, inch, outch);
+        ASSERT_EQ(out.w, w);
+        ASSERT_EQ(out.h, h);
+        ASSERT_EQ(out.c, outch);
+        float tol = seed == 3 ? 2e-2f : 1e-4f;
+        for (int q = 0; q < outch; q++)
+            for (int k = 0; k < w * h; k++)
+                ASSERT_NEAR(out.channel(q)[k], ref[(size_t)q * w * h + k], tol * (1 + std::fabs(ref[(size_t)q * w * h + k])))
+                    << "seed " << seed << " channel " << q << " index " << k;
+        remove(param.c_str());
+        remove(bin.c_str());
+    }
+}
+
+TEST(ConvertGraph, ParamTextHasArraysStringsAndCounts)
+{
+    Graph g;
+    g.add_input("in", 4, 0, 0);
+    Layer& l = g.add("Clip", "c", {"in"}, {"o"});
+    l.params.set(0, -1.f);
+    l.params.set(1, 6);
+    l.params.set_ints(3, {1, -2});
+    l.params.set_floats(4, {0.5f, 2.f});
+    l.params.set_string(6, "1w,1h");
+    std::string t = param_text(g);
+    EXPECT_EQ(t.substr(0, 12), "7767517\n2 2\n");
+    EXPECT_NE(t.find(" 0=-1.0 1=6 -23303=2,1,-2 -23304=2,0.5,2.0 6=\"1w,1h\""), std::string::npos) << t;
+}
+
+TEST(ConvertGraph, BinLayoutTagsAndPadding)
+{
+    Graph g;
+    Layer& l = g.add("X", "x", {}, {"a"});
+    Weight a({1.f, 2.f, 3.f}, true);
+    a.storage = Weight::FP16;
+    Weight b({4.f}, false);
+    Weight c;
+    c.storage = Weight::INT8;
+    c.i8 = {1, -2, 3};
+    l.weights = {a, b, c};
+    std::vector<unsigned char> bytes = bin_bytes(g);
+    // fp16: tag + 3 halves padded to 8; raw: 4; int8: tag + 3 padded to 4
+    ASSERT_EQ(bytes.size(), 4u + 8u + 4u + 4u + 4u);
+    uint32_t tag;
+    memcpy(&tag, &bytes[0], 4);
+    EXPECT_EQ(tag, 0x01306B47u);
+    unsigned short h;
+    memcpy(&h, &bytes[6], 2);
+    EXPECT_EQ(kite::float16_to_float32(h), 2.f);
+    float f;
+    memcpy(&f, &bytes[12], 4);
+    EXPECT_EQ(f, 4.f);
+    memcpy(&tag, &bytes[16], 4);
+    EXPECT_EQ(tag, 0x000D4B38u);
+    EXPECT_EQ((int8_t)bytes[21], -2);
+}
+
+TEST(ConvertGraph, ErrorsLeaveNoFiles)
+{
+    std::string param = tmp_path("bad.param"), bin = tmp_path("bad.bin");
+    remove(param.c_str());
+    remove(bin.c_str());
+    {
+        Graph g;
+        g.add("ReLU", "r", {"nowhere"}, {"o"});
+        testing::internal::CaptureStderr();
+        EXPECT_NE(finalize_and_write(g, param, bin, "test"), 0);
+        std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_NE(err.find("nowhere"), std::string::npos) << err;
+        EXPECT_FALSE(exists(param));
+        EXPECT_FALSE(exists(bin));
+    }
+    {
+        Graph g;
+        g.add_input("a");
+        g.add("ReLU", "r1", {"b"}, {"c"});
+        g.add("ReLU", "r2", {"c"}, {"b"});
+        EXPECT_NE(finalize(g), 0);
+        EXPECT_NE(g.error.find("cycle"), std::string::npos) << g.error;
+    }
+    {
+        Graph g;
+        g.add_input("a");
+        FinalizeOptions opt;
+        opt.outputs = {"missing"};
+        EXPECT_NE(finalize(g, opt), 0);
+        EXPECT_NE(g.error.find("missing"), std::string::npos);
+    }
+    {
+        // unwritable folder: no file, no temporary left
+        Graph g;
+        g.add_input("a");
+        std::string err;
+        EXPECT_NE(write_files(g, "/nonexistent_dir_kite/x.param", "/nonexistent_dir_kite/x.bin", err), 0);
+        EXPECT_NE(err.find("nonexistent_dir_kite"), std::string::npos);
+        EXPECT_NE(write_files(g, param, param, err), 0);
+        EXPECT_FALSE(exists(param));
+    }
+}
+
+TEST(ConvertGraph, BypassKeepsOutputNames)
+{
+    Graph g;
+    g.add_input("in");
+    g.add("ReLU", "r", {"in"}, {"x"});
+    g.add("Dropout", "d", {"x"}, {"y"});
+    g.add("Dropout", "d2", {"y"}, {"z"});
+    g.add("Sigmoid", "s", {"z"}, {"out"});
+    g.add("Dropout", "d3", {"out"}, {"final"});
+    g.bypass(2); // d: d2 reads x
+    ASSERT_EQ(g.layers.size(), 5u);
+    EXPECT_EQ(g.layers[2].name, "d2");
+    EXPECT_EQ(g.layers[2].bottoms[0], "x");
+    g.bypass(2); // d2: s reads x
+    ASSERT_EQ(g.layers.size(), 4u);
+    EXPECT_EQ(g.layers[2].bottoms[0], "x");
+    g.bypass(3); // d3 writes the output: the sigmoid takes over its name
+    ASSERT_EQ(g.layers.size(), 3u);
+    EXPECT_EQ(g.layers[2].tops[0], "final");
+    ASSERT_EQ(finalize(g), 0) << g.error;
+    EXPECT_EQ(g.unconsumed_blobs(), std::vector<std::string>{"final"});
+}
+
+TEST(ConvertGraph, UnsupportedReportListsAll)
+{
+    UnsupportedOps u;
+    EXPECT_TRUE(u.empty());
+    u.add("Foo", "n1");
+    u.add("Bar", "n2", "mode=reflect");
+    u.add("Foo", "n3");
+    std::string t = u.text();
+    EXPECT_NE(t.find("2 types, 3 nodes"), std::string::npos) << t;
+    EXPECT_NE(t.find("Foo x2 (first node 'n1')"), std::string::npos) << t;
+    EXPECT_NE(t.find("Bar x1 (first node 'n2': mode=reflect)"), std::string::npos) << t;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(u.print("tool"), 1);
+    EXPECT_NE(testing::internal::GetCapturedStderr().find("tool: error: unsupported ops"), std::string::npos);
+}
