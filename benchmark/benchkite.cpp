@@ -13,6 +13,7 @@
 // writes every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto).
 
 #include "allocator.h"
+#include "fma_peak.h"
 #include "cpu.h"
 #include "log.h"
 #include "mat.h"
@@ -260,14 +261,43 @@ struct Profile
         std::string shape;
         double ms = 0;
         int runs = 0;
+        double flops = 0;   // multiply-adds x 2 of one run, 0 if not counted
+        std::string kernel; // "3x3s1", "1x1s1"... for convolutions
     };
     std::vector<Row> rows;          // by layer index
+    const Net* net = nullptr;
     bool collect = false;
     FILE* trace = nullptr;          // open Chrome trace, or null
     bool* trace_first = nullptr;
     double trace_origin_ms = 0;
     int trace_tid = 0;
 };
+
+// flops of one run of the layers whose work is a matrix product: the
+// convolution family (output size x weights), InnerProduct and Gemm with a
+// constant K. Others count 0 and show no GFLOP/s.
+double layer_flops(const Layer* layer, const ParamDict& pd, const Mat& top, std::string& kernel)
+{
+    const std::string& t = layer->type;
+    if (top.dims == 0)
+        return 0;
+    if (t == "Convolution" || t == "ConvolutionDepthWise" || t == "Convolution1D" || t == "Convolution3D")
+    {
+        int kw = pd.get(1, 0), kh = pd.get(11, kw), sw = pd.get(3, 1), sh = pd.get(13, sw);
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%dx%ds%d%s", kw, kh, sw, sw == sh ? "" : "x");
+        kernel = buf;
+        if (t == "ConvolutionDepthWise")
+            kernel += " dw";
+        double outsize = (double)top.w * (top.dims >= 2 ? top.h : 1) * (top.dims == 4 ? top.d : 1);
+        return 2.0 * outsize * pd.get(6, 0);
+    }
+    if (t == "InnerProduct")
+        return 2.0 * pd.get(2, 0) * (top.dims == 2 ? top.h : 1);
+    if (t == "Gemm" && pd.get(9, 0) > 0)
+        return 2.0 * top.w * (top.dims >= 2 ? top.h : 1) * (top.dims == 3 ? top.c : 1) * pd.get(9, 0);
+    return 0;
+}
 
 void observer(const Layer* layer, int layer_index, double ms, const std::vector<Mat>& tops, void* userdata)
 {
@@ -282,6 +312,8 @@ void observer(const Layer* layer, int layer_index, double ms, const std::vector<
         r.type = layer->type;
         r.name = layer->name;
         r.shape = tops.empty() ? "[]" : shape_string(tops[0]);
+        if (p->net && !tops.empty())
+            r.flops = layer_flops(layer, p->net->layer_param(layer_index), tops[0], r.kernel);
     }
     r.ms += ms;
     r.runs++;
@@ -295,19 +327,41 @@ void observer(const Layer* layer, int layer_index, double ms, const std::vector<
     }
 }
 
-void print_profile(const Profile& p, const char* model)
+double row_gflops(const Profile::Row& r)
+{
+    return r.ms > 0 ? r.flops * r.runs / (r.ms * 1e-3) * 1e-9 : 0.0;
+}
+
+void print_profile(const Profile& p, const char* model, double peak_gflops, const char* peak_isa)
 {
     double total = 0;
     for (const Profile::Row& r : p.rows)
         total += r.ms;
     printf("%s: per-layer time over the timed loops (total %.2f ms)\n", model, total);
-    printf("  %-22s %-36s %-20s %10s %7s\n", "type", "name", "output", "ms", "%");
+    printf("  %-22s %-36s %-20s %10s %7s %9s\n", "type", "name", "output", "ms", "%", "GFLOP/s");
     for (const Profile::Row& r : p.rows)
     {
         if (r.runs == 0)
             continue;
-        printf("  %-22s %-36s %-20s %10.3f %6.2f%%\n", r.type.c_str(), r.name.c_str(), r.shape.c_str(), r.ms,
+        printf("  %-22s %-36s %-20s %10.3f %6.2f%%", r.type.c_str(), r.name.c_str(), r.shape.c_str(), r.ms,
                total > 0 ? 100.0 * r.ms / total : 0.0);
+        if (r.flops > 0)
+            printf(" %9.1f", row_gflops(r));
+        printf("\n");
+    }
+    // the heaviest 3x3 and 1x1 (non-depthwise) convolutions against the peak
+    for (const char* k : {"3x3s1", "1x1s1"})
+    {
+        const Profile::Row* best = nullptr;
+        for (const Profile::Row& r : p.rows)
+            if (r.runs && r.type == "Convolution" && r.kernel == k && (!best || r.flops > best->flops))
+                best = &r;
+        if (!best)
+            continue;
+        double g = row_gflops(*best);
+        printf("  heaviest %s convolution: %s %s, %.3f GFLOP per run, %.1f GFLOP/s = %.1f%% of the measured %s peak %.1f GFLOP/s\n",
+               k, best->name.c_str(), best->shape.c_str(), best->flops * 1e-9, g, peak_gflops > 0 ? 100.0 * g / peak_gflops : 0.0,
+               peak_isa, peak_gflops);
     }
 }
 
@@ -375,6 +429,7 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     prof.trace_first = trace_first;
     prof.trace_origin_ms = trace_origin;
     prof.trace_tid = model_index;
+    prof.net = &net;
     const bool observe = s.profile || trace;
 
     auto run_once = [&](bool timed, double& ms) -> int {
@@ -425,7 +480,13 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     printf("%20s  min = %7.2f  max = %7.2f  avg = %7.2f\n", model.name.c_str(), tmin, tmax, tsum / s.loop_count);
     fflush(stdout);
     if (s.profile)
-        print_profile(prof, model.name.c_str());
+    {
+        static double peak = -1;
+        static const char* peak_isa = "";
+        if (peak < 0)
+            peak = measure_fma_peak_gflops(s.num_threads, 0.5, &peak_isa);
+        print_profile(prof, model.name.c_str(), peak, peak_isa);
+    }
     return 0;
 }
 
