@@ -56,6 +56,20 @@ TEST(ConvolutionDepthWise, depthwise)
     KITE_EXPECT_LAYER_OK(run_dw(9, 7, 5, 5, 5, 3, 1, 2, 1, 0, {}, 0.3f));
 }
 
+// channel counts that pack by 4, 8 and 16 (the x86 packed kernels), odd
+// spatial sizes, every kernel/stride the mobile graphs use
+TEST(ConvolutionDepthWise, packed_channels)
+{
+    reseed(4);
+    for (int c : {12, 24, 48})
+        for (int k : {3, 5})
+            for (int stride : {1, 2})
+                KITE_EXPECT_LAYER_OK(run_dw(13, 11, c, c, c, k, 1, stride, k / 2, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(10, 9, 32, 32, 32, 3, 2, 1, 2, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(7, 6, 16, 16, 16, 3, 1, 2, 1, 3, {0.f, 6.f}));
+    KITE_EXPECT_LAYER_OK(run_dw(3, 2, 64, 64, 64, 3, 1, 1, 1, 6, {0.2f, 0.5f}, 0.25f));
+}
+
 TEST(ConvolutionDepthWise, grouped_and_multiplier)
 {
     reseed(2);

@@ -1,0 +1,221 @@
+// ConvolutionDepthWise for x86: the depth-wise case (group == channels ==
+// num_output) on packed blobs. Each packed element holds P channels, so one
+// vector FMA per tap computes P channels at once; the weights are repacked in
+// create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
+// elempack. Grouped (non depth-wise) convolution, int8 and dynamic weights
+// use the reference.
+#include "convolutiondepthwise.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "conv_vec_x86.h"
+#include "log.h"
+
+#include <vector>
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+namespace {
+
+struct DwGeometry
+{
+    int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
+};
+
+// in: padded, elempack P; out: elempack P; weight [c/P][maxk][P]; bias [c] or null
+template<int P>
+void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
+                      const Activation& act, int num_threads)
+{
+    typedef VecF<P> V;
+    const int maxk = g.kernel_w * g.kernel_h;
+    std::vector<int> ofs(maxk);
+    for (int ky = 0, k = 0; ky < g.kernel_h; ky++)
+        for (int kx = 0; kx < g.kernel_w; kx++, k++)
+            ofs[k] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * P;
+    const int outw = out.w, outh = out.h;
+    const int* o = ofs.data();
+
+    #pragma omp parallel for num_threads(num_threads)
+    for (int q = 0; q < out.c; q++)
+    {
+        const float* src = (const float*)in.data + in.cstep * P * q;
+        float* dst = (float*)out.data + out.cstep * P * q;
+        const float* wq = weight + (size_t)maxk * P * q;
+        const typename V::T b = bias ? V::load(bias + q * P) : V::zero();
+        for (int oy = 0; oy < outh; oy++)
+        {
+            const float* row = src + (size_t)oy * g.stride_h * in.w * P;
+            int ox = 0;
+            // four outputs at a time share each weight load
+            for (; ox + 3 < outw; ox += 4)
+            {
+                const float* s0 = row + (size_t)ox * g.stride_w * P;
+                const int sx = g.stride_w * P;
+                typename V::T a0 = b, a1 = b, a2 = b, a3 = b;
+                for (int k = 0; k < maxk; k++)
+                {
+                    const typename V::T w = V::load(wq + k * P);
+                    const float* s = s0 + o[k];
+                    a0 = V::fmadd(V::load(s), w, a0);
+                    a1 = V::fmadd(V::load(s + sx), w, a1);
+                    a2 = V::fmadd(V::load(s + 2 * sx), w, a2);
+                    a3 = V::fmadd(V::load(s + 3 * sx), w, a3);
+                }
+                store_activated<P>(dst, a0, act);
+                store_activated<P>(dst + P, a1, act);
+                store_activated<P>(dst + 2 * P, a2, act);
+                store_activated<P>(dst + 3 * P, a3, act);
+                dst += 4 * P;
+            }
+            for (; ox < outw; ox++)
+            {
+                const float* s = row + (size_t)ox * g.stride_w * P;
+                typename V::T a = b;
+                for (int k = 0; k < maxk; k++)
+                    a = V::fmadd(V::load(s + o[k]), V::load(wq + k * P), a);
+                store_activated<P>(dst, a, act);
+                dst += P;
+            }
+        }
+    }
+}
+
+} // namespace
+
+class ConvolutionDepthWise_x86 : public ConvolutionDepthWise
+{
+public:
+    ConvolutionDepthWise_x86()
+    {
+        support_packing = true;
+    }
+
+    bool accept() const override
+    {
+        return !dynamic_weight && int8_scale_term == 0 && group == num_output
+               && weight_data_size == num_output * kernel_w * kernel_h;
+    }
+
+    int create_pipeline(const Option& opt) override
+    {
+        int ret = ConvolutionDepthWise::create_pipeline(opt);
+        if (ret != 0 || weight_data.elemsize != 4u)
+            return ret;
+        act = Activation(activation_type, activation_params);
+        const int maxk = kernel_w * kernel_h;
+        const float* w = weight_data;
+        // one repacked copy per elempack this ISA can be handed: [c/P][maxk][P]
+        for (int pi = 0; pi < kPackCount; pi++)
+        {
+            const int P = pi == 0 ? 1 : 2 << pi; // 1, 4, 8, 16
+            std::vector<float>& dst = packed[pi];
+            if (P > kMaxPack || num_output % P != 0)
+            {
+                dst.clear();
+                continue;
+            }
+            dst.resize((size_t)num_output * maxk);
+            for (int q = 0; q < num_output / P; q++)
+                for (int k = 0; k < maxk; k++)
+                    for (int i = 0; i < P; i++)
+                        dst[((size_t)q * maxk + k) * P + i] = w[(size_t)(q * P + i) * maxk + k];
+        }
+        return 0;
+    }
+
+    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
+    {
+        const int P = bottom_blob.elempack;
+        const int pi = P == 1 ? 0 : P == 4 ? 1 : P == 8 ? 2 : P == 16 ? 3 : -1;
+        if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * P || pi < 0 || packed[pi].empty())
+        {
+            return forward_reference(bottom_blob, top_blob, opt);
+        }
+        if (bottom_blob.c * P != num_output)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d", name.c_str(),
+                      bottom_blob.c * P, num_output);
+            return -1;
+        }
+        const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
+        const int sizes[2] = {bottom_blob.w, bottom_blob.h};
+        const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+        const int strides[2] = {stride_w, stride_h};
+        int pads[4];
+        conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+        if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
+        {
+            return forward_reference(bottom_blob, top_blob, opt);
+        }
+        Mat padded = bottom_blob;
+        if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
+        {
+            Option opt_ws = opt;
+            opt_ws.blob_allocator = opt.workspace_allocator;
+            copy_make_border(bottom_blob, padded, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
+            if (padded.empty())
+                return -100;
+        }
+        if (padded.w < extents[0] || padded.h < extents[1])
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d (padded %dx%d) is smaller than the kernel extent %dx%d",
+                      name.c_str(), bottom_blob.w, bottom_blob.h, padded.w, padded.h, extents[0], extents[1]);
+            return -1;
+        }
+        const int outw = (padded.w - extents[0]) / stride_w + 1;
+        const int outh = (padded.h - extents[1]) / stride_h + 1;
+        top_blob.create(outw, outh, bottom_blob.c, 4u * P, P, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        const DwGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
+        const float* w = packed[pi].data();
+        const float* b = bias_term ? (const float*)bias_data : nullptr;
+        switch (P)
+        {
+#if defined(__AVX512F__)
+        case 16:
+            depthwise_packed<16>(padded, top_blob, w, b, g, act, opt.num_threads);
+            break;
+#endif
+#if defined(__AVX__)
+        case 8:
+            depthwise_packed<8>(padded, top_blob, w, b, g, act, opt.num_threads);
+            break;
+#endif
+        case 4:
+            depthwise_packed<4>(padded, top_blob, w, b, g, act, opt.num_threads);
+            break;
+        default:
+            depthwise_packed<1>(padded, top_blob, w, b, g, act, opt.num_threads);
+            break;
+        }
+        return 0;
+    }
+
+    using ConvolutionDepthWise::forward;
+
+private:
+    // shapes the packed kernel does not take: the reference on an elempack-1 copy
+    int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        if (bottom_blob.elempack == 1)
+            return ConvolutionDepthWise::forward(bottom_blob, top_blob, opt);
+        Mat unpacked;
+        convert_packing(bottom_blob, unpacked, 1, opt);
+        if (unpacked.empty())
+            return -100;
+        return ConvolutionDepthWise::forward(unpacked, top_blob, opt);
+    }
+
+private:
+    static const int kPackCount = 4; // elempack 1, 4, 8, 16
+    std::vector<float> packed[kPackCount];
+    Activation act;
+};
+
+DEFINE_LAYER_CREATOR(ConvolutionDepthWise_x86)
+
+} // namespace KITE_ISA_NS
+} // namespace kite
