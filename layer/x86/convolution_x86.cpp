@@ -1,25 +1,26 @@
-// Convolution for x86: im2col (or the input itself for 1x1 stride 1) times
-// the packed weights through the ISA's SGEMM. Compiled once per ISA level.
-// Falls back to the reference for int8, dynamic weights and non-3-D inputs.
+// Convolution for x86: packed GEMM with implicit im2col (conv_gemm_x86.h)
+// on blobs of any elempack; the output takes the widest elempack this ISA
+// has that divides num_output, so consecutive convolutions pass packed blobs
+// without conversions. Compiled once per ISA level. Falls back to the
+// reference for int8, dynamic weights and non-3-D inputs.
 #include "convolution.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
-#include "sgemm_x86.h"
+#include "conv_gemm_x86.h"
+#include "log.h"
 
 namespace kite {
 namespace KITE_ISA_NS {
 
-namespace {
-float apply_activation(float v, const void* ctx)
-{
-    return (*(const Activation*)ctx)(v);
-}
-} // namespace
-
 class Convolution_x86 : public Convolution
 {
 public:
+    Convolution_x86()
+    {
+        support_packing = true;
+    }
+
     bool accept() const override
     {
         return !dynamic_weight && int8_scale_term == 0;
@@ -30,21 +31,31 @@ public:
         int ret = Convolution::create_pipeline(opt);
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
-        const int K = weight_data_size / num_output;
-        pack_a(MatView{(const float*)weight_data, K, 1}, num_output, K, packed_weight);
+        const int maxk = kernel_w * kernel_h;
+        const int num_input = weight_data_size / (num_output * maxk);
+        // the output elempack: the widest this ISA has that divides num_output
+        out_pack = 1;
+        for (int p = kMaxPack; p >= 4; p /= 2)
+            if (num_output % p == 0)
+            {
+                out_pack = p;
+                break;
+            }
+        conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
+                          out_pack > 1 ? out_pack : kMaxPack, packed);
         act = Activation(activation_type, activation_params);
         return 0;
     }
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
-        if (bottom_blob.dims != 3 || bottom_blob.elempack != 1 || bottom_blob.elemsize != 4u || packed_weight.M == 0)
-            return Convolution::forward(bottom_blob, top_blob, opt);
+        const int pi = bottom_blob.elempack;
+        if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * pi || packed.M == 0)
+            return forward_reference(bottom_blob, top_blob, opt);
 
-        const int num_input = weight_data_size / (num_output * kernel_w * kernel_h);
-        if (bottom_blob.c != num_input)
+        if (bottom_blob.c * pi != packed.C)
         {
-            KITE_LOGE("Convolution '%s': input has %d channels, the weights expect %d", name.c_str(), bottom_blob.c, num_input);
+            KITE_LOGE("Convolution '%s': input has %d channels, the weights expect %d", name.c_str(), bottom_blob.c * pi, packed.C);
             return -1;
         }
         const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
@@ -57,7 +68,7 @@ public:
         // SAME padding with a stride above the kernel extent can crop (a negative
         // pad); the reference handles that rare case
         if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
-            return Convolution::forward(bottom_blob, top_blob, opt);
+            return forward_reference(bottom_blob, top_blob, opt);
 
         Mat padded = bottom_blob;
         if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
@@ -77,63 +88,49 @@ public:
         }
         const int outw = (w - extents[0]) / stride_w + 1;
         const int outh = (h - extents[1]) / stride_h + 1;
-        top_blob.create(outw, outh, num_output, 4u, opt.blob_allocator);
+        top_blob.create(outw, outh, num_output / out_pack, 4u * out_pack, out_pack, opt.blob_allocator);
         if (top_blob.empty())
             return -100;
 
-        const int N = outw * outh;
-        const int maxk = kernel_w * kernel_h;
-        const int K = num_input * maxk;
-        GemmEpilogue ep;
-        ep.bias = bias_term ? (const float*)bias_data : nullptr;
-        if (activation_type != ACTIVATION_NONE)
+        const ConvGemmGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
+        switch (packed.P)
         {
-            ep.activation = apply_activation;
-            ep.activation_ctx = &act;
+#if defined(__AVX512F__)
+        case 16:
+            conv_gemm_forward<16>(padded, top_blob, packed, g, act, opt.num_threads);
+            break;
+#endif
+#if defined(__AVX__)
+        case 8:
+            conv_gemm_forward<8>(padded, top_blob, packed, g, act, opt.num_threads);
+            break;
+#endif
+        default:
+            conv_gemm_forward<4>(padded, top_blob, packed, g, act, opt.num_threads);
+            break;
         }
-
-        if (maxk == 1 && stride_w == 1 && stride_h == 1)
-        {
-            // the input channels are the rows of B already
-            sgemm(packed_weight, MatView{(const float*)padded.data, (long)padded.cstep, 1}, N, (float*)top_blob.data,
-                  (long)top_blob.cstep, 1, ep, opt);
-            return 0;
-        }
-
-        Mat col(N, K, 4u, opt.workspace_allocator);
-        if (col.empty())
-            return -100;
-        #pragma omp parallel for num_threads(opt.num_threads)
-        for (int k = 0; k < K; k++)
-        {
-            const int q = k / maxk;
-            const int ky = (k % maxk) / kernel_w;
-            const int kx = k % kernel_w;
-            const float* src = (const float*)padded.data + padded.cstep * q;
-            float* dst = (float*)col.data + (size_t)k * N;
-            for (int oy = 0; oy < outh; oy++)
-            {
-                const float* row = src + (size_t)(oy * stride_h + ky * dilation_h) * w + kx * dilation_w;
-                if (stride_w == 1)
-                {
-                    memcpy(dst, row, outw * sizeof(float));
-                    dst += outw;
-                }
-                else
-                {
-                    for (int ox = 0; ox < outw; ox++)
-                        *dst++ = row[ox * stride_w];
-                }
-            }
-        }
-        sgemm(packed_weight, MatView{(const float*)col.data, (long)N, 1}, N, (float*)top_blob.data, (long)top_blob.cstep, 1, ep, opt);
         return 0;
     }
 
     using Convolution::forward;
 
 private:
-    PackedA packed_weight;
+    // inputs the packed path does not take: the reference on an elempack-1 copy
+    int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        if (bottom_blob.elempack == 1)
+            return Convolution::forward(bottom_blob, top_blob, opt);
+        Option opt_ws = opt;
+        opt_ws.blob_allocator = opt.workspace_allocator;
+        Mat unpacked;
+        convert_packing(bottom_blob, unpacked, 1, opt_ws);
+        if (unpacked.empty())
+            return -100;
+        return Convolution::forward(unpacked, top_blob, opt);
+    }
+
+    ConvPackedWeights packed;
+    int out_pack = 1;
     Activation act;
 };
 

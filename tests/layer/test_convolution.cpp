@@ -121,6 +121,23 @@ TEST(Convolution, activations)
             KITE_EXPECT_LAYER_OK(run_conv({9, 7, 3, 5, 3, 3, 1, stride, 1, 1, 1, 1, 1, act, params[act], 0.f}));
 }
 
+// channel counts that pack by 4, 8 and 16 on input and output (the x86
+// packed GEMM), outputs that pack by nothing, pixel counts that leave a
+// partial micro tile, 1x1 as the mobile graphs use it, SAME padding
+TEST(Convolution, packed_channels)
+{
+    reseed(5);
+    const int chans[][2] = {{16, 32}, {8, 24}, {12, 20}, {3, 16}, {32, 7}, {48, 40}};
+    for (const auto& ch : chans)
+    {
+        KITE_EXPECT_LAYER_OK(run_conv({9, 7, ch[0], ch[1], 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+        KITE_EXPECT_LAYER_OK(run_conv({11, 6, ch[0], ch[1], 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+        KITE_EXPECT_LAYER_OK(run_conv({10, 9, ch[0], ch[1], 3, 3, 1, 2, -233, -233, -233, -233, 0, 3, {0.f, 6.f}, 0.f}));
+    }
+    KITE_EXPECT_LAYER_OK(run_conv({13, 12, 16, 16, 5, 3, 2, 1, 2, 1, 0, 3, 1, 2, {0.1f}, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_conv({4, 3, 64, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 4, {}, 0.f}));
+}
+
 // SAME output size is ceil(size / stride), and explicit pads the textbook formula
 TEST(Convolution, output_size_property)
 {

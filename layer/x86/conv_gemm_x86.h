@@ -1,0 +1,240 @@
+// Convolution as a packed GEMM with implicit im2col, for the x86 drivers.
+//
+//   out(n, m) = sum_k col(n, k) * W(k, m) + bias(m),  n = output pixel,
+//   m = output channel, k = (tap, input channel)
+//
+// The vectors run along the output channels, so an accumulator is exactly one
+// packed output element (elempack P): results are stored without shuffles.
+// The weights are packed once (create_pipeline) into panels of NR = 2P
+// channels, [K][NR] each. The input is never materialised as an im2col
+// matrix: each thread packs MR output pixels at a time ([K][MR], read
+// straight from the padded input of any elempack) and runs every weight panel
+// against a chunk of such tiles, chunk sized to stay in L2.
+//
+// Included by layer/x86/*_x86.cpp; compiled once per ISA in kite::KITE_ISA_NS.
+#ifndef KITE_X86_CONV_GEMM_H
+#define KITE_X86_CONV_GEMM_H
+
+#include "conv_vec_x86.h"
+#include "mat.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+// output pixels per micro tile for vector width P
+template<int P>
+struct ConvTile
+{
+    static const int MR = P == 16 ? 8 : 6;
+};
+
+// The weights of one convolution packed for output elempack P.
+struct ConvPackedWeights
+{
+    int P = 0;   // vector width / output elempack it was packed for
+    int M = 0;   // output channels
+    int K = 0;   // maxk * input channels
+    int C = 0;   // input channels
+    int maxk = 0;
+    std::vector<float> w;    // [ceil(M/NR)][K][NR], k = tap * C + q
+    std::vector<float> bias; // ceil(M/NR)*NR, zero padded
+
+    int nr() const { return 2 * P; }
+    int panels() const { return (M + nr() - 1) / nr(); }
+};
+
+// weight layout [M][C][maxk] (ncnn's); bias may be null
+static inline void conv_pack_weights(const float* weight, const float* bias, int M, int C, int maxk, int P,
+                                     ConvPackedWeights& out)
+{
+    out.P = P;
+    out.M = M;
+    out.C = C;
+    out.maxk = maxk;
+    out.K = C * maxk;
+    const int NR = out.nr();
+    out.w.assign((size_t)out.panels() * out.K * NR, 0.f);
+    out.bias.assign((size_t)out.panels() * NR, 0.f);
+    for (int m = 0; m < M; m++)
+    {
+        const int panel = m / NR, j = m % NR;
+        float* dst = out.w.data() + (size_t)panel * out.K * NR + j;
+        for (int tap = 0; tap < maxk; tap++)
+            for (int q = 0; q < C; q++)
+                dst[((size_t)tap * C + q) * NR] = weight[((size_t)m * C + q) * maxk + tap];
+        if (bias)
+            out.bias[m] = bias[m];
+    }
+}
+
+struct ConvGemmGeometry
+{
+    int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
+};
+
+// dst[k][MR] for k = tap * C + q over the tile's pixels (rows past nn are zero).
+// nbase[r]: float offset of pixel r's window origin; tofs[tap]: tap offset.
+template<int MR>
+static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tofs, const int* nbase, int nn, float* dst)
+{
+    const int pi = in.elempack;
+    const int groups = C / pi;
+    for (int tap = 0; tap < maxk; tap++)
+    {
+        for (int g = 0; g < groups; g++)
+        {
+            const float* src = (const float*)in.data + in.cstep * pi * g + tofs[tap];
+            float* d = dst + ((size_t)tap * C + g * pi) * MR;
+            if (pi == 1)
+            {
+                for (int r = 0; r < nn; r++)
+                    d[r] = src[nbase[r]];
+            }
+            else
+            {
+                for (int r = 0; r < nn; r++)
+                {
+                    const float* s = src + nbase[r];
+                    for (int i = 0; i < pi; i++)
+                        d[i * MR + r] = s[i];
+                }
+            }
+            for (int r = nn; r < MR; r++)
+                for (int i = 0; i < pi; i++)
+                    d[i * MR + r] = 0.f;
+        }
+    }
+}
+
+// acc(MR x 2 vectors) = tile[K][MR] x panel[K][2P]
+template<int P, int MR>
+static inline void conv_micro_kernel(const float* a, const float* w, int K, typename VecF<P>::T* acc0,
+                                     typename VecF<P>::T* acc1, const float* bias)
+{
+    typedef VecF<P> V;
+    typename V::T c0[MR], c1[MR];
+    const typename V::T b0 = V::load(bias), b1 = V::load(bias + P);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+    {
+        c0[r] = b0;
+        c1[r] = b1;
+    }
+    for (int k = 0; k < K; k++)
+    {
+        const typename V::T w0 = V::load(w);
+        const typename V::T w1 = V::load(w + P);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; r++)
+        {
+            const typename V::T x = V::set1(a[r]);
+            c0[r] = V::fmadd(x, w0, c0[r]);
+            c1[r] = V::fmadd(x, w1, c1[r]);
+        }
+        a += MR;
+        w += 2 * P;
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+    {
+        acc0[r] = c0[r];
+        acc1[r] = c1[r];
+    }
+}
+
+// in: padded input (any elempack, C channels); out: outw x outh x M, elempack
+// P (when M % P == 0) or 1.
+template<int P>
+static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
+                                     const Activation& act, int num_threads)
+{
+    typedef VecF<P> V;
+    const int MR = ConvTile<P>::MR;
+    const int NR = 2 * P;
+    const int K = pw.K, M = pw.M, C = pw.C, maxk = pw.maxk;
+    const int pi = in.elempack;
+    const int outw = out.w;
+    const int N = out.w * out.h;
+    const int po = out.elempack;
+
+    std::vector<int> tofs(maxk);
+    for (int ky = 0, t = 0; ky < g.kernel_h; ky++)
+        for (int kx = 0; kx < g.kernel_w; kx++, t++)
+            tofs[t] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * pi;
+
+    const int tiles = (N + MR - 1) / MR;
+    // tiles per chunk: the packed chunk stays within ~512 KiB
+    int chunk = std::max(1, (int)(131072 / ((size_t)K * MR)));
+    chunk = std::min(chunk, (tiles + num_threads - 1) / num_threads);
+    chunk = std::max(chunk, 1);
+    const int chunks = (tiles + chunk - 1) / chunk;
+    const int panels = pw.panels();
+
+    #pragma omp parallel num_threads(num_threads)
+    {
+        std::vector<float> packed((size_t)chunk * K * MR);
+        typename V::T acc0[MR], acc1[MR];
+        int nbase[MR];
+        #pragma omp for schedule(dynamic)
+        for (int ci = 0; ci < chunks; ci++)
+        {
+            const int t0 = ci * chunk;
+            const int t1 = std::min(tiles, t0 + chunk);
+            for (int t = t0; t < t1; t++)
+            {
+                const int n0 = t * MR;
+                const int nn = std::min(MR, N - n0);
+                for (int r = 0; r < nn; r++)
+                {
+                    const int oy = (n0 + r) / outw, ox = (n0 + r) % outw;
+                    nbase[r] = (oy * g.stride_h * in.w + ox * g.stride_w) * pi;
+                }
+                conv_pack_tile<MR>(in, C, maxk, tofs.data(), nbase, nn, packed.data() + (size_t)(t - t0) * K * MR);
+            }
+            for (int p = 0; p < panels; p++)
+            {
+                const float* wp = pw.w.data() + (size_t)p * K * NR;
+                const float* bp = pw.bias.data() + (size_t)p * NR;
+                const int m0 = p * NR;
+                for (int t = t0; t < t1; t++)
+                {
+                    const int n0 = t * MR;
+                    const int nn = std::min(MR, N - n0);
+                    conv_micro_kernel<P, MR>(packed.data() + (size_t)(t - t0) * K * MR, wp, K, acc0, acc1, bp);
+                    for (int j = 0; j < 2; j++)
+                    {
+                        const int m = m0 + j * P;
+                        if (m >= M)
+                            break;
+                        const typename V::T* acc = j == 0 ? acc0 : acc1;
+                        if (po == P)
+                        {
+                            float* dst = (float*)out.data + out.cstep * P * (m / P) + (size_t)n0 * P;
+                            for (int r = 0; r < nn; r++)
+                                store_activated<P>(dst + r * P, acc[r], act);
+                        }
+                        else
+                        {
+                            // elempack-1 output: scatter the lanes
+                            float tmp[P];
+                            for (int r = 0; r < nn; r++)
+                            {
+                                store_activated<P>(tmp, acc[r], act);
+                                for (int i = 0; i < P && m + i < M; i++)
+                                    ((float*)out.data)[out.cstep * (m + i) + n0 + r] = tmp[i];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace KITE_ISA_NS
+} // namespace kite
+
+#endif // KITE_X86_CONV_GEMM_H
