@@ -35,6 +35,13 @@
 #include <immintrin.h>
 #endif
 
+// GCC 12 warns about the _mm512_undefined_ps() inside its own AVX-512
+// intrinsics wherever they are inlined (GCC bug 105593); the warning is
+// about the header, not the caller, so it is silenced for these TUs
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #ifndef KITE_ISA_NS
 #error "layer/simd/simd_x86.h needs KITE_ISA_NS (the per-ISA namespace CMake sets for layer/x86 sources)"
 #endif
@@ -135,9 +142,11 @@ struct VF<4>
     static T sqrt(T a) { return _mm_sqrt_ps(a); }
     static T floor(T a)
     {
-        // |a| < 2^31 (callers clamp); truncate, then step down where that rounded up
+        // truncate, then step down where that rounded up; |a| >= 2^23 is integral already
         __m128 t = _mm_cvtepi32_ps(_mm_cvttps_epi32(a));
-        return _mm_sub_ps(t, _mm_and_ps(_mm_cmpgt_ps(t, a), _mm_set1_ps(1.f)));
+        t = _mm_sub_ps(t, _mm_and_ps(_mm_cmpgt_ps(t, a), _mm_set1_ps(1.f)));
+        __m128 big = _mm_cmpge_ps(abs(a), _mm_set1_ps(8388608.f));
+        return _mm_or_ps(_mm_and_ps(big, a), _mm_andnot_ps(big, t));
     }
 #if defined(__FMA__)
     static T fmadd(T a, T b, T c) { return _mm_fmadd_ps(a, b, c); }

@@ -61,10 +61,10 @@ static inline std::string fmt_mismatch(const char* type, const Coord& c, float x
 // forward leaves its input untouched and agrees with the in-place result.
 static inline std::string check_unary_layer(const char* type, const ParamDict& pd, const std::vector<Mat>& weights,
                                             const Mat& in, const std::function<double(float, const Coord&)>& want,
-                                            double tol = 1e-5)
+                                            double tol = 1e-5, const TestLayerFlags& flags = TestLayerFlags())
 {
     std::vector<Mat> out;
-    std::string report = test_layer(type, pd, weights, {in}, TestLayerFlags(), &out);
+    std::string report = test_layer(type, pd, weights, {in}, flags, &out);
     if (!report.empty())
         return report;
     const Mat& y = out[0];

@@ -1,0 +1,11 @@
+// AbsVal for x86, compiled once per ISA level: any elempack, fp16 storage with F16C.
+#include "absval.h"
+#include "unary_x86.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+KITE_X86_UNARY_DRIVER(AbsVal, V::abs(x));
+
+} // namespace KITE_ISA_NS
+} // namespace kite

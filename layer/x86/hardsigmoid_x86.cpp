@@ -1,0 +1,11 @@
+// HardSigmoid for x86, compiled once per ISA level: any elempack, fp16 storage with F16C.
+#include "hardsigmoid.h"
+#include "unary_x86.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+KITE_X86_UNARY_DRIVER(HardSigmoid, V::select(V::lt(x, V::set1(lower)), V::zero(), V::select(V::gt(x, V::set1(upper)), V::set1(1.f), V::fmadd(x, V::set1(alpha), V::set1(beta)))));
+
+} // namespace KITE_ISA_NS
+} // namespace kite

@@ -1,0 +1,12 @@
+// Sigmoid for x86, compiled once per ISA level: any elempack, fp16 storage with F16C.
+#include "sigmoid.h"
+#include "simd/simd_math.h"
+#include "unary_x86.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+KITE_X86_UNARY_DRIVER(Sigmoid, simd::sigmoid_ps<V>(x));
+
+} // namespace KITE_ISA_NS
+} // namespace kite
