@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""tensorflow2kite fidelity: TensorFlow's own output vs kite's on the same input.
+
+    tf_fidelity.py --tool build/tools/tensorflow/tensorflow2kite --kiterun build/tools/kiterun \
+                   --work DIR CASE [CASE...]
+
+CASE: a keras application (MobileNet, MobileNetV2, MobileNetV3Small, ResNet50,
+InceptionV3, EfficientNetB0, DenseNet121; random weights with a fixed seed,
+batch-norm statistics randomised too so that folding them is exercised) or
+"ops" (small graphs, one or a few TF ops each), or "all".
+
+Each graph is frozen with convert_variables_to_constants_v2, run by
+TensorFlow on a seeded random NHWC input, converted with tensorflow2kite
+(input given NHWC: the .npy holds (H, W, C)) and run with kiterun. Passes when
+max |kite - tf| <= 1e-4 * (max(tf) - min(tf)) for every graph. Prints one line
+per graph: ops, conversion time, max diff. Nothing is downloaded; fixtures
+are written under --work only.
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+import numpy as np  # noqa: E402
+
+try:
+    import tensorflow as tf  # noqa: E402
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2  # noqa: E402
+except ImportError:
+    print("tensorflow is not installed (pip install tensorflow-cpu): skipped")
+    sys.exit(77)
+
+SEED = 20261121
+TOL = 1e-4
+
+# (name, input H=W, extra constructor arguments)
+APPS = {
+    "MobileNet": (64, {}),
+    "MobileNetV2": (64, {}),
+    "MobileNetV3Small": (64, {}),
+    "ResNet50": (64, {}),
+    "InceptionV3": (75, {}),
+    "EfficientNetB0": (64, {}),
+    "DenseNet121": (64, {}),
+}
+
+
+def randomise_batchnorm(model, rng):
+    for layer in model.layers:
+        if isinstance(layer, tf.keras.layers.BatchNormalization):
+            ws = []
+            for w in layer.weights:
+                n = w.name.split("/")[-1].split(":")[0]
+                shape = tuple(w.shape)
+                if "variance" in n:
+                    ws.append(rng.uniform(0.5, 2.0, shape).astype(np.float32))
+                elif "gamma" in n:
+                    ws.append(rng.uniform(0.5, 1.5, shape).astype(np.float32))
+                else:  # beta, moving_mean
+                    ws.append(rng.uniform(-0.2, 0.2, shape).astype(np.float32))
+            layer.set_weights(ws)
+
+
+def freeze(fn, shape):
+    cf = tf.function(fn).get_concrete_function(tf.TensorSpec(shape, tf.float32, name="x"))
+    frozen = convert_variables_to_constants_v2(cf)
+    return frozen.graph.as_graph_def(), frozen
+
+
+def keras_app(name):
+    size, kw = APPS[name]
+    tf.keras.utils.set_random_seed(SEED)
+    ctor = getattr(tf.keras.applications, name)
+    model = ctor(weights=None, input_shape=(size, size, 3), classifier_activation=None, **kw)
+    randomise_batchnorm(model, np.random.default_rng(SEED))
+    return freeze(lambda x: model(x, training=False), [1, size, size, 3])
+
+
+def const(rng, *shape, scale=0.5):
+    return tf.constant(rng.uniform(-scale, scale, shape).astype(np.float32))
+
+
+def op_graphs():
+    """small graphs: (name, input shape NHWC, function)"""
+    rng = np.random.default_rng(SEED)
+    g = []
+    w33 = const(rng, 3, 3, 5, 8)
+    g.append(("conv_same_s2_odd", [1, 13, 11, 5], lambda x: tf.nn.conv2d(x, w33, [1, 2, 2, 1], "SAME")))
+    w52 = const(rng, 5, 2, 5, 6)
+    g.append(("conv_same_s3_asym", [1, 14, 9, 5], lambda x: tf.nn.conv2d(x, w52, [1, 3, 2, 1], "SAME")))
+    g.append(("conv_valid_dilated_bias_relu", [1, 15, 12, 5],
+              lambda x: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w33, 1, "VALID", dilations=2), const(rng, 8)))))
+    g.append(("conv_explicit_pad_relu6", [1, 9, 10, 5],
+              lambda x: tf.nn.relu6(tf.nn.conv2d(x, w33, 1, [[0, 0], [2, 1], [0, 3], [0, 0]]) * 3.0)))
+    wg = const(rng, 3, 3, 2, 6)
+    g.append(("conv_grouped", [1, 8, 9, 4], lambda x: tf.nn.conv2d(x, wg, 1, "SAME")))
+    wd = const(rng, 3, 3, 5, 2)
+    g.append(("depthwise_mult2_s2_same", [1, 12, 13, 5],
+              lambda x: tf.nn.depthwise_conv2d(x, wd, [1, 2, 2, 1], "SAME")))
+    wd1 = const(rng, 5, 5, 5, 1)
+    g.append(("depthwise_leaky", [1, 11, 10, 5],
+              lambda x: tf.nn.leaky_relu(tf.nn.depthwise_conv2d(x, wd1, [1, 1, 1, 1], "SAME"), 0.1)))
+    sc, of, mu, var = const(rng, 8), const(rng, 8), const(rng, 8), tf.constant(rng.uniform(0.5, 2, 8).astype(np.float32))
+    g.append(("conv_fused_batchnorm_folded", [1, 9, 9, 5], lambda x: tf.compat.v1.nn.fused_batch_norm(
+        tf.nn.conv2d(x, w33, 1, "SAME"), sc, of, mu, var, epsilon=1e-3, is_training=False)[0]))
+    sc5, of5, mu5, var5 = const(rng, 5), const(rng, 5), const(rng, 5), tf.constant(rng.uniform(0.5, 2, 5).astype(np.float32))
+    g.append(("fused_batchnorm_standalone", [1, 7, 6, 5], lambda x: tf.nn.sigmoid(tf.compat.v1.nn.fused_batch_norm(
+        x, sc5, of5, mu5, var5, epsilon=1e-3, is_training=False)[0])))
+    g.append(("maxpool_same_odd", [1, 11, 9, 4], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME")))
+    g.append(("avgpool_same_excludes_pad", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME")))
+    g.append(("avgpool_valid", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, [2, 3], [2, 1], "VALID")))
+    g.append(("activations", [1, 5, 6, 7], lambda x: tf.concat(
+        [tf.nn.tanh(x), tf.nn.elu(x), tf.nn.sigmoid(x), tf.nn.softplus(x), x * tf.nn.sigmoid(x),
+         x * tf.nn.relu6(x + 3.0) / 6.0, tf.abs(x), tf.exp(x), tf.square(x), tf.nn.relu(x)], axis=3)))
+    g.append(("unary_positive", [1, 4, 5, 3], lambda x: tf.concat(
+        [tf.sqrt(tf.abs(x) + 0.1), tf.math.rsqrt(tf.abs(x) + 0.1), tf.math.log(tf.abs(x) + 0.1), -x], axis=3)))
+    g.append(("mean_spatial_keepdims", [1, 7, 9, 6], lambda x: tf.reduce_mean(x, [1, 2], keepdims=True) * x))
+    g.append(("mean_spatial", [1, 7, 9, 6], lambda x: tf.reduce_mean(x, [1, 2])))
+    g.append(("max_spatial", [1, 7, 9, 6], lambda x: tf.reduce_max(x, [1, 2])))
+    g.append(("mean_channels_keepdims", [1, 7, 9, 6], lambda x: tf.reduce_mean(x, 3, keepdims=True)))
+    g.append(("sum_height", [1, 7, 9, 6], lambda x: tf.reduce_sum(x, 1)))
+    g.append(("pad_constant", [1, 5, 6, 3], lambda x: tf.pad(x, [[0, 0], [1, 2], [3, 0], [0, 0]], constant_values=0.5)))
+    g.append(("pad_channels", [1, 5, 6, 3], lambda x: tf.pad(x, [[0, 0], [0, 0], [0, 0], [2, 1]])))
+    g.append(("mirrorpad_reflect", [1, 6, 7, 3], lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 2], [0, 0]], "REFLECT")))
+    g.append(("concat_channels_and_const", [1, 5, 6, 3],
+              lambda x: tf.concat([x, x * 2.0, const(rng, 1, 5, 6, 2)], axis=-1)))
+    g.append(("concat_height_width", [1, 5, 6, 3], lambda x: tf.concat([tf.concat([x, x + 1.0], 1), tf.concat([x, x], 1)], 2)))
+    g.append(("binary_broadcast", [1, 5, 6, 4], lambda x: tf.concat([
+        x + const(rng, 4), x * const(rng, 1, 1, 1, 4), x - const(rng, 5, 6, 4), 1.0 - x, 2.0 / (tf.abs(x) + 1.0),
+        tf.maximum(x, 0.1), tf.minimum(x, const(rng, 6, 1)), x * tf.reduce_mean(x, [1, 2], keepdims=True),
+        x / (tf.abs(tf.reduce_max(x, 3, keepdims=True)) + 1.0)], axis=3)))
+    wm = const(rng, 24, 10)
+    g.append(("reshape_matmul_softmax", [1, 2, 3, 4], lambda x: tf.nn.softmax(
+        tf.nn.bias_add(tf.matmul(tf.reshape(x, [1, -1]), wm), const(rng, 10)))))
+    wm2 = const(rng, 7, 6)
+    g.append(("matmul_transpose_b_relu", [1, 1, 1, 6], lambda x: tf.nn.relu(
+        tf.matmul(tf.squeeze(x, [1, 2]), wm2, transpose_b=True))))
+    g.append(("reshape_to_rank4", [1, 4, 6, 3], lambda x: tf.reshape(x, [1, 6, 3, 4]) + 1.0))
+    g.append(("reshape_rank3_softmax", [1, 4, 6, 3], lambda x: tf.nn.softmax(tf.reshape(x, [1, 8, 9]))))
+    g.append(("expanddims_squeeze", [1, 4, 6, 3], lambda x: tf.expand_dims(tf.squeeze(
+        tf.reduce_mean(x, [1], keepdims=True), [1]), 2)))
+    g.append(("strided_slice", [1, 8, 9, 6], lambda x: tf.concat(
+        [x[:, 1:6, 2:, 1:4], x[:, 2:7, :-2, 3:]], axis=3)))
+    g.append(("strided_slice_shrink", [1, 8, 9, 6], lambda x: x[:, 3, :, :] * 2.0))
+    g.append(("slice", [1, 8, 9, 6], lambda x: tf.slice(x, [0, 1, 2, 0], [1, 5, -1, 4])))
+    g.append(("softmax_channels", [1, 5, 4, 6], lambda x: tf.nn.softmax(x, axis=-1)))
+    g.append(("addn", [1, 5, 4, 6], lambda x: tf.add_n([x, x * 2.0, tf.nn.relu(x)])))
+    g.append(("shape_chain_reshape", [1, 4, 6, 3], lambda x: tf.reshape(x, tf.stack([tf.shape(x)[0], -1]))))
+    return g
+
+
+def run_graph(name, graph_def, fn, in_shape, args, tf_ops):
+    work = os.path.join(args.work, name)
+    os.makedirs(work, exist_ok=True)
+    pb = os.path.join(work, "frozen.pb")
+    with open(pb, "wb") as f:
+        f.write(graph_def.SerializeToString())
+    rng = np.random.default_rng(SEED + 1)
+    x = rng.uniform(-1, 1, in_shape).astype(np.float32)
+    ref = fn(tf.constant(x))
+    ref = (ref[0] if isinstance(ref, (list, tuple)) else ref).numpy()
+    np.save(os.path.join(work, "input.npy"), x[0])  # NHWC without the batch: (H, W, C)
+    param, binf = os.path.join(work, "model.param"), os.path.join(work, "model.bin")
+    t0 = time.time()
+    conv = subprocess.run([args.tool, pb, param, binf], capture_output=True, text=True)
+    conv_ms = (time.time() - t0) * 1000
+    if conv.returncode != 0:
+        return False, "%-30s conversion failed: %s" % (name, (conv.stderr or conv.stdout).strip())
+    out_dir = os.path.join(work, "out")
+    os.makedirs(out_dir, exist_ok=True)
+    for f in os.listdir(out_dir):
+        os.remove(os.path.join(out_dir, f))
+    run = subprocess.run([args.kiterun, param, binf, "input=x:" + os.path.join(work, "input.npy"), "save=" + out_dir],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return False, "%-30s kiterun failed: %s" % (name, (run.stderr or run.stdout).strip())
+    outs = sorted(os.listdir(out_dir))
+    if len(outs) != 1:
+        return False, "%-30s expected one output, kite wrote %s" % (name, outs)
+    got = np.load(os.path.join(out_dir, outs[0]))
+    want = ref.reshape(ref.shape[1:]) if ref.ndim >= 2 and ref.shape[0] == 1 else ref
+    if got.size != want.size or (got.shape != want.shape and got.squeeze().shape != want.squeeze().shape):
+        return False, "%-30s shape mismatch: kite %s, tf %s" % (name, got.shape, want.shape)
+    got = got.reshape(want.shape)
+    diff = float(np.max(np.abs(got - want)))
+    rng_ = float(np.max(want) - np.min(want))
+    ok = diff <= TOL * max(rng_, 1e-6) and np.all(np.isfinite(got))
+    ops = collections.Counter(n.op for n in graph_def.node if n.op not in ("Const", "Identity", "NoOp", "Placeholder"))
+    n_layers = sum(1 for line in open(param).read().splitlines()[2:] if line.strip())
+    line = "%-30s %s  convert %6.0f ms  layers %4d  max diff %.3g (range %.3g, %.2g of range)  ops: %s" % (
+        name, "ok  " if ok else "FAIL", conv_ms, n_layers, diff, rng_, diff / max(rng_, 1e-30),
+        " ".join("%s:%d" % kv for kv in sorted(ops.items())))
+    tf_ops.update(ops)
+    return ok, line
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--kiterun", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("cases", nargs="+")
+    args = ap.parse_args()
+    cases = list(APPS) + ["ops"] if args.cases == ["all"] else args.cases
+    failures = 0
+    tf_ops = collections.Counter()
+    for case in cases:
+        if case == "ops":
+            for name, shape, fn in op_graphs():
+                gd, frozen = freeze(fn, shape)
+                ok, line = run_graph("op_" + name, gd, frozen, shape, args, tf_ops)
+                print(line, flush=True)
+                failures += not ok
+        elif case in APPS:
+            t0 = time.time()
+            gd, frozen = keras_app(case)
+            build_s = time.time() - t0
+            size = APPS[case][0]
+            ok, line = run_graph(case, gd, frozen, [1, size, size, 3], args, tf_ops)
+            print(line + "  (tf build+freeze %.1f s)" % build_s, flush=True)
+            failures += not ok
+        else:
+            print("unknown case", case)
+            return 2
+    print("TF ops covered: " + " ".join(sorted(tf_ops)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,656 @@
+// tensorflow2kite: the GraphDef walk, layout bookkeeping and the shared
+// emitters (reshape with permutes, constants as MemoryData, folding into
+// convolutions). The per-op handlers live in tf_ops.cpp.
+
+#include "tf_convert_impl.h"
+
+#include "tf_graph.pb.h"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+namespace kite {
+namespace tf {
+
+std::string tensor_key(const std::string& input)
+{
+    const size_t colon = input.rfind(':');
+    if (colon != std::string::npos && colon + 1 < input.size()
+        && input.find_first_not_of("0123456789", colon + 1) == std::string::npos)
+        return input;
+    return input + ":0";
+}
+
+std::string key_node(const std::string& key)
+{
+    return key.substr(0, key.rfind(':'));
+}
+
+// --- attributes ----------------------------------------------------------
+
+const kite_tf::AttrValue* Converter::attr(const kite_tf::NodeDef& n, const char* name)
+{
+    auto it = n.attr().find(name);
+    return it == n.attr().end() ? nullptr : &it->second;
+}
+
+int64_t Converter::attr_i(const kite_tf::NodeDef& n, const char* name, int64_t def)
+{
+    const kite_tf::AttrValue* a = attr(n, name);
+    return a && a->value_case() == kite_tf::AttrValue::kI ? a->i() : def;
+}
+
+float Converter::attr_f(const kite_tf::NodeDef& n, const char* name, float def)
+{
+    const kite_tf::AttrValue* a = attr(n, name);
+    return a && a->value_case() == kite_tf::AttrValue::kF ? a->f() : def;
+}
+
+bool Converter::attr_b(const kite_tf::NodeDef& n, const char* name, bool def)
+{
+    const kite_tf::AttrValue* a = attr(n, name);
+    return a && a->value_case() == kite_tf::AttrValue::kB ? a->b() : def;
+}
+
+std::string Converter::attr_s(const kite_tf::NodeDef& n, const char* name, const std::string& def)
+{
+    const kite_tf::AttrValue* a = attr(n, name);
+    return a && a->value_case() == kite_tf::AttrValue::kS ? a->s() : def;
+}
+
+std::vector<int64_t> Converter::attr_ints(const kite_tf::NodeDef& n, const char* name)
+{
+    const kite_tf::AttrValue* a = attr(n, name);
+    std::vector<int64_t> r;
+    if (a && a->value_case() == kite_tf::AttrValue::kList)
+        r.assign(a->list().i().begin(), a->list().i().end());
+    return r;
+}
+
+// --- layout --------------------------------------------------------------
+
+static int checked_int(int64_t v)
+{
+    if (v < 0 || v > INT_MAX)
+        throw std::runtime_error("dimension " + std::to_string(v) + " out of range");
+    return (int)v;
+}
+
+std::vector<int> Converter::kdims(const Shape& s)
+{
+    for (int64_t d : s)
+        if (d < 0)
+            throw Unsupported("unknown dimension in shape " + shape_string(s) + " (give input_shapes=)");
+    switch (s.size())
+    {
+    case 1: return {checked_int(s[0])};
+    case 2:
+    case 3:
+    case 4:
+        if (s[0] != 1)
+            throw Unsupported("batch " + std::to_string(s[0]) + " (only batch 1 is supported)");
+        if (s.size() == 2)
+            return {checked_int(s[1])};
+        if (s.size() == 3)
+            return {checked_int(s[1]), checked_int(s[2])};
+        return {checked_int(s[3]), checked_int(s[1]), checked_int(s[2])};
+    }
+    throw Unsupported("rank " + std::to_string(s.size()) + " activation");
+}
+
+std::vector<int> Converter::source_kdims(const Shape& s)
+{
+    std::vector<int> k = kdims(s);
+    if (s.size() == 4)
+        return {checked_int(s[1]), checked_int(s[2]), checked_int(s[3])};
+    return k;
+}
+
+bool Converter::order_differs(const Shape& s)
+{
+    return s.size() == 4 && s[1] * s[2] > 1 && s[3] > 1;
+}
+
+int Converter::kaxis(int64_t a, size_t rank)
+{
+    if (a < 0)
+        a += (int64_t)rank;
+    if (a < 0 || a >= (int64_t)rank)
+        throw std::runtime_error("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+    if (rank == 1)
+        return 0;
+    if (a == 0)
+        throw Unsupported("operation along the batch axis");
+    if (rank == 4)
+        return a == 3 ? 0 : (int)a;
+    return (int)a - 1;
+}
+
+void Converter::set_shape_params(convert::Layer& l, const std::vector<int>& k)
+{
+    // Reshape / MemoryData / Input: 0 w, 1 h, 2 c
+    const size_t n = k.size();
+    l.params.set(0, k[n - 1]);
+    if (n >= 2)
+        l.params.set(1, k[n - 2]);
+    if (n >= 3)
+        l.params.set(2, k[n - 3]);
+}
+
+// --- values --------------------------------------------------------------
+
+Value Converter::blob_value(const std::string& blob, const Shape& shape)
+{
+    Value v;
+    v.blob = blob;
+    v.shape = shape;
+    return v;
+}
+
+Value Converter::const_value(const Const& c)
+{
+    Value v;
+    v.is_const = true;
+    v.c = c;
+    v.shape = c.shape;
+    return v;
+}
+
+const Value& Converter::input(const kite_tf::NodeDef& n, int i)
+{
+    if (i >= (int)data_inputs[n.name()].size())
+        throw std::runtime_error("expects at least " + std::to_string(i + 1) + " inputs");
+    const std::string& key = data_inputs[n.name()][(size_t)i];
+    auto it = values.find(key);
+    if (it == values.end())
+        throw std::runtime_error("input '" + key + "' is not produced by any node");
+    return it->second;
+}
+
+int Converter::input_count(const kite_tf::NodeDef& n)
+{
+    return (int)data_inputs[n.name()].size();
+}
+
+const Const& Converter::const_input(const kite_tf::NodeDef& n, int i, const char* what)
+{
+    const Value& v = input(n, i);
+    if (!v.is_const)
+        throw Unsupported(std::string(what) + " must be a constant");
+    return v.c;
+}
+
+const Value& Converter::blob_input(const kite_tf::NodeDef& n, int i)
+{
+    const Value& v = input(n, i);
+    if (v.is_const)
+        throw Unsupported("constant input " + std::to_string(i) + " where an activation is expected");
+    return v;
+}
+
+std::string Converter::out_blob(const kite_tf::NodeDef& n, int k)
+{
+    const std::string base = k == 0 ? n.name() : n.name() + ":" + std::to_string(k);
+    return g.unique_blob_name(base);
+}
+
+void Converter::set_output(const kite_tf::NodeDef& n, int k, const Value& v)
+{
+    values[n.name() + ":" + std::to_string(k)] = v;
+    if (!v.is_const)
+        blob_aliases[v.blob]++;
+}
+
+convert::Layer& Converter::add_layer(const std::string& type, const std::string& name, const std::vector<std::string>& bottoms,
+                                     const std::vector<std::string>& tops)
+{
+    return g.add(type, name, bottoms, tops);
+}
+
+// --- shared emitters -----------------------------------------------------
+
+std::string Converter::to_source_order(const Value& v, const std::string& name)
+{
+    if (!order_differs(v.shape))
+        return v.blob;
+    const std::string top = g.unique_blob_name(v.blob + "_nhwc");
+    convert::Layer& l = add_layer("Permute", name + "_to_nhwc", {v.blob}, {top});
+    l.params.set(0, 3); // (w,h,c) <- (c,w,h): CHW -> HWC
+    return top;
+}
+
+Value Converter::emit_reshape(const Value& v, const Shape& target, const std::string& name, const std::string& top)
+{
+    if (shape_count(v.shape) != shape_count(target))
+        throw std::runtime_error("reshape of " + shape_string(v.shape) + " to " + shape_string(target) + " changes the element count");
+    std::vector<int> src_k = order_differs(v.shape) ? source_kdims(v.shape) : kdims(v.shape);
+    const std::string src = to_source_order(v, name);
+    if (order_differs(target))
+    {
+        const std::vector<int> mid_k = source_kdims(target);
+        std::string mid = src;
+        if (mid_k != src_k)
+        {
+            mid = g.unique_blob_name(top + "_nhwc");
+            set_shape_params(add_layer("Reshape", name, {src}, {mid}), mid_k);
+        }
+        convert::Layer& p = add_layer("Permute", name + "_to_nchw", {mid}, {top});
+        p.params.set(0, 4); // (w,h,c) <- (h,c,w): HWC -> CHW
+        return blob_value(top, target);
+    }
+    const std::vector<int> k = kdims(target);
+    if (k == src_k && src == v.blob)
+        return blob_value(v.blob, target);
+    set_shape_params(add_layer("Reshape", name, {src}, {top}), k);
+    return blob_value(top, target);
+}
+
+Value Converter::expand_rank(const Value& v, size_t rank, const std::string& name)
+{
+    if (v.shape.size() >= rank)
+        return v;
+    Shape s(rank - v.shape.size(), 1);
+    s.insert(s.end(), v.shape.begin(), v.shape.end());
+    return emit_reshape(v, s, name + "_expand", g.unique_blob_name(v.blob + "_expand"));
+}
+
+std::string Converter::emit_memorydata(const Const& c0, size_t rank, const std::string& name)
+{
+    Shape s(rank > c0.shape.size() ? rank - c0.shape.size() : 0, 1);
+    s.insert(s.end(), c0.shape.begin(), c0.shape.end());
+    Const c = c0;
+    c.shape = s;
+    if (rank == 4)
+        c = const_transpose(c, {0, 3, 1, 2});
+    std::vector<int> k;
+    if (rank == 1)
+    {
+        k = {checked_int(c.count())};
+    }
+    else
+    {
+        if (s.size() != rank || s[0] != 1)
+            throw Unsupported("constant operand of shape " + shape_string(c0.shape) + " against a rank " + std::to_string(rank)
+                              + " activation");
+        for (size_t i = 1; i < c.shape.size(); i++)
+            k.push_back(checked_int(c.shape[i]));
+    }
+    const std::string top = g.unique_blob_name(name + "_const");
+    convert::Layer& l = add_layer("MemoryData", top, {}, {top});
+    set_shape_params(l, k);
+    l.weights.push_back(convert::Weight(c.floats(), false));
+    return top;
+}
+
+// per-channel vector (length C) of a constant broadcast along the last axis
+// of a rank-`rank` activation with C channels; false if it varies elsewhere
+static bool per_channel(const Const& c, size_t rank, int64_t channels, std::vector<float>& out)
+{
+    if (c.shape.size() > rank)
+        return false;
+    for (size_t i = 0; i + 1 < c.shape.size(); i++)
+        if (c.shape[i] != 1)
+            return false;
+    const int64_t last = c.shape.empty() ? 1 : c.shape.back();
+    if (last != 1 && last != channels)
+        return false;
+    out.resize((size_t)channels);
+    for (int64_t i = 0; i < channels; i++)
+        out[(size_t)i] = (float)c.v[last == 1 ? 0 : (size_t)i];
+    return true;
+}
+
+bool Converter::foldable(const Value& x, const std::string& key)
+{
+    if (x.is_const || consumers[key] != 1 || blob_aliases[x.blob] != 1)
+        return false;
+    auto it = blob_layer.find(x.blob);
+    if (it == blob_layer.end())
+        return false;
+    const convert::Layer& l = g.layers[(size_t)it->second];
+    return l.params.get_int(9, 0) == 0;
+}
+
+bool Converter::try_fold_affine(const kite_tf::NodeDef& n, const Value& x, const std::string& key, const Const* scale,
+                                const Const* bias, bool negate_bias)
+{
+    if (!foldable(x, key))
+        return false;
+    const int li = blob_layer[x.blob];
+    convert::Layer& l = g.layers[(size_t)li];
+    const bool ip = l.type == "InnerProduct";
+    const int bias_id = ip ? 1 : 5;
+    const int channels = l.params.get_int(0, 0);
+    std::vector<float> s, b;
+    if (scale && !per_channel(*scale, x.shape.size(), channels, s))
+        return false;
+    if (bias && !per_channel(*bias, x.shape.size(), channels, b))
+        return false;
+    if (l.params.get_int(bias_id, 0) == 0)
+    {
+        l.params.set(bias_id, 1);
+        l.weights.push_back(convert::Weight(std::vector<float>((size_t)channels, 0.f), false));
+    }
+    std::vector<float>& w = l.weights[0].data;
+    std::vector<float>& bb = l.weights[1].data;
+    const size_t per = w.size() / (size_t)channels;
+    for (int o = 0; o < channels; o++)
+    {
+        if (scale)
+        {
+            for (size_t k = 0; k < per; k++)
+                w[(size_t)o * per + k] *= s[(size_t)o];
+            bb[(size_t)o] *= s[(size_t)o];
+        }
+        if (bias)
+            bb[(size_t)o] += negate_bias ? -b[(size_t)o] : b[(size_t)o];
+    }
+    blob_aliases[x.blob]--;
+    set_output(n, 0, x);
+    return true;
+}
+
+bool Converter::try_fold_activation(const kite_tf::NodeDef& n, const Value& x, const std::string& key, int type,
+                                    const std::vector<float>& params)
+{
+    if (!foldable(x, key))
+        return false;
+    convert::Layer& l = g.layers[(size_t)blob_layer[x.blob]];
+    l.params.set(9, type);
+    if (!params.empty())
+        l.params.set_floats(10, params);
+    blob_aliases[x.blob]--;
+    set_output(n, 0, x);
+    return true;
+}
+
+// --- the walk ------------------------------------------------------------
+
+void Converter::add_placeholder(const kite_tf::NodeDef& n, size_t index)
+{
+    Shape s;
+    if (index < opt.input_shapes.size() && !opt.input_shapes[index].empty())
+    {
+        s = opt.input_shapes[index];
+    }
+    else
+    {
+        const kite_tf::AttrValue* a = attr(n, "shape");
+        if (!a || a->value_case() != kite_tf::AttrValue::kShape || a->shape().unknown_rank())
+            throw std::runtime_error("input '" + n.name() + "' has no shape: give input_shapes=");
+        s = shape_from_proto(a->shape());
+    }
+    if (s.size() >= 2 && s[0] == -1)
+        s[0] = 1;
+    for (int64_t d : s)
+        if (d <= 0)
+            throw std::runtime_error("input '" + n.name() + "' has shape " + shape_string(s) + ": give input_shapes= with every dimension");
+    const DataFormat fmt = index < opt.input_formats.size() ? opt.input_formats[index] : FORMAT_NHWC;
+    if (s.size() == 4 && fmt != FORMAT_NCHW)
+    {
+        Value src = blob_value(n.name(), s);
+        convert::Layer& in = g.add_input(n.name());
+        set_shape_params(in, source_kdims(s));
+        in.params.erase(11);
+        // the Input blob holds HWC (as given); the graph runs on CHW
+        Value v;
+        if (order_differs(s))
+        {
+            const std::string top = g.unique_blob_name(n.name() + "_nchw");
+            add_layer("Permute", n.name() + "_to_nchw", {n.name()}, {top}).params.set(0, 4);
+            v = blob_value(top, s);
+        }
+        else if (source_kdims(s) != kdims(s))
+        {
+            const std::string top = g.unique_blob_name(n.name() + "_nchw");
+            set_shape_params(add_layer("Reshape", n.name() + "_to_nchw", {n.name()}, {top}), kdims(s));
+            v = blob_value(top, s);
+        }
+        else
+        {
+            v = src;
+        }
+        set_output(n, 0, v);
+        return;
+    }
+    convert::Layer& in = g.add_input(n.name());
+    set_shape_params(in, kdims(s));
+    set_output(n, 0, blob_value(n.name(), s));
+}
+
+void Converter::rename_blob(const std::string& from, const std::string& to)
+{
+    for (convert::Layer& l : g.layers)
+    {
+        for (std::string& b : l.bottoms)
+            if (b == from)
+                b = to;
+        for (std::string& t : l.tops)
+            if (t == from)
+                t = to;
+    }
+    for (auto& kv : values)
+        if (!kv.second.is_const && kv.second.blob == from)
+            kv.second.blob = to;
+    auto it = blob_layer.find(from);
+    if (it != blob_layer.end())
+    {
+        blob_layer[to] = it->second;
+        blob_layer.erase(it);
+    }
+}
+
+std::string Converter::finish_output(const std::string& key, DataFormat fmt)
+{
+    auto it = values.find(key);
+    if (it == values.end())
+        throw std::runtime_error("output '" + key + "' was not converted");
+    const Value v = it->second;
+    if (v.is_const)
+        throw std::runtime_error("output '" + key + "' is a constant");
+    const std::string name = key.size() > 2 && key.compare(key.size() - 2, 2, ":0") == 0 ? key.substr(0, key.size() - 2) : key;
+    const bool to_nhwc = v.shape.size() == 4 && fmt != FORMAT_NCHW && source_kdims(v.shape) != kdims(v.shape);
+    if (!to_nhwc)
+    {
+        if (v.blob != name)
+        {
+            if (g.producer(name) >= 0)
+                rename_blob(name, g.unique_blob_name(name + "_"));
+            rename_blob(v.blob, name);
+        }
+        return name;
+    }
+    if (v.blob == name || g.producer(name) >= 0)
+        rename_blob(name, g.unique_blob_name(name + "_nchw"));
+    const Value cur = values[key];
+    if (order_differs(v.shape))
+        add_layer("Permute", name + "_to_nhwc", {cur.blob}, {name}).params.set(0, 3);
+    else
+        set_shape_params(add_layer("Reshape", name + "_to_nhwc", {cur.blob}, {name}), source_kdims(v.shape));
+    return name;
+}
+
+int Converter::run(const std::string& bytes, std::vector<std::string>& output_names, std::string& error)
+{
+    kite_tf::GraphDef gd;
+    if (bytes.empty())
+    {
+        error = "empty file";
+        return -1;
+    }
+    if (bytes.size() > (size_t)INT_MAX || !gd.ParseFromArray(bytes.data(), (int)bytes.size()))
+    {
+        error = "not a TensorFlow GraphDef (malformed or truncated protobuf)";
+        return -1;
+    }
+    if (gd.node_size() == 0)
+    {
+        error = "the GraphDef has no nodes";
+        return -1;
+    }
+    std::vector<std::string> placeholders;
+    for (const kite_tf::NodeDef& n : gd.node())
+    {
+        if (n.name().empty() || !nodes.emplace(n.name(), &n).second)
+        {
+            error = "node name '" + n.name() + "' is empty or used twice";
+            return -1;
+        }
+        if (n.op() == "Placeholder")
+            placeholders.push_back(n.name());
+    }
+    std::set<std::string> consumed_nodes;
+    for (const kite_tf::NodeDef& n : gd.node())
+    {
+        std::vector<std::string>& ins = data_inputs[n.name()];
+        for (const std::string& in : n.input())
+        {
+            if (in.empty() || in[0] == '^')
+                continue;
+            const std::string key = tensor_key(in);
+            if (!nodes.count(key_node(key)))
+            {
+                error = "node '" + n.name() + "' reads '" + in + "', which no node produces";
+                return -1;
+            }
+            ins.push_back(key);
+            consumers[key]++;
+            consumed_nodes.insert(key_node(key));
+        }
+    }
+    // outputs
+    std::vector<std::string> out_keys;
+    for (const std::string& o : opt.outputs)
+    {
+        out_keys.push_back(tensor_key(o));
+        if (!nodes.count(key_node(out_keys.back())))
+        {
+            error = "output '" + o + "' is not a node of the graph";
+            return -1;
+        }
+    }
+    if (out_keys.empty())
+    {
+        for (const kite_tf::NodeDef& n : gd.node())
+            if (!consumed_nodes.count(n.name()) && n.op() != "NoOp" && n.op() != "Const" && n.op() != "Placeholder")
+                out_keys.push_back(n.name() + ":0");
+        if (out_keys.empty())
+        {
+            error = "the graph has no output (give outputs=)";
+            return -1;
+        }
+    }
+    // inputs
+    std::vector<std::string> in_names = opt.inputs.empty() ? placeholders : opt.inputs;
+    for (size_t i = 0; i < in_names.size(); i++)
+    {
+        auto it = nodes.find(key_node(tensor_key(in_names[i])));
+        if (it == nodes.end())
+        {
+            error = "input '" + in_names[i] + "' is not a node of the graph";
+            return -1;
+        }
+        try
+        {
+            add_placeholder(*it->second, i);
+        }
+        catch (const std::exception& e)
+        {
+            error = e.what();
+            return -1;
+        }
+    }
+    // topological order of the nodes the outputs need (iterative DFS)
+    std::vector<const kite_tf::NodeDef*> order;
+    std::map<std::string, int> state; // 1 visiting, 2 done
+    for (const std::string& ok : out_keys)
+    {
+        std::vector<std::pair<const kite_tf::NodeDef*, size_t> > stack;
+        const std::string root = key_node(ok);
+        if (state[root])
+            continue;
+        stack.push_back(std::make_pair(nodes[root], (size_t)0));
+        state[root] = 1;
+        while (!stack.empty())
+        {
+            const kite_tf::NodeDef* n = stack.back().first;
+            const std::vector<std::string>& ins = data_inputs[n->name()];
+            size_t& next = stack.back().second;
+            if (next < ins.size())
+            {
+                const std::string dep = key_node(ins[next++]);
+                const int s = state[dep];
+                if (s == 1)
+                {
+                    error = "the graph has a cycle through node '" + dep + "'";
+                    return -1;
+                }
+                if (s == 0 && !values.count(dep + ":0"))
+                {
+                    state[dep] = 1;
+                    stack.push_back(std::make_pair(nodes[dep], (size_t)0));
+                }
+                continue;
+            }
+            state[n->name()] = 2;
+            order.push_back(n);
+            stack.pop_back();
+        }
+    }
+    std::set<std::string> failed;
+    for (const kite_tf::NodeDef* n : order)
+    {
+        if (values.count(n->name() + ":0"))
+            continue; // an input
+        bool skip = false;
+        for (const std::string& k : data_inputs[n->name()])
+            if (failed.count(key_node(k)))
+                skip = true;
+        if (skip)
+        {
+            // downstream of a failed node: reported only if its own type is unknown
+            if (!known_op(n->op()))
+                unsupported.add(n->op(), n->name());
+            failed.insert(n->name());
+            continue;
+        }
+        try
+        {
+            convert_node(*n);
+        }
+        catch (const Unsupported& u)
+        {
+            unsupported.add(n->op(), n->name(), u.what());
+            failed.insert(n->name());
+        }
+        catch (const std::exception& e)
+        {
+            error = "node '" + n->name() + "' (" + n->op() + "): " + e.what();
+            return -1;
+        }
+    }
+    if (!unsupported.empty())
+        return 0;
+    try
+    {
+        for (size_t i = 0; i < out_keys.size(); i++)
+            output_names.push_back(finish_output(out_keys[i], i < opt.output_formats.size() ? opt.output_formats[i] : FORMAT_NHWC));
+    }
+    catch (const std::exception& e)
+    {
+        error = e.what();
+        return -1;
+    }
+    return 0;
+}
+
+int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, convert::Graph& g,
+                     convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error)
+{
+    Converter c(opt, g, unsupported);
+    return c.run(bytes, output_names, error);
+}
+
+} // namespace tf
+} // namespace kite

@@ -1,0 +1,1025 @@
+// tensorflow2kite: one handler per TensorFlow op (seed 002's classes).
+//  fixed format:      Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool,
+//                     FusedBatchNorm(V3), BiasAdd (folded into the conv)
+//  transposable:      element-wise ops, Concat(V2), Pad/PadV2/MirrorPad,
+//                     Mean/Max/Min/Sum/Prod, StridedSlice/Slice, Softmax
+//  source format:     Reshape, Squeeze, ExpandDims (Permute where needed)
+// Constants (Shape/StridedSlice/Pack chains, Keras batch-norm factors) are
+// evaluated here and never reach the kite graph unless an activation needs
+// them (MemoryData).
+
+#include "tf_convert_impl.h"
+
+#include "tf_graph.pb.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace kite {
+namespace tf {
+
+namespace {
+
+// TF SAME padding: the extra pixel of an odd total goes to the end
+void same_pads(int64_t in, int64_t k_eff, int64_t s, int64_t& lo, int64_t& hi)
+{
+    const int64_t out = (in + s - 1) / s;
+    const int64_t total = std::max((out - 1) * s + k_eff - in, (int64_t)0);
+    lo = total / 2;
+    hi = total - lo;
+}
+
+std::vector<int64_t> four(const std::vector<int64_t>& v, const char* what)
+{
+    if (v.empty())
+        return {1, 1, 1, 1};
+    if (v.size() != 4 || v[0] != 1 || v[3] != 1 || v[1] <= 0 || v[2] <= 0 || v[1] > 65536 || v[2] > 65536)
+        throw std::runtime_error(std::string(what) + " must be [1, h, w, 1] with positive h, w");
+    return v;
+}
+
+struct Geometry
+{
+    int64_t kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, oh, ow;
+};
+
+Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const std::vector<int64_t>& strides,
+                         const std::vector<int64_t>& dil, const std::string& padding, const std::vector<int64_t>& explicit_pads)
+{
+    Geometry g;
+    g.kh = kh;
+    g.kw = kw;
+    g.sh = strides[1];
+    g.sw = strides[2];
+    g.dh = dil[1];
+    g.dw = dil[2];
+    if (kh <= 0 || kw <= 0 || kh > 65536 || kw > 65536)
+        throw std::runtime_error("kernel size " + std::to_string(kh) + "x" + std::to_string(kw) + " out of range");
+    const int64_t ekh = (kh - 1) * g.dh + 1, ekw = (kw - 1) * g.dw + 1;
+    if (padding == "SAME")
+    {
+        same_pads(x[1], ekh, g.sh, g.pt, g.pb);
+        same_pads(x[2], ekw, g.sw, g.pl, g.pr);
+    }
+    else if (padding == "VALID")
+    {
+        g.pt = g.pb = g.pl = g.pr = 0;
+    }
+    else if (padding == "EXPLICIT")
+    {
+        if (explicit_pads.size() != 8)
+            throw std::runtime_error("explicit_paddings must hold 8 values");
+        g.pt = explicit_pads[2];
+        g.pb = explicit_pads[3];
+        g.pl = explicit_pads[4];
+        g.pr = explicit_pads[5];
+        if (explicit_pads[0] || explicit_pads[1] || explicit_pads[6] || explicit_pads[7])
+            throw Unsupported("explicit padding of the batch or channel axis");
+        for (int i = 2; i < 6; i++)
+            if (explicit_pads[(size_t)i] < 0 || explicit_pads[(size_t)i] > 65536)
+                throw std::runtime_error("explicit padding out of range");
+    }
+    else
+    {
+        throw Unsupported("padding '" + padding + "'");
+    }
+    g.oh = (x[1] + g.pt + g.pb - ekh) / g.sh + 1;
+    g.ow = (x[2] + g.pl + g.pr - ekw) / g.sw + 1;
+    if (x[1] + g.pt + g.pb < ekh || x[2] + g.pl + g.pr < ekw || g.oh <= 0 || g.ow <= 0)
+        throw std::runtime_error("window larger than the padded input " + shape_string(x));
+    return g;
+}
+
+void set_window_params(convert::Layer& l, const Geometry& g, bool conv)
+{
+    // Convolution: 1 kw 11 kh 2 dw 12 dh 3 sw 13 sh 4 pl 15 pr 14 pt 16 pb
+    // Pooling:     1 kw 11 kh 2 sw 12 sh 3 pl 14 pr 13 pt 15 pb
+    l.params.set(1, (int)g.kw);
+    l.params.set(11, (int)g.kh);
+    if (conv)
+    {
+        l.params.set(2, (int)g.dw);
+        l.params.set(12, (int)g.dh);
+        l.params.set(3, (int)g.sw);
+        l.params.set(13, (int)g.sh);
+        l.params.set(4, (int)g.pl);
+        l.params.set(15, (int)g.pr);
+        l.params.set(14, (int)g.pt);
+        l.params.set(16, (int)g.pb);
+    }
+    else
+    {
+        l.params.set(2, (int)g.sw);
+        l.params.set(12, (int)g.sh);
+        l.params.set(3, (int)g.pl);
+        l.params.set(14, (int)g.pr);
+        l.params.set(13, (int)g.pt);
+        l.params.set(15, (int)g.pb);
+    }
+}
+
+int binary_code(const std::string& op)
+{
+    if (op == "Add" || op == "AddV2" || op == "BiasAdd")
+        return 0;
+    if (op == "Sub")
+        return 1;
+    if (op == "Mul")
+        return 2;
+    if (op == "RealDiv" || op == "Div")
+        return 3;
+    if (op == "Maximum")
+        return 4;
+    if (op == "Minimum")
+        return 5;
+    if (op == "Pow")
+        return 6;
+    return -1;
+}
+
+int unary_code(const std::string& op)
+{
+    static const char* const names[] = {"Abs", "Neg", "Floor", "Ceil", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Sin", "Cos", "Tan",
+                                        "Asin", "Acos", "Atan", "Reciprocal", "Tanh"};
+    for (int i = 0; i < 17; i++)
+        if (op == names[i])
+            return i;
+    if (op == "Inv")
+        return 15;
+    if (op == "Round")
+        return 18;
+    return -1;
+}
+
+Const concat_consts(const std::vector<const Const*>& cs, int64_t axis)
+{
+    Const out;
+    out.shape = cs[0]->shape;
+    const int64_t r = (int64_t)out.shape.size();
+    if (axis < 0)
+        axis += r;
+    if (axis < 0 || axis >= r)
+        throw std::runtime_error("concat axis out of range");
+    out.is_int = true;
+    int64_t total = 0;
+    for (const Const* c : cs)
+    {
+        if ((int64_t)c->shape.size() != r)
+            throw std::runtime_error("concat of constants with different ranks");
+        for (int64_t i = 0; i < r; i++)
+            if (i != axis && c->shape[(size_t)i] != out.shape[(size_t)i])
+                throw std::runtime_error("concat of constants with different shapes");
+        total += c->shape[(size_t)axis];
+        out.is_int = out.is_int && c->is_int;
+    }
+    out.shape[(size_t)axis] = total;
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < axis; i++)
+        outer *= out.shape[(size_t)i];
+    for (int64_t i = axis + 1; i < r; i++)
+        inner *= out.shape[(size_t)i];
+    shape_count(out.shape);
+    for (int64_t o = 0; o < outer; o++)
+        for (const Const* c : cs)
+        {
+            const int64_t n = c->shape[(size_t)axis] * inner;
+            out.v.insert(out.v.end(), c->v.begin() + o * n, c->v.begin() + (o + 1) * n);
+        }
+    return out;
+}
+
+} // namespace
+
+std::string Converter::input_key(const kite_tf::NodeDef& n, int i)
+{
+    return data_inputs[n.name()][(size_t)i];
+}
+
+void Converter::op_conv(const kite_tf::NodeDef& n, bool depthwise)
+{
+    const Value x = blob_input(n, 0);
+    const Const& f = const_input(n, 1, "filter");
+    if (attr_s(n, "data_format", "NHWC") != "NHWC")
+        throw Unsupported("data_format " + attr_s(n, "data_format", ""));
+    if (x.shape.size() != 4)
+        throw Unsupported("input of rank " + std::to_string(x.shape.size()));
+    if (f.rank() != 4)
+        throw std::runtime_error("filter must have rank 4, not " + std::to_string(f.rank()));
+    const Geometry geo = window_geometry(x.shape, f.shape[0], f.shape[1], four(attr_ints(n, "strides"), "strides"),
+                                         four(attr_ints(n, "dilations"), "dilations"), attr_s(n, "padding", ""),
+                                         attr_ints(n, "explicit_paddings"));
+    const int64_t kh = f.shape[0], kw = f.shape[1], ci = f.shape[2], last = f.shape[3];
+    const int64_t C = x.shape[3];
+    if (ci <= 0 || last <= 0)
+        throw std::runtime_error("empty filter " + shape_string(f.shape));
+    int64_t num_output, group;
+    std::vector<float> w((size_t)f.count());
+    if (depthwise)
+    {
+        if (C != ci)
+            throw std::runtime_error("filter " + shape_string(f.shape) + " does not match input " + shape_string(x.shape));
+        num_output = ci * last;
+        group = ci;
+        // TF (kh, kw, ci, m) -> kite (ci * m, 1, kh, kw); output channel g * m + j
+        for (int64_t gi = 0; gi < ci; gi++)
+            for (int64_t j = 0; j < last; j++)
+                for (int64_t y = 0; y < kh; y++)
+                    for (int64_t xx = 0; xx < kw; xx++)
+                        w[(size_t)((((gi * last + j) * kh + y) * kw) + xx)] = (float)f.v[(size_t)(((y * kw + xx) * ci + gi) * last + j)];
+    }
+    else
+    {
+        if (C % ci != 0 || last % (C / ci) != 0)
+            throw std::runtime_error("filter " + shape_string(f.shape) + " does not match input " + shape_string(x.shape));
+        num_output = last;
+        group = C / ci;
+        // HWIO -> OIHW
+        for (int64_t o = 0; o < last; o++)
+            for (int64_t i = 0; i < ci; i++)
+                for (int64_t y = 0; y < kh; y++)
+                    for (int64_t xx = 0; xx < kw; xx++)
+                        w[(size_t)(((o * ci + i) * kh + y) * kw + xx)] = (float)f.v[(size_t)(((y * kw + xx) * ci + i) * last + o)];
+    }
+    const std::string top = out_blob(n);
+    const bool grouped = group > 1;
+    convert::Layer& l = add_layer(grouped ? "ConvolutionDepthWise" : "Convolution", n.name(), {x.blob}, {top});
+    l.params.set(0, (int)num_output);
+    set_window_params(l, geo, true);
+    l.params.set(5, 0);
+    l.params.set(6, (int)w.size());
+    if (grouped)
+        l.params.set(7, (int)group);
+    l.weights.push_back(convert::Weight(w, true));
+    blob_layer[top] = (int)g.layers.size() - 1;
+    set_output(n, 0, blob_value(top, {1, geo.oh, geo.ow, num_output}));
+}
+
+void Converter::op_pool(const kite_tf::NodeDef& n)
+{
+    const Value x = blob_input(n, 0);
+    if (attr_s(n, "data_format", "NHWC") != "NHWC")
+        throw Unsupported("data_format " + attr_s(n, "data_format", ""));
+    if (x.shape.size() != 4)
+        throw Unsupported("input of rank " + std::to_string(x.shape.size()));
+    const std::vector<int64_t> k = four(attr_ints(n, "ksize"), "ksize");
+    const Geometry geo = window_geometry(x.shape, k[1], k[2], four(attr_ints(n, "strides"), "strides"), {1, 1, 1, 1},
+                                         attr_s(n, "padding", ""), {});
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("Pooling", n.name(), {x.blob}, {top});
+    l.params.set(0, n.op() == "MaxPool" ? 0 : 1);
+    set_window_params(l, geo, false);
+    l.params.set(5, 1); // valid: the explicit pads above, floor
+    l.params.set(6, 0); // TF's average excludes the padding
+    set_output(n, 0, blob_value(top, {1, geo.oh, geo.ow, x.shape[3]}));
+}
+
+void Converter::op_batchnorm(const kite_tf::NodeDef& n)
+{
+    const Value x = blob_input(n, 0);
+    if (attr_b(n, "is_training", true))
+        throw Unsupported("is_training=true (freeze the graph for inference)");
+    if (attr_s(n, "data_format", "NHWC") != "NHWC")
+        throw Unsupported("data_format " + attr_s(n, "data_format", ""));
+    const int64_t C = x.shape.empty() ? 0 : x.shape.back();
+    const Const* p[4];
+    for (int i = 0; i < 4; i++)
+    {
+        p[i] = &const_input(n, i + 1, "batch norm parameter");
+        if (p[i]->count() != C)
+            throw std::runtime_error("batch norm parameter " + std::to_string(i + 1) + " has " + std::to_string(p[i]->count())
+                                     + " values for " + std::to_string(C) + " channels");
+    }
+    const double eps = attr_f(n, "epsilon", 1e-4f);
+    Const a, b;
+    a.shape = b.shape = {C};
+    for (int64_t c = 0; c < C; c++)
+    {
+        const double s = p[0]->v[(size_t)c] / std::sqrt(p[3]->v[(size_t)c] + eps);
+        a.v.push_back(s);
+        b.v.push_back(p[1]->v[(size_t)c] - p[2]->v[(size_t)c] * s);
+    }
+    if (try_fold_affine(n, x, input_key(n, 0), &a, &b))
+        return;
+    if (x.shape.size() != 4 && x.shape.size() != 2)
+        throw Unsupported("batch norm of a rank " + std::to_string(x.shape.size()) + " input");
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("BatchNorm", n.name(), {x.blob}, {top});
+    l.params.set(0, (int)C);
+    l.params.set(1, (float)eps);
+    for (int i : {0, 2, 3, 1}) // slope, mean, var, bias
+        l.weights.push_back(convert::Weight(p[i]->floats(), false));
+    set_output(n, 0, blob_value(top, x.shape));
+}
+
+bool Converter::is_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b)
+{
+    // Mul(x, Sigmoid(x)) or Keras' Mul(x, Sigmoid(Mul(1.0, x)))
+    (void)n;
+    for (int side = 0; side < 2; side++)
+    {
+        const Value& x = side ? b : a;
+        const std::string sig_key = input_key(n, side ? 0 : 1);
+        const kite_tf::NodeDef* sig = nodes[key_node(sig_key)];
+        if (!sig || sig->op() != "Sigmoid" || data_inputs[sig->name()].empty())
+            continue;
+        const std::string in_key = data_inputs[sig->name()][0];
+        const Value& in = values[in_key];
+        if (!in.is_const && in.blob == x.blob)
+            return true;
+        const kite_tf::NodeDef* mul = nodes[key_node(in_key)];
+        if (mul && mul->op() == "Mul" && data_inputs[mul->name()].size() == 2)
+        {
+            const Value& m0 = values[data_inputs[mul->name()][0]];
+            const Value& m1 = values[data_inputs[mul->name()][1]];
+            const Value* c = m0.is_const ? &m0 : m1.is_const ? &m1 : nullptr;
+            const Value* o = m0.is_const ? &m1 : &m0;
+            if (c && c->c.count() == 1 && c->c.v[0] == 1.0 && !o->is_const && o->blob == x.blob)
+                return true;
+        }
+    }
+    return false;
+}
+
+void Converter::op_binary(const kite_tf::NodeDef& n)
+{
+    const Value a = input(n, 0), b = input(n, 1);
+    if (a.is_const && b.is_const)
+    {
+        Const out;
+        if (!const_binary(n.op(), a.c, b.c, out))
+            throw Unsupported("on constants");
+        set_output(n, 0, const_value(out));
+        return;
+    }
+    const int code = binary_code(n.op());
+    if (code < 0)
+        throw Unsupported("on activations");
+    const Shape out_shape = broadcast_shape(a.shape, b.shape);
+    const std::string top = out_blob(n);
+    if (a.is_const || b.is_const)
+    {
+        const bool const_left = a.is_const;
+        const Value& x = const_left ? b : a;
+        const Const& c = const_left ? a.c : b.c;
+        const std::string key = input_key(n, const_left ? 1 : 0);
+        if (out_shape == x.shape)
+        {
+            if (code == 2 && try_fold_affine(n, x, key, &c, nullptr))
+                return;
+            if (code == 0 && try_fold_affine(n, x, key, nullptr, &c))
+                return;
+            if (code == 1 && !const_left && try_fold_affine(n, x, key, nullptr, &c, true))
+                return;
+            if (code == 3 && !const_left)
+            {
+                Const inv;
+                const_unary("Reciprocal", c, inv);
+                if (try_fold_affine(n, x, key, &inv, nullptr))
+                    return;
+            }
+        }
+        if (c.count() == 1)
+        {
+            int op = code;
+            if (const_left && code == 1)
+                op = 7; // rsub
+            if (const_left && code == 3)
+                op = 8; // rdiv
+            if (const_left && code == 6)
+                op = 9; // rpow
+            convert::Layer& l = add_layer("BinaryOp", n.name(), {x.blob}, {top});
+            l.params.set(0, op);
+            l.params.set(1, 1);
+            l.params.set(2, (float)c.v[0]);
+            set_output(n, 0, blob_value(top, out_shape));
+            return;
+        }
+        const size_t r = std::max(x.shape.size(), c.shape.size());
+        const Value xr = expand_rank(x, r, n.name());
+        const std::string md = emit_memorydata(c, r, n.name());
+        convert::Layer& l = add_layer("BinaryOp", n.name(), const_left ? std::vector<std::string>{md, xr.blob} : std::vector<std::string>{xr.blob, md},
+                                      {top});
+        l.params.set(0, code);
+        set_output(n, 0, blob_value(top, out_shape));
+        return;
+    }
+    if (code == 2 && a.shape == b.shape && is_swish(n, a, b))
+    {
+        // the Sigmoid side is left dead and removed by finalize()
+        const kite_tf::NodeDef* s0 = nodes[key_node(input_key(n, 0))];
+        const Value& x = s0 && s0->op() == "Sigmoid" ? b : a;
+        add_layer("Swish", n.name(), {x.blob}, {top});
+        set_output(n, 0, blob_value(top, out_shape));
+        return;
+    }
+    const size_t r = out_shape.size();
+    const Value ar = expand_rank(a, r, n.name() + "_a");
+    const Value br = expand_rank(b, r, n.name() + "_b");
+    add_layer("BinaryOp", n.name(), {ar.blob, br.blob}, {top}).params.set(0, code);
+    set_output(n, 0, blob_value(top, out_shape));
+}
+
+void Converter::op_unary(const kite_tf::NodeDef& n)
+{
+    const Value x = input(n, 0);
+    const std::string& op = n.op();
+    if (x.is_const)
+    {
+        Const out;
+        if (!const_unary(op, x.c, out))
+            throw Unsupported("on constants");
+        set_output(n, 0, const_value(out));
+        return;
+    }
+    const std::string key = input_key(n, 0);
+    const std::string top = out_blob(n);
+    if (op == "Relu")
+    {
+        if (!try_fold_activation(n, x, key, 1, {}))
+        {
+            add_layer("ReLU", n.name(), {x.blob}, {top});
+            set_output(n, 0, blob_value(top, x.shape));
+        }
+        return;
+    }
+    if (op == "Relu6")
+    {
+        if (!try_fold_activation(n, x, key, 3, {0.f, 6.f}))
+        {
+            convert::Layer& l = add_layer("Clip", n.name(), {x.blob}, {top});
+            l.params.set(0, 0.f);
+            l.params.set(1, 6.f);
+            set_output(n, 0, blob_value(top, x.shape));
+        }
+        return;
+    }
+    if (op == "LeakyRelu")
+    {
+        const float alpha = attr_f(n, "alpha", 0.2f);
+        if (!try_fold_activation(n, x, key, 2, {alpha}))
+        {
+            add_layer("ReLU", n.name(), {x.blob}, {top}).params.set(0, alpha);
+            set_output(n, 0, blob_value(top, x.shape));
+        }
+        return;
+    }
+    if (op == "Sigmoid")
+    {
+        // a Sigmoid feeding a swish Mul is left to the Mul (Swish layer)
+        add_layer("Sigmoid", n.name(), {x.blob}, {top});
+        set_output(n, 0, blob_value(top, x.shape));
+        return;
+    }
+    if (op == "Elu" || op == "Softplus" || op == "Selu")
+    {
+        convert::Layer& l = add_layer(op == "Elu" ? "ELU" : op == "Selu" ? "SELU" : "Softplus", n.name(), {x.blob}, {top});
+        if (op == "Elu")
+            l.params.set(0, 1.f); // ncnn's ELU defaults to alpha 0.1
+        if (op == "Selu")
+        {
+            l.params.set(0, 1.67326324f);
+            l.params.set(1, 1.05070098f);
+        }
+        set_output(n, 0, blob_value(top, x.shape));
+        return;
+    }
+    if (op == "Tanh")
+    {
+        add_layer("TanH", n.name(), {x.blob}, {top});
+        set_output(n, 0, blob_value(top, x.shape));
+        return;
+    }
+    const int code = unary_code(op);
+    if (code < 0)
+        throw Unsupported("on activations");
+    add_layer("UnaryOp", n.name(), {x.blob}, {top}).params.set(0, code);
+    set_output(n, 0, blob_value(top, x.shape));
+}
+
+void Converter::op_reduce(const kite_tf::NodeDef& n)
+{
+    const Value x = blob_input(n, 0);
+    const std::vector<int64_t> raw_axes = const_input(n, 1, "reduction axes").ints();
+    const bool keep = attr_b(n, "keep_dims", false);
+    const size_t r = x.shape.size();
+    std::vector<int64_t> axes;
+    for (int64_t a : raw_axes)
+    {
+        if (a < 0)
+            a += (int64_t)r;
+        if (a < 0 || a >= (int64_t)r)
+            throw std::runtime_error("reduction axis out of range");
+        if (std::find(axes.begin(), axes.end(), a) == axes.end())
+            axes.push_back(a);
+    }
+    std::sort(axes.begin(), axes.end());
+    Shape kept = x.shape, dropped;
+    for (size_t i = 0; i < r; i++)
+    {
+        const bool red = std::find(axes.begin(), axes.end(), (int64_t)i) != axes.end();
+        if (red)
+            kept[i] = 1;
+        else
+            dropped.push_back(x.shape[i]);
+    }
+    const Shape out_shape = keep ? kept : dropped;
+    const std::string top = out_blob(n);
+    const std::string& op = n.op();
+    if (r == 4 && axes == std::vector<int64_t>{1, 2} && (op == "Mean" || op == "Max"))
+    {
+        const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
+        convert::Layer& l = add_layer("Pooling", keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
+        l.params.set(0, op == "Max" ? 0 : 1);
+        l.params.set(4, 1);
+        Value v = blob_value(pooled, {1, x.shape[3]});
+        if (keep)
+            v = emit_reshape(v, out_shape, n.name(), top);
+        set_output(n, 0, v);
+        return;
+    }
+    int code = -1;
+    if (op == "Sum")
+        code = 0;
+    if (op == "Mean")
+        code = 3;
+    if (op == "Max")
+        code = 4;
+    if (op == "Min")
+        code = 5;
+    if (op == "Prod")
+        code = 6;
+    if (code < 0 || axes.empty())
+        throw Unsupported(axes.empty() ? "no axes" : "reduction");
+    std::vector<int> kaxes;
+    for (int64_t a : axes)
+        kaxes.push_back(kaxis(a, r));
+    std::sort(kaxes.begin(), kaxes.end());
+    // without keepdims, a rank-4 input keeps the dims first (CHW order), then
+    // a reshape brings the result to TF's order
+    const bool reshape_after = !keep && r == 4;
+    const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
+    convert::Layer& l = add_layer("Reduction", reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
+    l.params.set(0, code);
+    l.params.set(1, 0);
+    l.params.set(2, 1.f);
+    l.params.set_ints(3, kaxes);
+    l.params.set(4, keep || reshape_after ? 1 : 0);
+    l.params.set(5, 1);
+    Value v = blob_value(red, reshape_after ? kept : out_shape);
+    if (reshape_after)
+        v = emit_reshape(v, out_shape, n.name(), top);
+    set_output(n, 0, v);
+}
+
+void Converter::op_pad(const kite_tf::NodeDef& n)
+{
+    const Value x = blob_input(n, 0);
+    const Const& pc = const_input(n, 1, "paddings");
+    const size_t r = x.shape.size();
+    if (pc.rank() != 2 || pc.shape[0] != (int64_t)r || pc.shape[1] != 2)
+        throw std::runtime_error("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
+    const std::vector<int64_t> p = pc.ints();
+    for (int64_t v : p)
+        if (v < 0 || v > 65536)
+            throw Unsupported("padding " + std::to_string(v));
+    float value = 0.f;
+    int type = 0;
+    if (n.op() == "PadV2")
+        value = (float)const_input(n, 2, "pad value").v.at(0);
+    if (n.op() == "MirrorPad")
+    {
+        if (attr_s(n, "mode", "") != "REFLECT")
+            throw Unsupported("mode " + attr_s(n, "mode", ""));
+        type = 2;
+    }
+    if (r >= 2 && (p[0] || p[1]))
+        throw Unsupported("padding of the batch axis");
+    int top = 0, bottom = 0, left = 0, right = 0, front = 0, behind = 0;
+    if (r == 4)
+    {
+        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5], front = (int)p[6], behind = (int)p[7];
+    }
+    else if (r == 3)
+    {
+        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5];
+    }
+    else if (r == 2)
+    {
+        left = (int)p[2], right = (int)p[3];
+    }
+    else
+    {
+        throw Unsupported("rank " + std::to_string(r));
+    }
+    Shape out = x.shape;
+    for (size_t i = 0; i < r; i++)
+        out[i] += p[2 * i] + p[2 * i + 1];
+    const std::string t = out_blob(n);
+    convert::Layer& l = add_layer("Padding", n.name(), {x.blob}, {t});
+    l.params.set(0, top);
+    l.params.set(1, bottom);
+    l.params.set(2, left);
+    l.params.set(3, right);
+    l.params.set(4, type);
+    l.params.set(5, value);
+    if (front || behind)
+    {
+        l.params.set(7, front);
+        l.params.set(8, behind);
+    }
+    set_output(n, 0, blob_value(t, out));
+}
+
+void Converter::op_concat(const kite_tf::NodeDef& n)
+{
+    const int count = input_count(n);
+    if (count < 2)
+        throw std::runtime_error("needs inputs and an axis");
+    const bool v2 = n.op() == "ConcatV2";
+    const Const& ac = const_input(n, v2 ? count - 1 : 0, "axis");
+    if (ac.count() != 1)
+        throw std::runtime_error("axis must be a scalar");
+    const int64_t axis = (int64_t)ac.v[0];
+    std::vector<Value> ins;
+    for (int i = v2 ? 0 : 1; i < (v2 ? count - 1 : count); i++)
+        ins.push_back(input(n, i));
+    bool all_const = true;
+    size_t r = 0;
+    for (const Value& v : ins)
+    {
+        all_const = all_const && v.is_const;
+        if (!v.is_const)
+            r = v.shape.size();
+    }
+    if (all_const)
+    {
+        std::vector<const Const*> cs;
+        for (const Value& v : ins)
+            cs.push_back(&v.c);
+        set_output(n, 0, const_value(concat_consts(cs, axis)));
+        return;
+    }
+    const int ka = kaxis(axis, r);
+    const int64_t ta = axis < 0 ? axis + (int64_t)r : axis;
+    std::vector<std::string> bottoms;
+    Shape out;
+    for (const Value& v : ins)
+    {
+        if (v.shape.size() != r)
+            throw std::runtime_error("concat of inputs with different ranks");
+        if (out.empty())
+        {
+            out = v.shape;
+        }
+        else
+        {
+            for (size_t i = 0; i < r; i++)
+                if ((int64_t)i != ta && v.shape[i] != out[i])
+                    throw std::runtime_error("concat of " + shape_string(v.shape) + " and " + shape_string(out));
+            out[(size_t)ta] += v.shape[(size_t)ta];
+        }
+        bottoms.push_back(v.is_const ? emit_memorydata(v.c, r, n.name()) : v.blob);
+    }
+    const std::string top = out_blob(n);
+    add_layer("Concat", n.name(), bottoms, {top}).params.set(0, ka);
+    set_output(n, 0, blob_value(top, out));
+}
+
+void Converter::op_reshape(const kite_tf::NodeDef& n)
+{
+    const Value x = input(n, 0);
+    Shape target;
+    if (n.op() == "Reshape")
+    {
+        target = resolve_reshape(x.shape, const_input(n, 1, "shape").ints());
+    }
+    else if (n.op() == "Squeeze")
+    {
+        std::vector<int64_t> dims = attr_ints(n, "squeeze_dims");
+        const int64_t r = (int64_t)x.shape.size();
+        for (int64_t& d : dims)
+        {
+            if (d < 0)
+                d += r;
+            if (d < 0 || d >= r || x.shape[(size_t)d] != 1)
+                throw std::runtime_error("squeeze of a dimension that is not 1");
+        }
+        for (int64_t i = 0; i < r; i++)
+        {
+            const bool drop = dims.empty() ? x.shape[(size_t)i] == 1 : std::find(dims.begin(), dims.end(), i) != dims.end();
+            if (!drop)
+                target.push_back(x.shape[(size_t)i]);
+        }
+    }
+    else
+    {
+        const Const& ac = const_input(n, 1, "axis");
+        if (ac.count() != 1)
+            throw std::runtime_error("axis must be a scalar");
+        int64_t a = (int64_t)ac.v[0];
+        const int64_t r = (int64_t)x.shape.size();
+        if (a < 0)
+            a += r + 1;
+        if (a < 0 || a > r)
+            throw std::runtime_error("axis out of range");
+        target = x.shape;
+        target.insert(target.begin() + a, 1);
+    }
+    if (x.is_const)
+    {
+        Const c = x.c;
+        c.shape = target;
+        set_output(n, 0, const_value(c));
+        return;
+    }
+    set_output(n, 0, emit_reshape(x, target, n.name(), out_blob(n)));
+}
+
+void Converter::op_slice(const kite_tf::NodeDef& n)
+{
+    const Value x = input(n, 0);
+    std::vector<int64_t> begin = const_input(n, 1, "begin").ints();
+    std::vector<int64_t> end, strides;
+    SliceSpec s;
+    if (n.op() == "Slice")
+    {
+        const std::vector<int64_t> size = const_input(n, 2, "size").ints();
+        if (size.size() != begin.size())
+            throw std::runtime_error("begin and size lengths differ");
+        for (size_t i = 0; i < begin.size(); i++)
+        {
+            if (i >= x.shape.size() || begin[i] < 0 || begin[i] > x.shape[i])
+                throw std::runtime_error("slice begin out of range");
+            end.push_back(size[i] == -1 ? x.shape[i] : begin[i] + size[i]);
+            if (end.back() > x.shape[i] || end.back() < begin[i])
+                throw std::runtime_error("slice size out of range");
+        }
+        strides.assign(begin.size(), 1);
+        s = resolve_strided_slice(x.shape, begin, end, strides, 0, 0, 0, 0, 0);
+    }
+    else
+    {
+        end = const_input(n, 2, "end").ints();
+        strides = const_input(n, 3, "strides").ints();
+        s = resolve_strided_slice(x.shape, begin, end, strides, attr_i(n, "begin_mask", 0), attr_i(n, "end_mask", 0),
+                                  attr_i(n, "ellipsis_mask", 0), attr_i(n, "new_axis_mask", 0), attr_i(n, "shrink_axis_mask", 0));
+    }
+    if (x.is_const)
+    {
+        set_output(n, 0, const_value(const_strided_slice(x.c, s)));
+        return;
+    }
+    const size_t r = x.shape.size();
+    std::vector<int> starts, ends, axes;
+    for (size_t i = 0; i < r; i++)
+    {
+        if (s.begin[i] == 0 && s.out_shape_full[i] == x.shape[i] && s.stride[i] == 1)
+            continue;
+        if (s.stride[i] != 1)
+            throw Unsupported("stride " + std::to_string(s.stride[i]));
+        const int ka = kaxis((int64_t)i, r);
+        starts.push_back((int)s.begin[i]);
+        ends.push_back((int)(s.begin[i] + s.out_shape_full[i]));
+        axes.push_back(ka);
+    }
+    const std::string top = out_blob(n);
+    Value full = x;
+    if (!axes.empty())
+    {
+        const bool shrink = s.out_shape != s.out_shape_full;
+        const std::string crop = shrink ? g.unique_blob_name(top + "_crop") : top;
+        convert::Layer& l = add_layer("Crop", shrink ? n.name() + "_crop" : n.name(), {x.blob}, {crop});
+        l.params.set_ints(9, starts);
+        l.params.set_ints(10, ends);
+        l.params.set_ints(11, axes);
+        full = blob_value(crop, s.out_shape_full);
+    }
+    if (s.out_shape != s.out_shape_full)
+        full = emit_reshape(full, s.out_shape, n.name(), top);
+    set_output(n, 0, full);
+}
+
+void Converter::op_matmul(const kite_tf::NodeDef& n)
+{
+    const Value a = blob_input(n, 0);
+    const Value& bv = input(n, 1);
+    if (!bv.is_const)
+        throw Unsupported("both operands are activations");
+    if (attr_b(n, "transpose_a", false))
+        throw Unsupported("transpose_a");
+    const Const& b = bv.c;
+    if (a.shape.size() != 2 || b.rank() != 2)
+        throw Unsupported("operands of rank " + std::to_string(a.shape.size()) + " and " + std::to_string(b.rank()));
+    const bool tb = attr_b(n, "transpose_b", false);
+    const int64_t K = tb ? b.shape[1] : b.shape[0], M = tb ? b.shape[0] : b.shape[1];
+    if (K != a.shape[1] || M <= 0)
+        throw std::runtime_error("MatMul of " + shape_string(a.shape) + " and " + shape_string(b.shape));
+    std::vector<float> w((size_t)(K * M));
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t k = 0; k < K; k++)
+            w[(size_t)(m * K + k)] = (float)b.v[(size_t)(tb ? m * K + k : k * M + m)];
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("InnerProduct", n.name(), {a.blob}, {top});
+    l.params.set(0, (int)M);
+    l.params.set(1, 0);
+    l.params.set(2, (int)w.size());
+    l.weights.push_back(convert::Weight(w, true));
+    blob_layer[top] = (int)g.layers.size() - 1;
+    set_output(n, 0, blob_value(top, {1, M}));
+}
+
+// shape arithmetic that must fold to constants
+void Converter::op_const_only(const kite_tf::NodeDef& n)
+{
+    const std::string& op = n.op();
+    if (op == "Shape" || op == "Size" || op == "Rank")
+    {
+        const Value& x = input(n, 0);
+        for (int64_t d : x.shape)
+            if (d < 0)
+                throw Unsupported("shape of an unknown dimension");
+        Const c;
+        c.is_int = true;
+        if (op == "Shape")
+        {
+            c.shape = {(int64_t)x.shape.size()};
+            c.v.assign(x.shape.begin(), x.shape.end());
+        }
+        else
+        {
+            c.v.push_back(op == "Size" ? (double)shape_count(x.shape) : (double)x.shape.size());
+        }
+        set_output(n, 0, const_value(c));
+        return;
+    }
+    if (op != "Pack" && op != "Fill" && op != "Transpose")
+        throw Unsupported("");
+    for (int i = 0; i < input_count(n); i++)
+        if (!input(n, i).is_const)
+            throw Unsupported("on activations");
+    if (op == "Pack")
+    {
+        std::vector<Const> parts;
+        std::vector<const Const*> ps;
+        int64_t axis = attr_i(n, "axis", 0);
+        for (int i = 0; i < input_count(n); i++)
+        {
+            Const c = input(n, i).c;
+            const int64_t r = (int64_t)c.shape.size();
+            const int64_t a = axis < 0 ? axis + r + 1 : axis;
+            if (a < 0 || a > r)
+                throw std::runtime_error("axis out of range");
+            c.shape.insert(c.shape.begin() + a, 1);
+            parts.push_back(c);
+        }
+        if (parts.empty())
+            throw std::runtime_error("no inputs");
+        for (const Const& c : parts)
+            ps.push_back(&c);
+        const int64_t r = (int64_t)parts[0].shape.size();
+        set_output(n, 0, const_value(concat_consts(ps, axis < 0 ? axis + r : axis)));
+        return;
+    }
+    if (op == "Fill")
+    {
+        Const c;
+        const std::vector<int64_t> dims = input(n, 0).c.ints();
+        c.shape.assign(dims.begin(), dims.end());
+        c.v.assign((size_t)shape_count(c.shape), input(n, 1).c.v.at(0));
+        c.is_int = input(n, 1).c.is_int;
+        set_output(n, 0, const_value(c));
+        return;
+    }
+    if (op == "Transpose")
+    {
+        const std::vector<int64_t> p = input(n, 1).c.ints();
+        set_output(n, 0, const_value(const_transpose(input(n, 0).c, std::vector<int>(p.begin(), p.end()))));
+        return;
+    }
+    throw Unsupported("");
+}
+
+bool known_op(const std::string& op)
+{
+    static const char* const ops[] = {
+        "Const", "NoOp", "Placeholder", "Identity", "StopGradient", "Snapshot", "PreventGradient", "PlaceholderWithDefault",
+        "EnsureShape", "IdentityN", "Cast", "Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNorm",
+        "FusedBatchNormV2", "FusedBatchNormV3", "BiasAdd", "FloorDiv", "FloorMod", "SquaredDifference", "Relu", "Relu6",
+        "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Mean", "Max", "Min", "Sum", "Prod", "Pad", "PadV2",
+        "MirrorPad", "ConcatV2", "Concat", "Reshape", "Squeeze", "ExpandDims", "StridedSlice", "Slice", "MatMul", "Softmax",
+        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose"};
+    for (const char* o : ops)
+        if (op == o)
+            return true;
+    return binary_code(op) >= 0 || unary_code(op) >= 0;
+}
+
+void Converter::convert_node(const kite_tf::NodeDef& n)
+{
+    const std::string& op = n.op();
+    if (op == "Const")
+    {
+        const kite_tf::AttrValue* a = attr(n, "value");
+        if (!a || a->value_case() != kite_tf::AttrValue::kTensor)
+            throw std::runtime_error("Const without a value");
+        set_output(n, 0, const_value(const_from_proto(a->tensor())));
+        return;
+    }
+    if (op == "NoOp")
+        return;
+    if (op == "Placeholder")
+        throw std::runtime_error("placeholder is not among the declared inputs");
+    if (op == "Identity" || op == "StopGradient" || op == "Snapshot" || op == "PreventGradient" || op == "PlaceholderWithDefault"
+        || op == "EnsureShape")
+    {
+        set_output(n, 0, input(n, 0));
+        return;
+    }
+    if (op == "IdentityN")
+    {
+        for (int i = 0; i < input_count(n); i++)
+            set_output(n, i, input(n, i));
+        return;
+    }
+    if (op == "Cast")
+    {
+        const Value& x = input(n, 0);
+        const int64_t dst = attr_i(n, "DstT", 1);
+        const bool to_float = dst == 1 || dst == 2 || dst == 19;
+        if (x.is_const)
+        {
+            Const c = x.c;
+            c.is_int = !to_float;
+            if (!to_float)
+                for (double& v : c.v)
+                    v = std::trunc(v);
+            set_output(n, 0, const_value(c));
+            return;
+        }
+        if (!to_float)
+            throw Unsupported("cast of an activation to an integer type");
+        set_output(n, 0, x);
+        return;
+    }
+    if (op == "Conv2D" || op == "DepthwiseConv2dNative")
+        return op_conv(n, op != "Conv2D");
+    if (op == "MaxPool" || op == "AvgPool")
+        return op_pool(n);
+    if (op == "FusedBatchNorm" || op == "FusedBatchNormV3" || op == "FusedBatchNormV2")
+        return op_batchnorm(n);
+    if (op == "BiasAdd")
+    {
+        if (attr_s(n, "data_format", "NHWC") != "NHWC")
+            throw Unsupported("data_format " + attr_s(n, "data_format", ""));
+        return op_binary(n);
+    }
+    if (binary_code(op) >= 0 || op == "FloorDiv" || op == "FloorMod" || op == "SquaredDifference")
+        return op_binary(n);
+    if (op == "Relu" || op == "Relu6" || op == "LeakyRelu" || op == "Sigmoid" || op == "Tanh" || op == "Elu" || op == "Selu"
+        || op == "Softplus" || unary_code(op) >= 0)
+        return op_unary(n);
+    if (op == "Mean" || op == "Max" || op == "Min" || op == "Sum" || op == "Prod")
+        return op_reduce(n);
+    if (op == "Pad" || op == "PadV2" || op == "MirrorPad")
+        return op_pad(n);
+    if (op == "ConcatV2" || op == "Concat")
+        return op_concat(n);
+    if (op == "Reshape" || op == "Squeeze" || op == "ExpandDims")
+        return op_reshape(n);
+    if (op == "StridedSlice" || op == "Slice")
+        return op_slice(n);
+    if (op == "MatMul")
+        return op_matmul(n);
+    if (op == "Softmax")
+    {
+        const Value x = blob_input(n, 0);
+        const std::string top = out_blob(n);
+        convert::Layer& l = add_layer("Softmax", n.name(), {x.blob}, {top});
+        l.params.set(0, kaxis((int64_t)x.shape.size() - 1, x.shape.size()));
+        l.params.set(1, 1);
+        set_output(n, 0, blob_value(top, x.shape));
+        return;
+    }
+    if (op == "AddN")
+    {
+        std::vector<std::string> bottoms;
+        Shape s;
+        for (int i = 0; i < input_count(n); i++)
+        {
+            const Value& v = blob_input(n, i);
+            if (i && v.shape != s)
+                throw Unsupported("inputs of different shapes");
+            s = v.shape;
+            bottoms.push_back(v.blob);
+        }
+        const std::string top = out_blob(n);
+        add_layer("Eltwise", n.name(), bottoms, {top}).params.set(0, 1);
+        set_output(n, 0, blob_value(top, s));
+        return;
+    }
+    op_const_only(n);
+}
+
+} // namespace tf
+} // namespace kite
