@@ -352,18 +352,18 @@ void Graph::bypass(size_t index)
         return;
     std::string in = l.bottoms[0], out = l.tops[0];
     int p = producer(in);
-    bool out_is_output = consumer_count(out) == 0;
-    if (out_is_output && p >= 0 && consumer_count(in) == 1 && layers[p].type != "Input")
+    if (p >= 0 && consumer_count(in) == 1 && layers[p].type != "Input")
     {
-        // the producer writes the output name directly
+        // the producer writes the later name directly (names users see, such
+        // as Caffe's in-place tops, are the last ones)
         for (std::string& t : layers[p].tops)
             if (t == in)
                 t = out;
         layers.erase(layers.begin() + index);
         return;
     }
-    if (out_is_output)
-        return; // keep it: the output name must stay (another reader uses `in`)
+    if (consumer_count(out) == 0)
+        return; // keep it: the output name must stay and `in` has other readers
     rename_bottoms(out, in);
     layers.erase(layers.begin() + index);
 }

@@ -146,8 +146,9 @@ public:
     // without any top are dead).
     void remove_dead(const std::vector<std::string>& outputs);
     // Remove a layer that passes its single input through (Dropout, Noop,
-    // Identity): readers of its top read its bottom instead. If its top is a
-    // requested output, the bottom's producer takes over the top's name.
+    // Identity): when it is the only reader of its bottom, the bottom's
+    // producer writes its top instead; otherwise readers of its top read its
+    // bottom (and a pass-through layer writing a graph output stays).
     void bypass(size_t index);
     // Erase layers marked in `dead` (same size as layers).
     void erase_layers(const std::vector<bool>& dead);

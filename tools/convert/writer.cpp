@@ -114,11 +114,22 @@ std::vector<unsigned char> bin_bytes(const Graph& g)
     return out;
 }
 
+// int8 layers quantize their fp32 weights with stored scales: fp16 rounding
+// would move values across quantization steps, so they keep fp32
+static bool int8_layer(const Layer& l)
+{
+    if (l.type.compare(0, 11, "Convolution") == 0 || l.type == "InnerProduct")
+        return l.params.get_int(8, 0) != 0;
+    if (l.type == "Gemm" || l.type == "Embed" || l.type == "MultiHeadAttention")
+        return l.params.get_int(18, 0) != 0;
+    return false;
+}
+
 void use_fp16_storage(Graph& g)
 {
     for (Layer& l : g.layers)
         for (Weight& w : l.weights)
-            if (w.tagged && w.storage == Weight::FP32)
+            if (!int8_layer(l) && w.tagged && w.storage == Weight::FP32)
                 w.storage = Weight::FP16;
 }
 

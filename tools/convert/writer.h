@@ -19,7 +19,8 @@ std::string param_text(const Graph& g);
 // int8 payloads are padded to 4 bytes.
 std::vector<unsigned char> bin_bytes(const Graph& g);
 
-// Mark every tagged fp32 weight for fp16 storage (values rounded on write).
+// Mark every tagged fp32 weight for fp16 storage (values rounded on write),
+// except in int8 layers (int8_scale_term set), whose scales fit fp32 weights.
 void use_fp16_storage(Graph& g);
 
 // Write both files atomically: each goes to "<path>.tmp.<pid>" first and is

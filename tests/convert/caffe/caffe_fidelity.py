@@ -38,6 +38,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "optimize"))
+from optimize_graphs import bn_after_conv, read_param  # noqa: E402
 
 
 def load_cv2():
@@ -484,26 +486,6 @@ def run(cmd):
     t0 = time.time()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return r, time.time() - t0
-
-
-def read_param(path):
-    with open(path) as f:
-        lines = [l.split() for l in f if l.strip()][2:]
-    return lines
-
-
-def bn_after_conv(param):
-    lines = read_param(param)
-    producer = {}
-    for t in lines:
-        nin, nout = int(t[2]), int(t[3])
-        for b in t[4 + nin:4 + nin + nout]:
-            producer[b] = t[0]
-    n = 0
-    for t in lines:
-        if t[0] == "BatchNorm" and producer.get(t[4], "").startswith(("Convolution", "Deconvolution", "InnerProduct")):
-            n += 1
-    return n
 
 
 def compare(name, ref, got, tol_rel, detection):

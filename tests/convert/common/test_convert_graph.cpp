@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -312,18 +313,26 @@ TEST(ConvertGraph, BypassKeepsOutputNames)
     g.add("Dropout", "d2", {"y"}, {"z"});
     g.add("Sigmoid", "s", {"z"}, {"out"});
     g.add("Dropout", "d3", {"out"}, {"final"});
-    g.bypass(2); // d: d2 reads x
-    ASSERT_EQ(g.layers.size(), 5u);
+    g.add("Dropout", "d4", {"in"}, {"in2"});
+    g.add("Concat", "cat", {"in2", "in"}, {"cat"});
+    g.bypass(2); // d: the relu writes y
+    ASSERT_EQ(g.layers.size(), 7u);
+    EXPECT_EQ(g.layers[1].tops[0], "y");
     EXPECT_EQ(g.layers[2].name, "d2");
-    EXPECT_EQ(g.layers[2].bottoms[0], "x");
-    g.bypass(2); // d2: s reads x
-    ASSERT_EQ(g.layers.size(), 4u);
-    EXPECT_EQ(g.layers[2].bottoms[0], "x");
+    g.bypass(2); // d2: the relu writes z
+    ASSERT_EQ(g.layers.size(), 6u);
+    EXPECT_EQ(g.layers[1].tops[0], "z");
+    EXPECT_EQ(g.layers[2].bottoms[0], "z");
+    g.bypass(4); // d4 reads an input that others read too: the concat reads in
+    ASSERT_EQ(g.layers.size(), 5u);
+    EXPECT_EQ(g.layers[4].bottoms, (std::vector<std::string>{"in", "in"}));
     g.bypass(3); // d3 writes the output: the sigmoid takes over its name
-    ASSERT_EQ(g.layers.size(), 3u);
+    ASSERT_EQ(g.layers.size(), 4u);
     EXPECT_EQ(g.layers[2].tops[0], "final");
     ASSERT_EQ(finalize(g), 0) << g.error;
-    EXPECT_EQ(g.unconsumed_blobs(), std::vector<std::string>{"final"});
+    std::vector<std::string> outs = g.unconsumed_blobs();
+    std::sort(outs.begin(), outs.end());
+    EXPECT_EQ(outs, (std::vector<std::string>{"cat", "final"}));
 }
 
 TEST(ConvertGraph, UnsupportedReportListsAll)

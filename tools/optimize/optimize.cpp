@@ -1,0 +1,342 @@
+#include "optimize.h"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace kite {
+namespace convert {
+
+namespace {
+
+bool is_conv_like(const Layer& l)
+{
+    return l.type == "Convolution" || l.type == "ConvolutionDepthWise" || l.type == "Deconvolution"
+           || l.type == "DeconvolutionDepthWise" || l.type == "InnerProduct";
+}
+
+// num_output of a conv-like layer (param 0), its weight and bias buffers
+struct ConvView
+{
+    int num_output = 0;
+    Weight* weight = nullptr;
+    Weight* bias = nullptr; // null when bias_term is 0
+};
+
+bool conv_view(Layer& l, ConvView& v)
+{
+    if (!is_conv_like(l))
+        return false;
+    const int bias_param = l.type == "InnerProduct" ? 1 : 5;
+    const int int8_param = 8;
+    if (l.params.get_int(int8_param, 0) != 0)
+        return false; // quantized: scales would change
+    if (l.type != "InnerProduct" && l.params.get_int(19, 0) != 0 && l.type.compare(0, 11, "Convolution") == 0)
+        return false; // dynamic weight
+    if (l.type.compare(0, 13, "Deconvolution") == 0 && l.params.get_int(28, 0) != 0)
+        return false;
+    v.num_output = l.params.get_int(0, 0);
+    bool bias = l.params.get_int(bias_param, 0) != 0;
+    if (v.num_output <= 0 || l.weights.size() < (bias ? 2u : 1u))
+        return false;
+    v.weight = &l.weights[0];
+    if (v.weight->storage == Weight::INT8 || v.weight->data.size() % v.num_output != 0)
+        return false;
+    v.bias = bias ? &l.weights[1] : nullptr;
+    if (v.bias && (int)v.bias->data.size() != v.num_output)
+        return false;
+    return true;
+}
+
+// the only reader of `blob` (layer index), or -1
+int sole_consumer(const Graph& g, const std::string& blob)
+{
+    int found = -1;
+    for (size_t i = 0; i < g.layers.size(); i++)
+        for (const std::string& b : g.layers[i].bottoms)
+            if (b == blob)
+            {
+                if (found >= 0)
+                    return -1;
+                found = (int)i;
+            }
+    return found;
+}
+
+// y = a[c] * x + b[c] per output channel folded into the conv-like layer
+void fold_affine(Layer& conv, ConvView& v, const std::vector<float>& a, const std::vector<float>& b)
+{
+    size_t per = v.weight->data.size() / v.num_output;
+    for (int o = 0; o < v.num_output; o++)
+        for (size_t k = 0; k < per; k++)
+            v.weight->data[o * per + k] *= a[o];
+    if (!v.bias)
+    {
+        const int bias_param = conv.type == "InnerProduct" ? 1 : 5;
+        conv.params.set(bias_param, 1);
+        conv.weights.insert(conv.weights.begin() + 1, Weight(std::vector<float>(v.num_output, 0.f), false));
+        v.weight = &conv.weights[0];
+        v.bias = &conv.weights[1];
+    }
+    for (int o = 0; o < v.num_output; o++)
+        v.bias->data[o] = v.bias->data[o] * a[o] + b[o];
+}
+
+// per-channel affine of a BatchNorm / Scale / scalar BinaryOp layer; false
+// when it cannot be expressed as a[c] * x + b[c] with c = num_output
+bool layer_affine(const Layer& l, int channels, std::vector<float>& a, std::vector<float>& b)
+{
+    a.assign(channels, 1.f);
+    b.assign(channels, 0.f);
+    if (l.type == "BatchNorm")
+    {
+        if (l.params.get_int(0, 0) != channels || l.weights.size() != 4)
+            return false;
+        float eps = l.params.get_float(1, 0.f);
+        for (const Weight& w : l.weights)
+            if ((int)w.data.size() != channels)
+                return false;
+        for (int c = 0; c < channels; c++)
+        {
+            float slope = l.weights[0].data[c], mean = l.weights[1].data[c], var = l.weights[2].data[c], bias = l.weights[3].data[c];
+            a[c] = slope / std::sqrt(var + eps);
+            b[c] = bias - mean * a[c];
+        }
+        return true;
+    }
+    if (l.type == "Scale")
+    {
+        int size = l.params.get_int(0, 0);
+        bool bias = l.params.get_int(1, 0) != 0;
+        if (size != channels || l.bottoms.size() != 1 || l.weights.size() != (bias ? 2u : 1u))
+            return false;
+        for (int c = 0; c < channels; c++)
+        {
+            a[c] = l.weights[0].data[c];
+            b[c] = bias ? l.weights[1].data[c] : 0.f;
+        }
+        return true;
+    }
+    if (l.type == "BinaryOp" && l.bottoms.size() == 1 && l.params.get_int(1, 0) == 1)
+    {
+        int op = l.params.get_int(0, 0);
+        float s = l.params.get_float(2, 0.f);
+        // 0 add, 1 sub, 2 mul, 3 div
+        if (op == 0)
+            b.assign(channels, s);
+        else if (op == 1)
+            b.assign(channels, -s);
+        else if (op == 2)
+            a.assign(channels, s);
+        else if (op == 3 && s != 0.f)
+            a.assign(channels, 1.f / s);
+        else
+            return false;
+        return true;
+    }
+    return false;
+}
+
+// the conv's activation for a following activation layer: type + params, or false
+bool activation_of(const Layer& l, int& type, std::vector<float>& params)
+{
+    params.clear();
+    if (l.bottoms.size() != 1 || l.tops.size() != 1)
+        return false;
+    if (l.type == "ReLU")
+    {
+        float slope = l.params.get_float(0, 0.f);
+        type = slope == 0.f ? 1 : 2;
+        if (type == 2)
+            params = {slope};
+        return true;
+    }
+    if (l.type == "Clip")
+    {
+        type = 3;
+        params = {l.params.get_float(0, -3.402823466e+38f), l.params.get_float(1, 3.402823466e+38f)};
+        return true;
+    }
+    if (l.type == "Sigmoid")
+    {
+        type = 4;
+        return true;
+    }
+    if (l.type == "Mish")
+    {
+        type = 5;
+        return true;
+    }
+    if (l.type == "HardSwish")
+    {
+        type = 6;
+        params = {l.params.get_float(0, 0.2f), l.params.get_float(1, 0.5f)};
+        return true;
+    }
+    return false;
+}
+
+// conv-like layer i takes over the top of layer j (its sole consumer); j goes
+void absorb(Graph& g, size_t i, size_t j)
+{
+    g.layers[i].tops[0] = g.layers[j].tops[0];
+    g.layers.erase(g.layers.begin() + j);
+}
+
+// one pass of "layer after a conv-like layer" fusion; returns how many
+int fuse_after_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        Layer& conv = g.layers[i];
+        ConvView v;
+        if (conv.tops.size() != 1 || keep.count(conv.tops[0]) || !conv_view(conv, v))
+            continue;
+        int j = sole_consumer(g, conv.tops[0]);
+        if (j < 0 || g.layers[j].bottoms.size() != 1)
+            continue;
+        const Layer& next = g.layers[j];
+        int act = conv.params.get_int(9, 0);
+        std::vector<float> a, b;
+        if (act == 0 && layer_affine(next, v.num_output, a, b))
+        {
+            if (next.type == "BatchNorm")
+                st.batchnorm++;
+            else if (next.type == "Scale")
+                st.scale++;
+            else
+                st.binaryop++;
+            fold_affine(conv, v, a, b);
+            absorb(g, i, j);
+            n++;
+            i--; // look again: BatchNorm, Scale, ReLU may follow
+            continue;
+        }
+        int type;
+        std::vector<float> params;
+        if (act == 0 && activation_of(next, type, params))
+        {
+            conv.params.set(9, type);
+            if (!params.empty())
+                conv.params.set_floats(10, params);
+            st.activation++;
+            absorb(g, i, j);
+            n++;
+            i--;
+        }
+    }
+    return n;
+}
+
+// Scale (per channel, one input) after a BatchNorm folds into the BatchNorm
+int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        Layer& bn = g.layers[i];
+        if (bn.type != "BatchNorm" || bn.tops.size() != 1 || bn.weights.size() != 4 || keep.count(bn.tops[0]))
+            continue;
+        int channels = bn.params.get_int(0, 0);
+        int j = sole_consumer(g, bn.tops[0]);
+        if (j < 0)
+            continue;
+        std::vector<float> a, b;
+        if (g.layers[j].type != "Scale" || !layer_affine(g.layers[j], channels, a, b))
+            continue;
+        for (int c = 0; c < channels; c++)
+        {
+            bn.weights[0].data[c] *= a[c];
+            bn.weights[3].data[c] = bn.weights[3].data[c] * a[c] + b[c];
+        }
+        absorb(g, i, (size_t)j);
+        st.scale++;
+        n++;
+    }
+    return n;
+}
+
+bool one_dim_producer(const Layer& l)
+{
+    return l.type == "InnerProduct" || l.type == "Flatten" || (l.type == "Pooling" && l.params.get_int(4, 0) == 1);
+}
+
+} // namespace
+
+int optimize_graph(Graph& g, const std::vector<std::string>& outputs, OptimizeStats& st)
+{
+    std::set<std::string> keep(outputs.begin(), outputs.end());
+    if (keep.empty())
+    {
+        std::vector<std::string> u = g.unconsumed_blobs();
+        keep.insert(u.begin(), u.end());
+    }
+    // pass-through layers: Split (re-inserted where needed when written),
+    // Dropout with scale 1, Noop, Flatten of a blob that is already 1-D
+    for (size_t i = 0; i < g.layers.size();)
+    {
+        Layer& l = g.layers[i];
+        bool pass = false;
+        if (l.type == "Split" && l.bottoms.size() == 1)
+        {
+            // every reader of a top reads the bottom instead
+            std::string in = l.bottoms[0];
+            bool output = false;
+            for (const std::string& t : l.tops)
+                output = output || keep.count(t);
+            if (!output)
+            {
+                for (const std::string& t : l.tops)
+                    g.rename_bottoms(t, in);
+                g.layers.erase(g.layers.begin() + i);
+                st.split++;
+                continue;
+            }
+        }
+        if ((l.type == "Dropout" && l.params.get_float(0, 1.f) == 1.f) || l.type == "Noop")
+            pass = true;
+        if (l.type == "Flatten" && l.bottoms.size() == 1)
+        {
+            int p = g.producer(l.bottoms[0]);
+            pass = p >= 0 && one_dim_producer(g.layers[p]);
+        }
+        if (pass && l.bottoms.size() == 1 && l.tops.size() == 1)
+        {
+            size_t before = g.layers.size();
+            std::string type = l.type;
+            g.bypass(i);
+            if (g.layers.size() < before)
+            {
+                if (type == "Flatten")
+                    st.flatten++;
+                else
+                    st.dropout++;
+                continue;
+            }
+        }
+        i++;
+    }
+    fuse_scale_into_batchnorm(g, keep, st);
+    while (fuse_after_conv(g, keep, st) > 0)
+    {
+    }
+    return 0;
+}
+
+int batchnorm_after_conv(const Graph& g)
+{
+    int n = 0;
+    for (const Layer& l : g.layers)
+    {
+        if (l.type != "BatchNorm" || l.bottoms.size() != 1)
+            continue;
+        int p = g.producer(l.bottoms[0]);
+        if (p >= 0 && is_conv_like(g.layers[p]))
+            n++;
+    }
+    return n;
+}
+
+} // namespace convert
+} // namespace kite
