@@ -1,0 +1,35 @@
+// Included at the top of every kite OpenCL program (cmake prepends it).
+// Storage is an RGBA image of float or half channels; read_imagef and
+// write_imagef convert, so the arithmetic is float (MACE's fp16_fp32 mode)
+// for both.
+__constant sampler_t SAMPLER = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+
+#define DIV4(x) (((x) + 3) / 4)
+#define RD(img, x, y) read_imagef(img, SAMPLER, (int2)((x), (y)))
+#define WR(img, x, y, v) write_imagef(img, (int2)((x), (y)), v)
+
+// fused activation (ncnn activation_type): ACT 0 none, 1 relu, 2 leaky relu
+// (p0 slope), 3 clip (p0, p1), 4 sigmoid, 5 mish, 6 hardswish (p0 alpha, p1 beta)
+inline float4 activate(float4 v, int act, float p0, float p1)
+{
+    switch (act)
+    {
+    case 1: return fmax(v, (float4)(0.f));
+    case 2: return select(v * p0, v, v > (float4)(0.f));
+    case 3: return clamp(v, (float4)(p0), (float4)(p1));
+    case 4:
+        v = clamp(v, (float4)(-88.3762626647949f), (float4)(88.3762626647949f));
+        return (float4)(1.f) / ((float4)(1.f) + exp(-v));
+    case 5: return v * tanh(log(exp(v) + (float4)(1.f)));
+    case 6:
+    {
+        float lower = -p1 / p0;
+        float upper = 1.f / p0 + lower;
+        float4 r = v * (v * p0 + p1);
+        r = select(r, (float4)(0.f), v < (float4)(lower));
+        r = select(r, v, v > (float4)(upper));
+        return r;
+    }
+    default: return v;
+    }
+}

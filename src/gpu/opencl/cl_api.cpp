@@ -1,0 +1,90 @@
+#include "cl_api.h"
+
+#include "../../log.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+namespace kite {
+namespace cl {
+
+static Api g_api;
+static const Api* g_loaded = nullptr;
+
+static const Api* load()
+{
+    const char* names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    void* lib = nullptr;
+    for (const char* n : names)
+    {
+        lib = dlopen(n, RTLD_NOW | RTLD_LOCAL);
+        if (lib)
+            break;
+    }
+    if (!lib)
+    {
+        KITE_LOGW("OpenCL: libOpenCL.so.1 not found (%s)", dlerror());
+        return nullptr;
+    }
+#define KITE_CL_LOAD(name, ret, args)                                     \
+    g_api.name = reinterpret_cast<ret(CL_API_CALL*) args>(dlsym(lib, #name)); \
+    if (!g_api.name)                                                      \
+    {                                                                     \
+        KITE_LOGW("OpenCL: libOpenCL lacks %s", #name);                   \
+        dlclose(lib);                                                     \
+        return nullptr;                                                   \
+    }
+    KITE_CL_FUNCTIONS(KITE_CL_LOAD)
+#undef KITE_CL_LOAD
+    // the library stays loaded for the life of the process: drivers keep
+    // threads and atexit handlers that must not be unmapped
+    return &g_api;
+}
+
+const Api* api()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { g_loaded = load(); });
+    return g_loaded;
+}
+
+const char* error_string(cl_int err)
+{
+    switch (err)
+    {
+    case CL_SUCCESS: return "CL_SUCCESS";
+    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+    case CL_COMPILER_NOT_AVAILABLE: return "CL_COMPILER_NOT_AVAILABLE";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_IMAGE_FORMAT_NOT_SUPPORTED: return "CL_IMAGE_FORMAT_NOT_SUPPORTED";
+    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
+    case CL_INVALID_BINARY: return "CL_INVALID_BINARY";
+    case CL_INVALID_BUILD_OPTIONS: return "CL_INVALID_BUILD_OPTIONS";
+    case CL_INVALID_PROGRAM: return "CL_INVALID_PROGRAM";
+    case CL_INVALID_KERNEL_NAME: return "CL_INVALID_KERNEL_NAME";
+    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_ARG_INDEX: return "CL_INVALID_ARG_INDEX";
+    case CL_INVALID_ARG_VALUE: return "CL_INVALID_ARG_VALUE";
+    case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
+    case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
+    case CL_INVALID_IMAGE_SIZE: return "CL_INVALID_IMAGE_SIZE";
+    case CL_INVALID_IMAGE_FORMAT_DESCRIPTOR: return "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR";
+    case CL_INVALID_WORK_DIMENSION: return "CL_INVALID_WORK_DIMENSION";
+    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_OFFSET: return "CL_INVALID_GLOBAL_OFFSET";
+    case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
+    case CL_INVALID_CONTEXT: return "CL_INVALID_CONTEXT";
+    case CL_INVALID_OPERATION: return "CL_INVALID_OPERATION";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    default: return "CL error";
+    }
+}
+
+} // namespace cl
+} // namespace kite

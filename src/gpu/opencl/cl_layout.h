@@ -1,0 +1,60 @@
+#ifndef KITE_GPU_OPENCL_CL_LAYOUT_H
+#define KITE_GPU_OPENCL_CL_LAYOUT_H
+
+// Tensor <-> RGBA image layouts (seeds 000/001, MACE's image storage).
+//
+//   channel-major  NHWC        [W * (C+3)/4, N * H]   activations (default)
+//   height-major   NHWC        [W * C, N * (H+3)/4]   Winograd
+//   width-major    NHWC        [(W+3)/4 * C, N * H]   Winograd
+//   conv filter    OIHW        [I, (O+3)/4 * H * W]
+//   dw filter      MIHW, M=1   [H * W * M, (I+3)/4]
+//   1-D argument   W           [(W+3)/4, 1]
+//
+// The seeds' pixel formulas are implemented in shaders/opencl/layout.cl
+// (layout_index) and checked pixel by pixel in tests/opencl. Two typos of the
+// seeds' tables are read the only way that covers the image: height-major
+// h = j/N*4 + k (the table writes j/H), width-major w = i%Wb*4 + k and
+// c = i/Wb with Wb = (W+3)/4 (the table writes W).
+//
+// A kite Mat maps to the channel-major image with N = 1 and
+//   dims 1 (w)         C = w, H = 1,     W = 1
+//   dims 2 (w, h)      C = h, H = w,     W = 1   (packing axis h = channels)
+//   dims 3 (w, h, c)   C = c, H = h,     W = w
+//   dims 4 (w,h,d,c)   C = c, H = d * h, W = w
+
+#include "cl_runtime.h"
+
+namespace kite {
+namespace cl {
+
+enum SeedLayout
+{
+    SEED_CHANNEL_MAJOR = 0,
+    SEED_HEIGHT_MAJOR = 1,
+    SEED_WIDTH_MAJOR = 2,
+    SEED_CONV_FILTER = 3,
+    SEED_DW_FILTER = 4,
+    SEED_ARGUMENT = 5,
+};
+
+inline int div4(int x) { return (x + 3) / 4; }
+
+// C, H, W of the channel-major image of a Mat shape
+void mat_chw(const Mat& shape, int& C, int& H, int& W);
+
+// image size of a seed layout for dims (a, b, c, d) as in layout.cl:
+// activations (N, H, W, C), conv filter (O, I, H, W), dw filter (I, H, W, -),
+// argument (W, -, -, -)
+void seed_image_size(int layout, int a, int b, int c, int d, int& iw, int& ih);
+
+// host fp32 buffer -> new image of `layout` (owned by the caller)
+int upload_seed_layout(Context* ctx, int layout, const float* data, size_t count, int a, int b, int c, int d,
+                       bool half, Image& out);
+// image -> host fp32 buffer (count elements) through image_to_buffer
+int download_seed_layout(Context* ctx, int layout, const Image& img, float* data, size_t count, int a, int b, int c,
+                         int d);
+
+} // namespace cl
+} // namespace kite
+
+#endif // KITE_GPU_OPENCL_CL_LAYOUT_H

@@ -1,0 +1,891 @@
+#include "cl_runtime.h"
+
+#include "../../layer.h"
+#include "../../log.h"
+#include "cl_layout.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kite {
+namespace cl {
+
+// generated from shaders/opencl/*.cl (cmake/kite_opencl.cmake)
+const char* embedded_program_source(const char* name);
+
+// ---------------------------------------------------------------------------
+// settings
+
+struct Settings
+{
+    std::mutex mutex;
+    bool init = false;
+    std::string cache_dir;
+    bool tune = false;
+    std::string tuned_file;
+    double time_limit_ms = 0;
+};
+static Settings g_settings;
+
+static Settings& settings()
+{
+    std::lock_guard<std::mutex> lock(g_settings.mutex);
+    if (!g_settings.init)
+    {
+        g_settings.init = true;
+        const char* d = getenv("KITE_OPENCL_CACHE_DIR");
+        if (d)
+            g_settings.cache_dir = d;
+        else
+        {
+            const char* xdg = getenv("XDG_CACHE_HOME");
+            const char* home = getenv("HOME");
+            if (xdg && *xdg)
+                g_settings.cache_dir = std::string(xdg) + "/kite";
+            else if (home && *home)
+                g_settings.cache_dir = std::string(home) + "/.cache/kite";
+        }
+        const char* t = getenv("KITE_OPENCL_TUNE");
+        g_settings.tune = t && atoi(t) != 0;
+        const char* f = getenv("KITE_OPENCL_TUNED_FILE");
+        if (f)
+            g_settings.tuned_file = f;
+        else if (!g_settings.cache_dir.empty())
+            g_settings.tuned_file = g_settings.cache_dir + "/opencl-tuned.txt";
+        const char* l = getenv("KITE_OPENCL_KERNEL_TIME_LIMIT_MS");
+        if (l)
+            g_settings.time_limit_ms = atof(l);
+    }
+    return g_settings;
+}
+
+void set_binary_cache_dir(const std::string& dir)
+{
+    Settings& s = settings();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.cache_dir = dir;
+}
+
+void set_tuning(bool on)
+{
+    Settings& s = settings();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.tune = on;
+}
+
+void set_kernel_time_limit_ms(double ms)
+{
+    Settings& s = settings();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.time_limit_ms = ms;
+}
+
+static void make_dirs(const std::string& path)
+{
+    for (size_t p = 1; p <= path.size(); p++)
+        if (p == path.size() || path[p] == '/')
+            mkdir(path.substr(0, p).c_str(), 0755);
+}
+
+static uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull)
+{
+    for (unsigned char c : s)
+    {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+// ---------------------------------------------------------------------------
+// devices
+
+struct DeviceEntry
+{
+    cl_platform_id platform;
+    cl_device_id device;
+};
+
+static std::vector<DeviceEntry> list_devices()
+{
+    std::vector<DeviceEntry> out;
+    const Api* a = api();
+    if (!a)
+        return out;
+    cl_uint np = 0;
+    if (a->clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0)
+        return out;
+    std::vector<cl_platform_id> ps(np);
+    a->clGetPlatformIDs(np, ps.data(), nullptr);
+    for (cl_platform_id p : ps)
+    {
+        cl_uint nd = 0;
+        if (a->clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0)
+            continue;
+        std::vector<cl_device_id> ds(nd);
+        a->clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ds.data(), nullptr);
+        for (cl_device_id d : ds)
+        {
+            cl_bool img = CL_FALSE;
+            a->clGetDeviceInfo(d, CL_DEVICE_IMAGE_SUPPORT, sizeof(img), &img, nullptr);
+            if (img)
+                out.push_back({p, d});
+        }
+    }
+    return out;
+}
+
+static std::string device_string(cl_device_id d, cl_device_info what)
+{
+    size_t n = 0;
+    api()->clGetDeviceInfo(d, what, 0, nullptr, &n);
+    std::string s(n, '\0');
+    api()->clGetDeviceInfo(d, what, n, &s[0], nullptr);
+    while (!s.empty() && s.back() == '\0')
+        s.pop_back();
+    return s;
+}
+
+int Context::device_count()
+{
+    static int n = (int)list_devices().size();
+    return n;
+}
+
+Context* Context::get(int index)
+{
+    static std::mutex m;
+    static std::map<int, Context*> made;
+    static std::map<int, bool> failed;
+    std::lock_guard<std::mutex> lock(m);
+    auto it = made.find(index);
+    if (it != made.end())
+        return it->second;
+    if (failed[index])
+        return nullptr;
+    failed[index] = true;
+    std::vector<DeviceEntry> devs = list_devices();
+    if (index < 0 || index >= (int)devs.size())
+    {
+        if (api())
+            KITE_LOGW("OpenCL: no device %d with image support (%d found)", index, (int)devs.size());
+        return nullptr;
+    }
+    const Api* a = api();
+    Context* c = new Context;
+    c->index = index;
+    c->device = devs[index].device;
+    cl_int err = 0;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)devs[index].platform, 0};
+    c->context = a->clCreateContext(props, 1, &c->device, nullptr, nullptr, &err);
+    if (!c->context)
+    {
+        KITE_LOGW("OpenCL: clCreateContext failed (%s)", error_string(err));
+        delete c;
+        return nullptr;
+    }
+    c->upload_queue = a->clCreateCommandQueue(c->context, c->device, 0, &err);
+    if (!c->upload_queue)
+    {
+        KITE_LOGW("OpenCL: clCreateCommandQueue failed (%s)", error_string(err));
+        a->clReleaseContext(c->context);
+        delete c;
+        return nullptr;
+    }
+    c->device_name = device_string(c->device, CL_DEVICE_NAME);
+    c->driver_version = device_string(c->device, CL_DRIVER_VERSION);
+    c->has_fp16 = device_string(c->device, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") != std::string::npos;
+    a->clGetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &c->max_work_group, nullptr);
+    a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &c->image_max_w, nullptr);
+    a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &c->image_max_h, nullptr);
+    made[index] = c; // kept for the process: drivers dislike teardown at exit
+    failed[index] = false;
+    return c;
+}
+
+// ---------------------------------------------------------------------------
+// programs
+
+static bool read_file(const std::string& path, std::vector<unsigned char>& out)
+{
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f)
+        return false;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    bool ok = n > 0;
+    if (ok)
+    {
+        out.resize((size_t)n);
+        ok = fread(out.data(), 1, (size_t)n, f) == (size_t)n;
+    }
+    fclose(f);
+    return ok;
+}
+
+static void write_file_atomic(const std::string& path, const void* data, size_t n)
+{
+    std::string tmp = path + ".tmp" + std::to_string((long)getpid());
+    FILE* f = fopen(tmp.c_str(), "wb");
+    if (!f)
+        return;
+    bool ok = fwrite(data, 1, n, f) == n;
+    ok = fclose(f) == 0 && ok;
+    if (ok)
+        rename(tmp.c_str(), path.c_str());
+    else
+        remove(tmp.c_str());
+}
+
+cl_program Context::get_program(const char* program, const std::string& options)
+{
+    std::string key = std::string(program) + "|" + options;
+    auto it = programs_.find(key);
+    if (it != programs_.end())
+        return it->second;
+    const char* src = embedded_program_source(program);
+    if (!src)
+    {
+        KITE_LOGE("OpenCL: no program '%s' is embedded", program);
+        return nullptr;
+    }
+    const Api* a = api();
+    std::string opts = "-cl-mad-enable " + options;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string dir;
+    {
+        Settings& s = settings();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        dir = s.cache_dir;
+    }
+    std::string path;
+    if (!dir.empty())
+    {
+        uint64_t h = fnv1a(device_name + "|" + driver_version + "|" + opts + "|" + src);
+        char hex[32];
+        snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)h);
+        path = dir + "/opencl-" + program + "-" + hex + ".bin";
+    }
+    cl_program p = nullptr;
+    cl_int err = 0;
+    std::vector<unsigned char> bin;
+    if (!path.empty() && read_file(path, bin))
+    {
+        const unsigned char* bp = bin.data();
+        size_t bn = bin.size();
+        cl_int status = 0;
+        p = a->clCreateProgramWithBinary(context, 1, &device, &bn, &bp, &status, &err);
+        if (p && (status != CL_SUCCESS || a->clBuildProgram(p, 1, &device, opts.c_str(), nullptr, nullptr) != CL_SUCCESS))
+        {
+            a->clReleaseProgram(p);
+            p = nullptr;
+        }
+        if (p)
+            programs_from_cache++;
+    }
+    if (!p)
+    {
+        p = a->clCreateProgramWithSource(context, 1, &src, nullptr, &err);
+        if (!p)
+        {
+            KITE_LOGE("OpenCL: clCreateProgramWithSource(%s) failed (%s)", program, error_string(err));
+            return nullptr;
+        }
+        err = a->clBuildProgram(p, 1, &device, opts.c_str(), nullptr, nullptr);
+        if (err != CL_SUCCESS)
+        {
+            size_t n = 0;
+            a->clGetProgramBuildInfo(p, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+            std::string log(n, '\0');
+            a->clGetProgramBuildInfo(p, device, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
+            KITE_LOGE("OpenCL: building program '%s' (%s) failed (%s):\n%s", program, options.c_str(), error_string(err), log.c_str());
+            a->clReleaseProgram(p);
+            return nullptr;
+        }
+        programs_built++;
+        size_t bn = 0;
+        if (!path.empty() && a->clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(bn), &bn, nullptr) == CL_SUCCESS && bn > 0)
+        {
+            bin.resize(bn);
+            unsigned char* bp = bin.data();
+            if (a->clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bp), &bp, nullptr) == CL_SUCCESS)
+            {
+                make_dirs(dir);
+                write_file_atomic(path, bin.data(), bn);
+            }
+        }
+    }
+    build_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    programs_[key] = p;
+    return p;
+}
+
+cl_kernel Context::create_kernel(const char* program, const char* name, const std::string& options)
+{
+    std::lock_guard<std::mutex> lock(mutex);
+    cl_program p = get_program(program, options);
+    if (!p)
+        return nullptr;
+    cl_int err = 0;
+    cl_kernel k = api()->clCreateKernel(p, name, &err);
+    if (!k)
+        KITE_LOGE("OpenCL: kernel '%s' of program '%s': %s", name, program, error_string(err));
+    return k;
+}
+
+// ---------------------------------------------------------------------------
+// images
+
+int Context::create_image(int width, int height, bool half, Image& out)
+{
+    if (width <= 0 || height <= 0 || (size_t)width > image_max_w || (size_t)height > image_max_h)
+    {
+        KITE_LOGE("OpenCL: image %d x %d exceeds the device's 2D image limit %d x %d", width, height, (int)image_max_w, (int)image_max_h);
+        return -1;
+    }
+    cl_image_format fmt = {CL_RGBA, (cl_channel_type)(half ? CL_HALF_FLOAT : CL_FLOAT)};
+    cl_image_desc desc;
+    memset(&desc, 0, sizeof(desc));
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = (size_t)width;
+    desc.image_height = (size_t)height;
+    cl_int err = 0;
+    out.mem = api()->clCreateImage(context, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &err);
+    if (!out.mem)
+    {
+        KITE_LOGE("OpenCL: clCreateImage %d x %d %s failed (%s)", width, height, half ? "half" : "float", error_string(err));
+        return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ? -100 : -1;
+    }
+    out.width = width;
+    out.height = height;
+    out.half = half;
+    return 0;
+}
+
+void Context::release_image(Image& img)
+{
+    if (img.mem)
+        api()->clReleaseMemObject(img.mem);
+    img = Image();
+}
+
+int Context::upload_with_kernel(const char* name, const float* data, size_t count, const Image& dst,
+                                const std::vector<int>& int_args, const size_t* gws)
+{
+    cl_kernel k = create_kernel("layout", name, "");
+    if (!k)
+        return -1;
+    const Api* a = api();
+    cl_int err = 0;
+    cl_mem buf = a->clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<size_t>(count, 1) * sizeof(float), (void*)data, &err);
+    if (!buf)
+    {
+        a->clReleaseKernel(k);
+        KITE_LOGE("OpenCL: clCreateBuffer of %zu floats failed (%s)", count, error_string(err));
+        return -100;
+    }
+    KernelArgs args(k);
+    args.mem(buf).img(dst);
+    for (int v : int_args)
+        args.i(v);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        err = args.error();
+        if (err == 0)
+            err = a->clEnqueueNDRangeKernel(upload_queue, k, 2, nullptr, gws, nullptr, 0, nullptr, nullptr);
+        if (err == 0)
+            err = a->clFinish(upload_queue);
+    }
+    a->clReleaseMemObject(buf);
+    a->clReleaseKernel(k);
+    if (err != 0)
+    {
+        KITE_LOGE("OpenCL: %s failed (%s)", name, error_string(err));
+        return -1;
+    }
+    return 0;
+}
+
+ImagePool::~ImagePool()
+{
+    for (auto& kv : free_)
+        api()->clReleaseMemObject(kv.second.mem);
+}
+
+static long long pool_key(int w, int h, bool half)
+{
+    return ((long long)w << 33) | ((long long)h << 1) | (half ? 1 : 0);
+}
+
+int ImagePool::acquire(int width, int height, bool half, Image& out)
+{
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = free_.find(pool_key(width, height, half));
+        if (it != free_.end())
+        {
+            out = it->second;
+            free_.erase(it);
+            return 0;
+        }
+    }
+    return ctx_->create_image(width, height, half, out);
+}
+
+void ImagePool::release(const Image& img)
+{
+    if (!img.mem)
+        return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.insert(std::make_pair(pool_key(img.width, img.height, img.half), img));
+}
+
+ClBlob::~ClBlob()
+{
+    if (pool)
+        pool->release(image);
+    else if (image.mem)
+        api()->clReleaseMemObject(image.mem);
+}
+
+// ---------------------------------------------------------------------------
+// kernel arguments
+
+KernelArgs& KernelArgs::mem(cl_mem m)
+{
+    cl_int e = api()->clSetKernelArg(k_, n_++, sizeof(cl_mem), &m);
+    if (e != CL_SUCCESS && err_ == 0)
+        err_ = e;
+    return *this;
+}
+
+KernelArgs& KernelArgs::i(int v)
+{
+    cl_int e = api()->clSetKernelArg(k_, n_++, sizeof(int), &v);
+    if (e != CL_SUCCESS && err_ == 0)
+        err_ = e;
+    return *this;
+}
+
+KernelArgs& KernelArgs::f(float v)
+{
+    cl_int e = api()->clSetKernelArg(k_, n_++, sizeof(float), &v);
+    if (e != CL_SUCCESS && err_ == 0)
+        err_ = e;
+    return *this;
+}
+
+// ---------------------------------------------------------------------------
+// tuner: local sizes per (kernel, global size), kept in a text file
+
+struct Tuned
+{
+    size_t lws[3];
+    double ms; // time of one launch with that local size (for splitting)
+};
+
+class Tuner
+{
+public:
+    static Tuner& get()
+    {
+        static Tuner t;
+        return t;
+    }
+    bool lookup(const std::string& key, Tuned& out)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        load();
+        auto it = table_.find(key);
+        if (it == table_.end())
+            return false;
+        out = it->second;
+        return true;
+    }
+    void store(const std::string& key, const Tuned& t, bool persist)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        load();
+        table_[key] = t;
+        if (persist)
+            save();
+    }
+
+private:
+    void load()
+    {
+        if (loaded_)
+            return;
+        loaded_ = true;
+        Settings& s = settings();
+        {
+            std::lock_guard<std::mutex> lock(s.mutex);
+            file_ = s.tuned_file;
+        }
+        if (file_.empty())
+            return;
+        FILE* f = fopen(file_.c_str(), "r");
+        if (!f)
+            return;
+        char key[512];
+        Tuned t;
+        while (fscanf(f, "%511s %zu %zu %zu %lf", key, &t.lws[0], &t.lws[1], &t.lws[2], &t.ms) == 5)
+            table_[key] = t;
+        fclose(f);
+    }
+    void save()
+    {
+        if (file_.empty())
+            return;
+        size_t slash = file_.rfind('/');
+        if (slash != std::string::npos)
+            make_dirs(file_.substr(0, slash));
+        std::string text;
+        char line[640];
+        for (auto& kv : table_)
+        {
+            snprintf(line, sizeof(line), "%s %zu %zu %zu %.4f\n", kv.first.c_str(), kv.second.lws[0], kv.second.lws[1], kv.second.lws[2], kv.second.ms);
+            text += line;
+        }
+        write_file_atomic(file_, text.data(), text.size());
+    }
+    std::mutex mutex_;
+    bool loaded_ = false;
+    std::string file_;
+    std::map<std::string, Tuned> table_;
+};
+
+// ---------------------------------------------------------------------------
+// session
+
+Session::Session(Context* c, const Option& opt)
+    : ctx(c)
+{
+    cl_int err = 0;
+    queue = api()->clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
+    if (!queue)
+        KITE_LOGE("OpenCL: clCreateCommandQueue failed (%s)", error_string(err));
+    half_storage = opt.use_fp16_storage;
+    pool = std::make_shared<ImagePool>(ctx);
+}
+
+Session::~Session()
+{
+    if (queue)
+    {
+        api()->clFinish(queue);
+        api()->clReleaseCommandQueue(queue);
+    }
+    for (auto& kv : kernels_)
+        api()->clReleaseKernel(kv.second);
+}
+
+cl_kernel Session::kernel(const char* program, const char* name, const std::string& options)
+{
+    std::string key = std::string(program) + "|" + name + "|" + options;
+    auto it = kernels_.find(key);
+    if (it != kernels_.end())
+        return it->second;
+    cl_kernel k = ctx->create_kernel(program, name, options);
+    if (k)
+        kernels_[key] = k;
+    return k;
+}
+
+static size_t round_up(size_t x, size_t m)
+{
+    return (x + m - 1) / m * m;
+}
+
+static double launch_ms(cl_command_queue q, cl_kernel k, int dims, const size_t* gws, const size_t* lws, int reps)
+{
+    const Api* a = api();
+    size_t g[3];
+    for (int d = 0; d < dims; d++)
+        g[d] = lws ? round_up(gws[d], lws[d]) : gws[d];
+    a->clFinish(q);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; r++)
+        if (a->clEnqueueNDRangeKernel(q, k, (cl_uint)dims, nullptr, g, lws, 0, nullptr, nullptr) != CL_SUCCESS)
+            return 1e30;
+    a->clFinish(q);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
+}
+
+int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws)
+{
+    const Api* a = api();
+    for (int d = 0; d < dims; d++)
+        if (gws[d] == 0)
+            return 0;
+    char key[256];
+    snprintf(key, sizeof(key), "%s:%zu,%zu,%zu@%s", name, gws[0], dims > 1 ? gws[1] : 1, dims > 2 ? gws[2] : 1, ctx->device_name.c_str());
+    for (char* p = key; *p; p++)
+        if (*p == ' ')
+            *p = '_';
+    bool tune;
+    double limit;
+    {
+        Settings& s = settings();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        tune = s.tune;
+        limit = s.time_limit_ms;
+    }
+    Tuned t;
+    bool known = Tuner::get().lookup(key, t);
+    if (!known && (tune || limit > 0))
+    {
+        // candidates: powers of two whose product fits the kernel's limit
+        size_t kmax = ctx->max_work_group;
+        a->clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size_t), &kmax, nullptr);
+        double best = launch_ms(queue, k, dims, gws, nullptr, 1);
+        t.lws[0] = t.lws[1] = t.lws[2] = 0;
+        t.ms = best;
+        if (tune)
+        {
+            const size_t c0[] = {1, 2, 4, 8, 16, 32, 64, 128};
+            for (size_t x : c0)
+                for (size_t y : c0)
+                {
+                    if (dims == 1 && y > 1)
+                        continue;
+                    size_t z = 1;
+                    if (x * y * z > kmax || x > round_up(gws[0], 1) * 2 || (dims > 1 && y > gws[1] * 2))
+                        continue;
+                    size_t l[3] = {x, y, z};
+                    double ms = launch_ms(queue, k, dims, gws, l, 2);
+                    if (ms < best)
+                    {
+                        best = ms;
+                        t.lws[0] = x;
+                        t.lws[1] = y;
+                        t.lws[2] = z;
+                        t.ms = ms;
+                    }
+                }
+        }
+        Tuner::get().store(key, t, tune);
+        known = true;
+    }
+    size_t* lws = nullptr;
+    size_t l[3] = {1, 1, 1};
+    if (known && t.lws[0] > 0)
+    {
+        for (int d = 0; d < dims; d++)
+            l[d] = t.lws[d];
+        lws = l;
+    }
+    size_t g[3] = {gws[0], dims > 1 ? gws[1] : 1, dims > 2 ? gws[2] : 1};
+    for (int d = 0; d < dims; d++)
+        g[d] = lws ? round_up(g[d], l[d]) : g[d];
+    // split along the last dimension so that no launch exceeds the limit
+    int last = dims - 1;
+    size_t chunks = 1;
+    if (limit > 0 && known && t.ms > limit)
+        chunks = (size_t)(t.ms / limit) + 1;
+    size_t unit = lws ? l[last] : 1;
+    size_t blocks = g[last] / unit;
+    if (chunks > blocks)
+        chunks = blocks;
+    size_t per = (blocks + chunks - 1) / chunks * unit;
+    for (size_t start = 0; start < g[last]; start += per)
+    {
+        size_t off[3] = {0, 0, 0};
+        size_t gg[3] = {g[0], g[1], g[2]};
+        off[last] = start;
+        gg[last] = std::min(per, g[last] - start);
+        cl_int err = a->clEnqueueNDRangeKernel(queue, k, (cl_uint)dims, chunks > 1 ? off : nullptr, gg, lws, 0, nullptr, nullptr);
+        if (err != CL_SUCCESS)
+        {
+            KITE_LOGE("OpenCL: launching %s failed (%s)", name, error_string(err));
+            return -1;
+        }
+        if (chunks > 1)
+            a->clFlush(queue);
+    }
+    return 0;
+}
+
+int Session::finish()
+{
+    cl_int err = api()->clFinish(queue);
+    if (err != CL_SUCCESS)
+    {
+        KITE_LOGE("OpenCL: clFinish failed (%s)", error_string(err));
+        return -1;
+    }
+    return 0;
+}
+
+int Session::create_blob(const Mat& shape, ClBlobPtr& out)
+{
+    ClBlobPtr b = std::make_shared<ClBlob>();
+    b->backend = BACKEND_OPENCL;
+    Mat s;
+    s.dims = shape.dims;
+    s.w = shape.w;
+    s.h = shape.dims >= 2 ? shape.h : 1;
+    s.d = shape.dims == 4 ? shape.d : 1;
+    s.c = shape.dims >= 3 ? shape.c : 1;
+    s.elempack = 1;
+    s.elemsize = 4;
+    b->shape = s;
+    mat_chw(s, b->C, b->H, b->W);
+    b->pool = pool;
+    int ret = pool->acquire(b->W * div4(b->C), b->H, half_storage, b->image);
+    if (ret != 0)
+        return ret;
+    out = b;
+    return 0;
+}
+
+// element group stride (floats) of a Mat for mat_to_image / image_to_mat
+static int mat_group_stride(const Mat& m)
+{
+    if (m.dims == 1)
+        return m.elempack;
+    if (m.dims == 2)
+        return m.w * m.elempack;
+    return (int)m.cstep * m.elempack;
+}
+
+int Session::upload(const Mat& m0, GpuBlobPtr& out, const Layer* consumer, const Option& opt)
+{
+    (void)consumer;
+    Mat m = m0;
+    if (m.elembits() == 16)
+    {
+        Mat f;
+        cast_float16_to_float32(m, f, opt);
+        m = f;
+    }
+    if (m.elembits() != 32)
+    {
+        KITE_LOGE("OpenCL: upload of a %d-bit blob is not supported", m.elembits());
+        return -1;
+    }
+    Mat shape = gpu_shape_of(m);
+    if (m.dims == 1)
+        shape.w = m.w * m.elempack;
+    else if (m.dims == 2)
+        shape.h = m.h * m.elempack;
+    else
+        shape.c = m.c * m.elempack;
+    ClBlobPtr b;
+    int ret = create_blob(shape, b);
+    if (ret != 0)
+        return ret;
+    const Api* a = api();
+    cl_int err = 0;
+    size_t bytes = m.total() * m.elemsize;
+    cl_mem buf = a->clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, m.data, &err);
+    if (!buf)
+    {
+        KITE_LOGE("OpenCL: upload buffer of %zu bytes failed (%s)", bytes, error_string(err));
+        return -100;
+    }
+    cl_kernel k = kernel("layout", "mat_to_image");
+    if (!k)
+    {
+        a->clReleaseMemObject(buf);
+        return -1;
+    }
+    KernelArgs args(k);
+    args.mem(buf).img(b->image).i(b->C).i(b->H).i(b->W).i(m.elempack).i(mat_group_stride(m));
+    size_t gws[2] = {(size_t)b->image.width, (size_t)b->image.height};
+    ret = args.error() ? -1 : dispatch(k, "mat_to_image", 2, gws);
+    a->clReleaseMemObject(buf); // freed once the queued kernel is done
+    if (ret != 0)
+        return ret;
+    out = b;
+    return 0;
+}
+
+int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
+{
+    const ClBlob* b = static_cast<const ClBlob*>(g.get());
+    const Mat& s = b->shape;
+    Mat r;
+    if (s.dims == 1)
+        r.create(s.w, 4u, opt.blob_allocator);
+    else if (s.dims == 2)
+        r.create(s.w, s.h, 4u, opt.blob_allocator);
+    else if (s.dims == 3)
+        r.create(s.w, s.h, s.c, 4u, opt.blob_allocator);
+    else
+        r.create(s.w, s.h, s.d, s.c, 4u, opt.blob_allocator);
+    if (r.empty())
+        return -100;
+    const Api* a = api();
+    cl_int err = 0;
+    size_t bytes = r.total() * r.elemsize;
+    cl_mem buf = a->clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, nullptr, &err);
+    if (!buf)
+        return -100;
+    cl_kernel k = kernel("layout", "image_to_mat");
+    int ret = -1;
+    if (k)
+    {
+        KernelArgs args(k);
+        args.img(b->image).mem(buf).i(b->C).i(b->H).i(b->W).i(1).i(mat_group_stride(r));
+        size_t gws[2] = {(size_t)b->image.width, (size_t)b->image.height};
+        ret = args.error() ? -1 : dispatch(k, "image_to_mat", 2, gws);
+        if (ret == 0)
+        {
+            err = a->clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, bytes, r.data, 0, nullptr, nullptr);
+            if (err != CL_SUCCESS)
+            {
+                KITE_LOGE("OpenCL: download failed (%s)", error_string(err));
+                ret = -1;
+            }
+        }
+    }
+    a->clReleaseMemObject(buf);
+    if (ret == 0)
+        m = r;
+    return ret;
+}
+
+// ---------------------------------------------------------------------------
+// backend
+
+class OpenCLBackend : public GpuBackend
+{
+public:
+    int backend() const override { return BACKEND_OPENCL; }
+    const char* name() const override { return "OpenCL"; }
+    bool available(const Option& opt) override { return Context::get(opt.opencl_device) != nullptr; }
+    GpuSession* create_session(const Option& opt) override
+    {
+        Context* c = Context::get(opt.opencl_device);
+        if (!c)
+            return nullptr;
+        Session* s = new Session(c, opt);
+        if (!s->queue)
+        {
+            delete s;
+            return nullptr;
+        }
+        return s;
+    }
+};
+
+GpuBackend* backend()
+{
+    static OpenCLBackend b;
+    return &b;
+}
+
+} // namespace cl
+
+GpuBackend* opencl_gpu_backend()
+{
+    return cl::backend();
+}
+
+} // namespace kite

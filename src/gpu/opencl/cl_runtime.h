@@ -1,0 +1,179 @@
+#ifndef KITE_GPU_OPENCL_CL_RUNTIME_H
+#define KITE_GPU_OPENCL_CL_RUNTIME_H
+
+// The OpenCL backend: device selection over all platforms, one context per
+// device, programs built from the embedded shaders/opencl/*.cl sources (with
+// an on-disk binary cache), RGBA 2D images as tensor storage (see
+// cl_layout.h), an image pool per session and a local-size tuner.
+
+#include "../../mat.h"
+#include "../../option.h"
+#include "../gpu.h"
+#include "cl_api.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kite {
+namespace cl {
+
+// Process-wide settings (seed 003's deployment options). Call before the
+// first net is loaded. Empty path: no file. Defaults come from the
+// environment: KITE_OPENCL_CACHE_DIR (program binaries; default
+// $XDG_CACHE_HOME/kite or ~/.cache/kite), KITE_OPENCL_TUNE (1: search local
+// sizes), KITE_OPENCL_TUNED_FILE (tuned-parameter file, default
+// <cache dir>/tuned.txt), KITE_OPENCL_KERNEL_TIME_LIMIT_MS (split launches so
+// that none runs longer, 0 = off; limit_opencl_kernel_time: 1 means 1 ms).
+void set_binary_cache_dir(const std::string& dir);
+void set_tuning(bool on);
+void set_kernel_time_limit_ms(double ms);
+
+// A device-owned RGBA image (float or half channels) with its size.
+struct Image
+{
+    cl_mem mem = nullptr;
+    int width = 0;
+    int height = 0;
+    bool half = false;
+};
+
+class Context;
+
+// Reuses images of one session: a released image goes back to the pool and
+// the next request of the same size and format takes it.
+class ImagePool
+{
+public:
+    explicit ImagePool(Context* ctx) : ctx_(ctx) {}
+    ~ImagePool();
+    int acquire(int width, int height, bool half, Image& out);
+    void release(const Image& img);
+    Context* context() const { return ctx_; }
+
+private:
+    Context* ctx_;
+    std::mutex mutex_;
+    std::multimap<long long, Image> free_;
+};
+
+enum ImageLayout
+{
+    LAYOUT_CHANNEL_MAJOR = 0, // activations: [W * (C+3)/4, N * H]
+};
+
+// A blob on the device. C, H, W is how the Mat maps to the channel-major
+// image (see cl_layout.h).
+class ClBlob : public GpuBlob
+{
+public:
+    ~ClBlob() override;
+    Image image;
+    int C = 0, H = 0, W = 0;
+    std::shared_ptr<ImagePool> pool; // where image goes back to; null: owned
+};
+typedef std::shared_ptr<ClBlob> ClBlobPtr;
+
+// One device: context, a queue for weight uploads, programs.
+class Context
+{
+public:
+    // The device `index` over all platforms' GPU/CPU/accelerator devices, or
+    // nullptr (logged) when there is none. Created once and kept.
+    static Context* get(int index);
+    static int device_count();
+
+    cl_context context = nullptr;
+    cl_device_id device = nullptr;
+    cl_command_queue upload_queue = nullptr; // guarded by mutex
+    std::mutex mutex;
+    std::string device_name;
+    std::string driver_version;
+    bool has_fp16 = false;
+    size_t max_work_group = 1;
+    size_t image_max_w = 0, image_max_h = 0;
+    int index = 0;
+
+    // kernel `name` of shaders/opencl/<program>.cl built with `options`; the
+    // program is built once per (program, options) and its binary cached on
+    // disk. Returns a new kernel object (the caller releases it) or nullptr.
+    cl_kernel create_kernel(const char* program, const char* name, const std::string& options);
+
+    // an image for weights (owned by the caller: release_image)
+    int create_image(int width, int height, bool half, Image& out);
+    void release_image(Image& img);
+
+    // fp32 host data -> image of `layout_kernel` (a buffer->image kernel of
+    // layout.cl) run on the upload queue; waits. args after (buffer, image)
+    // are ints.
+    int upload_with_kernel(const char* kernel, const float* data, size_t count, const Image& dst,
+                           const std::vector<int>& int_args, const size_t* gws);
+
+    // time (ms) of programs built vs loaded from the binary cache in this process
+    double build_ms = 0;
+    int programs_built = 0;
+    int programs_from_cache = 0;
+
+private:
+    cl_program get_program(const char* program, const std::string& options);
+    std::map<std::string, cl_program> programs_;
+};
+
+// Sets kernel arguments in order: cl_mem, int, float, Image.
+class KernelArgs
+{
+public:
+    explicit KernelArgs(cl_kernel k) : k_(k) {}
+    KernelArgs& mem(cl_mem m);
+    KernelArgs& img(const Image& i) { return mem(i.mem); }
+    KernelArgs& i(int v);
+    KernelArgs& f(float v);
+    int error() const { return err_; }
+
+private:
+    cl_kernel k_;
+    cl_uint n_ = 0;
+    int err_ = 0;
+};
+
+// One Extractor's work on one device: an in-order queue, the kernels it
+// created, its image pool.
+class Session : public GpuSession
+{
+public:
+    explicit Session(Context* ctx, const Option& opt);
+    ~Session() override;
+
+    int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) override;
+    int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
+    int finish() override;
+
+    // a kernel (kept for the session's life; do not release)
+    cl_kernel kernel(const char* program, const char* name, const std::string& options = std::string());
+    // enqueue over a 1..3-D global size; the local size comes from the tuner
+    // (per kernel and global size) and launches are split along the last
+    // dimension when a kernel time limit is set
+    int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws);
+
+    // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
+    // half when the session uses fp16 storage
+    int create_blob(const Mat& shape, ClBlobPtr& out);
+
+    Context* ctx;
+    cl_command_queue queue = nullptr;
+    bool half_storage = false;
+    std::shared_ptr<ImagePool> pool;
+
+private:
+    std::map<std::string, cl_kernel> kernels_;
+};
+
+// The backend (BACKEND_OPENCL)
+GpuBackend* backend();
+
+} // namespace cl
+} // namespace kite
+
+#endif // KITE_GPU_OPENCL_CL_RUNTIME_H
