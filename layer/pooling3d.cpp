@@ -23,15 +23,7 @@ enum PadMode
     PAD_SAME_LOWER = 3,
 };
 
-struct AxisPlan
-{
-    int n;        // input extent
-    int lo;       // padding before the data
-    int padded;   // extent after padding
-    int out;      // output extent
-    int ex_lo;    // avg without pad counting: window positions counted are [ex_lo, ex_hi)
-    int ex_hi;
-};
+typedef PoolingAxisPlan AxisPlan;
 
 // ncnn's padding rules for one axis
 AxisPlan plan_axis(const PoolingNdParams& p, int axis, int n)
@@ -96,6 +88,11 @@ inline float* top_channel(Mat& top, int kind, int q)
 }
 
 } // namespace
+
+PoolingAxisPlan pooling_plan_axis(const PoolingNdParams& p, int axis, int n)
+{
+    return plan_axis(p, axis, n);
+}
 
 int pooling_nd_check(const PoolingNdParams& p, const char* type, const char* name, int spatial_dims)
 {

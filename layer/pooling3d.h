@@ -32,6 +32,18 @@ int pooling_nd_forward(const PoolingNdParams& p, const char* type, const char* n
                        int w, int h, int d, int channels, size_t cstep, int out_dims_kind, Mat& top_blob,
                        const Option& opt);
 
+// ncnn's padding rule for one axis (GPU drivers use it to size their grids)
+struct PoolingAxisPlan
+{
+    int n;      // input extent
+    int lo;     // padding before the data
+    int padded; // extent after padding
+    int out;    // output extent
+    int ex_lo;  // avg without pad counting: window positions counted are [ex_lo, ex_hi)
+    int ex_hi;
+};
+PoolingAxisPlan pooling_plan_axis(const PoolingNdParams& p, int axis, int n);
+
 // validation of the common parameters; logs and returns -1 on error
 int pooling_nd_check(const PoolingNdParams& p, const char* type, const char* name, int spatial_dims);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -238,6 +239,106 @@ static std::string describe(const char* type, int isa, const Option& opt, int el
     return os.str();
 }
 
+// A GPU row: upload the inputs (elempack 1/4/8, fp32 and fp16), run
+// forward_gpu on a fresh session, download and compare. Skipped with a notice
+// when the backend has no usable device.
+static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, const ParamDict& pd,
+                                const std::vector<Mat>& weights, const std::vector<Mat>& inputs,
+                                const std::vector<Mat>& ref, const TestLayerFlags& flags)
+{
+    const char* bname = e.backend == BACKEND_VULKAN ? "vulkan" : "opencl";
+    for (int fp16 = 0; fp16 < 2; fp16++)
+    {
+        if (fp16 && !flags.test_fp16)
+            break;
+        Option opt = base_option();
+        opt.use_vulkan_compute = e.backend == BACKEND_VULKAN;
+        opt.use_opencl = e.backend == BACKEND_OPENCL;
+        opt.use_fp16_storage = fp16 == 1;
+        opt.use_packing_layout = true;
+        if (!gpu_backend_usable(e.backend, opt))
+        {
+            static bool noticed[3] = {false, false, false};
+            if (!noticed[e.backend])
+                printf("%s: no usable device, GPU rows skipped\n", bname);
+            noticed[e.backend] = true;
+            return "";
+        }
+        std::string why;
+        bool declined = false;
+        Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined);
+        if (!l)
+        {
+            if (declined)
+                return "";
+            return describe(type, e.isa, opt, 1, std::string(bname) + ": " + why);
+        }
+        std::unique_ptr<GpuSession> s(gpu_backend(e.backend)->create_session(opt));
+        std::string fail;
+        for (int pack : {1, 4, 8})
+        {
+            if (!s)
+            {
+                fail = "no session";
+                break;
+            }
+            std::vector<GpuBlobPtr> bottoms(inputs.size());
+            bool packable = true;
+            for (size_t i = 0; i < inputs.size() && fail.empty(); i++)
+            {
+                Mat m = inputs[i];
+                if (pack > 1)
+                {
+                    Mat p;
+                    convert_packing(m, p, pack, opt);
+                    packable = packable && p.elempack == pack;
+                    m = p;
+                }
+                if (fp16 && m.elembits() == 32)
+                {
+                    Mat h;
+                    cast_float32_to_float16(m, h, opt);
+                    m = h;
+                }
+                if (s->upload(m, bottoms[i], l, opt) != 0)
+                    fail = "upload failed";
+            }
+            if (!fail.empty())
+                break;
+            if (!packable && pack > 1)
+                continue;
+            std::vector<GpuBlobPtr> tops(flags.top_count);
+            int ret = l->forward_gpu(bottoms, tops, *s, opt);
+            if (ret != 0)
+            {
+                fail = "forward_gpu returned " + std::to_string(ret);
+                break;
+            }
+            float eps = fp16 ? flags.epsilon_fp16 : flags.epsilon;
+            for (size_t i = 0; i < ref.size() && fail.empty(); i++)
+            {
+                Mat out;
+                if (i >= tops.size() || !tops[i] || s->download(tops[i], out, opt) != 0)
+                {
+                    fail = "download of output " + std::to_string(i) + " failed";
+                    break;
+                }
+                std::string c = compare_mat(out, ref[i], eps);
+                if (!c.empty())
+                    fail = "output " + std::to_string(i) + ": " + c + " (input elempack " + std::to_string(pack) + ")";
+            }
+            if (!fail.empty())
+                break;
+        }
+        s.reset();
+        l->destroy_pipeline(opt);
+        delete l;
+        if (!fail.empty())
+            return describe(type, e.isa, opt, 1, std::string(bname) + ": " + fail);
+    }
+    return "";
+}
+
 std::string test_layer(const char* type, const ParamDict& pd, const std::vector<Mat>& weights,
                        const std::vector<Mat>& inputs, const TestLayerFlags& flags, std::vector<Mat>* outputs_ref)
 {
@@ -277,6 +378,13 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
     for (int r = 0; r < count; r++)
     {
         const LayerRegistryEntry& e = rows[r];
+        if (std::string(e.type) == type && e.backend != BACKEND_CPU)
+        {
+            std::string g = test_gpu_row(type, e, pd, weights, inputs, ref, flags);
+            if (!g.empty())
+                return g;
+            continue;
+        }
         if (std::string(e.type) != type || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE || !cpu_support_isa(e.isa))
             continue;
         for (int fp16 = 0; fp16 < 2; fp16++)

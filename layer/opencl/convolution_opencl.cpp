@@ -1,0 +1,103 @@
+// Convolution on OpenCL images: the filter in the seeds' conv-filter layout,
+// conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl).
+#include "convolution.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "gpu/opencl/cl_ops.h"
+#include "log.h"
+
+namespace kite {
+
+class Convolution_opencl : public Convolution
+{
+public:
+    Convolution_opencl() { support_opencl = true; }
+    bool accept() const override { return dynamic_weight == 0 && int8_scale_term == 0; }
+    int create_pipeline(const Option& opt) override;
+    int destroy_pipeline(const Option& opt) override;
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& s,
+                    const Option& opt) const override;
+
+private:
+    cl::Weights w_;
+    int num_input_ = 0;
+};
+
+int Convolution_opencl::create_pipeline(const Option& opt)
+{
+    int ret = Convolution::create_pipeline(opt);
+    if (ret != 0)
+        return ret;
+    w_.ctx = cl::Context::get(opt.opencl_device);
+    if (!w_.ctx)
+        return -1;
+    num_input_ = weight_data_size / (num_output * kernel_w * kernel_h);
+    ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
+                                 num_input_, kernel_h, kernel_w, false, w_.add());
+    if (ret != 0)
+        return ret;
+    return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
+}
+
+int Convolution_opencl::destroy_pipeline(const Option& opt)
+{
+    w_.release();
+    return Convolution::destroy_pipeline(opt);
+}
+
+int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops,
+                                    GpuSession& gs, const Option& opt) const
+{
+    cl::Session& s = cl::session(gs);
+    const cl::ClBlob* in = cl::blob(bottoms[0]);
+    if (in->dims() != 3 || in->C != num_input_)
+        return cl::run_on_cpu(this, bottoms, tops, s, opt);
+    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
+    const int sizes[2] = {in->W, in->H};
+    const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+    const int strides[2] = {stride_w, stride_h};
+    int pads[4];
+    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+    const int OW = (in->W + pads[0] + pads[1] - extents[0]) / stride_w + 1;
+    const int OH = (in->H + pads[2] + pads[3] - extents[1]) / stride_h + 1;
+    if (OW <= 0 || OH <= 0)
+    {
+        KITE_LOGE("Convolution '%s': input %d x %d is smaller than the kernel", name.c_str(), in->W, in->H);
+        return -1;
+    }
+    cl::ClBlobPtr out;
+    int ret = s.create_blob(cl::shape3(OW, OH, num_output), out);
+    if (ret != 0)
+        return ret;
+    const Activation act(activation_type, activation_params);
+    const int OB = cl::div4(num_output);
+    if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
+    {
+        cl_kernel k = s.kernel("conv", "conv2d_1x1");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "conv2d_1x1", cl::div4(in->W) * OB, in->H, a);
+    }
+    else
+    {
+        cl_kernel k = s.kernel("conv", "conv2d");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
+        a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "conv2d", OW * OB, OH, a);
+    }
+    if (ret != 0)
+        return ret;
+    tops[0] = out;
+    return 0;
+}
+
+DEFINE_LAYER_CREATOR(Convolution_opencl)
+
+} // namespace kite

@@ -1,0 +1,86 @@
+// Depth-wise convolution (group == channels == num_output, multiplier 1) on
+// OpenCL images, the filter in the seeds' depth-wise layout; other groupings
+// are declined and run on the CPU.
+#include "convolutiondepthwise.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "gpu/opencl/cl_ops.h"
+#include "log.h"
+
+namespace kite {
+
+class ConvolutionDepthWise_opencl : public ConvolutionDepthWise
+{
+public:
+    ConvolutionDepthWise_opencl() { support_opencl = true; }
+    bool accept() const override
+    {
+        return dynamic_weight == 0 && int8_scale_term == 0 && group == num_output && kernel_w > 0 && kernel_h > 0
+               && weight_data_size == num_output * kernel_w * kernel_h;
+    }
+    int create_pipeline(const Option& opt) override
+    {
+        int ret = ConvolutionDepthWise::create_pipeline(opt);
+        if (ret != 0)
+            return ret;
+        w_.ctx = cl::Context::get(opt.opencl_device);
+        if (!w_.ctx)
+            return -1;
+        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, weight_data, (size_t)weight_data_size, num_output,
+                                     kernel_h, kernel_w, 1, false, w_.add());
+        if (ret != 0)
+            return ret;
+        return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
+    }
+    int destroy_pipeline(const Option& opt) override
+    {
+        w_.release();
+        return ConvolutionDepthWise::destroy_pipeline(opt);
+    }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
+                    const Option& opt) const override
+    {
+        cl::Session& s = cl::session(gs);
+        const cl::ClBlob* in = cl::blob(bottoms[0]);
+        if (in->dims() != 3 || in->C != num_output)
+            return cl::run_on_cpu(this, bottoms, tops, s, opt);
+        const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
+        const int sizes[2] = {in->W, in->H};
+        const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+        const int strides[2] = {stride_w, stride_h};
+        int pads[4];
+        conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+        const int OW = (in->W + pads[0] + pads[1] - extents[0]) / stride_w + 1;
+        const int OH = (in->H + pads[2] + pads[3] - extents[1]) / stride_h + 1;
+        if (OW <= 0 || OH <= 0)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input %d x %d is smaller than the kernel", name.c_str(), in->W, in->H);
+            return -1;
+        }
+        cl::ClBlobPtr out;
+        int ret = s.create_blob(cl::shape3(OW, OH, num_output), out);
+        if (ret != 0)
+            return ret;
+        const Activation act(activation_type, activation_params);
+        cl_kernel k = s.kernel("conv", "dwconv2d");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
+        a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "dwconv2d", OW * cl::div4(num_output), OH, a);
+        if (ret != 0)
+            return ret;
+        tops[0] = out;
+        return 0;
+    }
+
+private:
+    cl::Weights w_;
+};
+
+DEFINE_LAYER_CREATOR(ConvolutionDepthWise_opencl)
+
+} // namespace kite

@@ -1,0 +1,73 @@
+// InnerProduct on OpenCL images: weights in the conv-filter layout
+// ([num_input, (num_output+3)/4], 1x1 taps); the row mode (dims-2 input of
+// w == num_input) and inputs wider than the device's image limit run on the CPU.
+#include "innerproduct.h"
+
+#include "common/activation.h"
+#include "gpu/opencl/cl_ops.h"
+#include "log.h"
+
+namespace kite {
+
+class InnerProduct_opencl : public InnerProduct
+{
+public:
+    InnerProduct_opencl() { support_opencl = true; }
+    bool accept() const override { return int8_scale_term == 0; }
+    int create_pipeline(const Option& opt) override
+    {
+        int ret = InnerProduct::create_pipeline(opt);
+        if (ret != 0)
+            return ret;
+        w_.ctx = cl::Context::get(opt.opencl_device);
+        if (!w_.ctx)
+            return -1;
+        num_input_ = weight_data_size / num_output;
+        if ((size_t)num_input_ > w_.ctx->image_max_w)
+            return 0; // forward runs on the CPU
+        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
+                                     num_input_, 1, 1, false, w_.add());
+        if (ret != 0)
+            return ret;
+        return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
+    }
+    int destroy_pipeline(const Option& opt) override
+    {
+        w_.release();
+        return InnerProduct::destroy_pipeline(opt);
+    }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
+                    const Option& opt) const override
+    {
+        cl::Session& s = cl::session(gs);
+        const cl::ClBlob* in = cl::blob(bottoms[0]);
+        const bool row_mode = in->dims() == 2 && in->shape.w == num_input_;
+        if (w_.images.empty() || row_mode || in->C * in->H * in->W != num_input_)
+            return cl::run_on_cpu(this, bottoms, tops, s, opt);
+        cl::ClBlobPtr out;
+        int ret = s.create_blob(cl::shape1(num_output), out);
+        if (ret != 0)
+            return ret;
+        const Activation act(activation_type, activation_params);
+        cl_kernel k = s.kernel("conv", "innerproduct");
+        if (!k)
+            return -1;
+        const int OB = cl::div4(num_output);
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB);
+        a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "innerproduct", OB, 1, a);
+        if (ret != 0)
+            return ret;
+        tops[0] = out;
+        return 0;
+    }
+
+private:
+    cl::Weights w_;
+    int num_input_ = 0;
+};
+
+DEFINE_LAYER_CREATOR(InnerProduct_opencl)
+
+} // namespace kite

@@ -1,0 +1,22 @@
+// ReLU / leaky ReLU on OpenCL images (eltwise.cl activation)
+#include "relu.h"
+
+#include "gpu/opencl/cl_ops.h"
+
+namespace kite {
+
+class ReLU_opencl : public ReLU
+{
+public:
+    ReLU_opencl() { support_opencl = true; }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
+                    const Option& opt) const override
+    {
+        (void)opt;
+        return cl::run_activation(cl::session(gs), bottoms[0], tops[0], slope == 0.f ? 1 : 2, slope, 0.f);
+    }
+};
+
+DEFINE_LAYER_CREATOR(ReLU_opencl)
+
+} // namespace kite

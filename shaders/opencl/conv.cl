@@ -1,0 +1,123 @@
+// Convolution on channel-major images. Input [W * (C+3)/4, H], filter in the
+// seeds' conv-filter layout [I, (O+3)/4 * KH * KW] (pixel (i, ob*KH*KW + t)
+// holds 4 output channels of input channel i, tap t), bias a 1-D argument
+// [(O+3)/4, 1]. One work item per output pixel (4 output channels).
+// Positions outside the input read pad_value; input lanes past C meet filter
+// columns past I, which read 0 (CLK_ADDRESS_CLAMP border).
+
+__kernel void conv2d(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                     __write_only image2d_t out, int C, int H, int W, int OB, int OH, int OW, int kw, int kh, int sw,
+                     int sh, int dw, int dh, int pl, int pt, float pad_value, int has_bias, int act, float p0, float p1)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW * OB || oy >= OH)
+        return;
+    int ob = x / OW, ox = x % OW;
+    float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    int taps = kh * kw;
+    int CB = DIV4(C);
+    for (int cb = 0; cb < CB; cb++)
+    {
+        for (int ky = 0; ky < kh; ky++)
+        {
+            int iy = oy * sh + ky * dh - pt;
+            bool yin = iy >= 0 && iy < H;
+            for (int kx = 0; kx < kw; kx++)
+            {
+                int ix = ox * sw + kx * dw - pl;
+                float4 v = (yin && ix >= 0 && ix < W) ? RD(in, cb * W + ix, iy) : (float4)(pad_value);
+                int n = ob * taps + ky * kw + kx;
+                sum += v.x * RD(filt, cb * 4 + 0, n);
+                sum += v.y * RD(filt, cb * 4 + 1, n);
+                sum += v.z * RD(filt, cb * 4 + 2, n);
+                sum += v.w * RD(filt, cb * 4 + 3, n);
+            }
+        }
+    }
+    WR(out, x, oy, activate(sum, act, p0, p1));
+}
+
+// 1x1, stride 1, no padding: 4 output pixels along w per work item
+__kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                         __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
+                         float p1)
+{
+    int W4 = DIV4(W);
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= W4 * OB || oy >= H)
+        return;
+    int ob = x / W4, ox = (x % W4) * 4;
+    float4 b = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    float4 s0 = b, s1 = b, s2 = b, s3 = b;
+    int CB = DIV4(C);
+    for (int cb = 0; cb < CB; cb++)
+    {
+        float4 w0 = RD(filt, cb * 4 + 0, ob);
+        float4 w1 = RD(filt, cb * 4 + 1, ob);
+        float4 w2 = RD(filt, cb * 4 + 2, ob);
+        float4 w3 = RD(filt, cb * 4 + 3, ob);
+        int base = cb * W + ox;
+        // reads past W stay inside the image (next block) or clamp; their sums are not written
+        float4 v0 = RD(in, base, oy), v1 = RD(in, base + 1, oy), v2 = RD(in, base + 2, oy), v3 = RD(in, base + 3, oy);
+        s0 += v0.x * w0 + v0.y * w1 + v0.z * w2 + v0.w * w3;
+        s1 += v1.x * w0 + v1.y * w1 + v1.z * w2 + v1.w * w3;
+        s2 += v2.x * w0 + v2.y * w1 + v2.z * w2 + v2.w * w3;
+        s3 += v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3;
+    }
+    int o = ob * W + ox;
+    WR(out, o, oy, activate(s0, act, p0, p1));
+    if (ox + 1 < W)
+        WR(out, o + 1, oy, activate(s1, act, p0, p1));
+    if (ox + 2 < W)
+        WR(out, o + 2, oy, activate(s2, act, p0, p1));
+    if (ox + 3 < W)
+        WR(out, o + 3, oy, activate(s3, act, p0, p1));
+}
+
+// depth-wise (multiplier 1): filter in the seeds' dw layout [KH * KW, (C+3)/4]
+__kernel void dwconv2d(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                       __write_only image2d_t out, int C, int H, int W, int OH, int OW, int kw, int kh, int sw, int sh,
+                       int dw, int dh, int pl, int pt, float pad_value, int has_bias, int act, float p0, float p1)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    int CB = DIV4(C);
+    if (x >= OW * CB || oy >= OH)
+        return;
+    int cb = x / OW, ox = x % OW;
+    float4 sum = has_bias ? RD(bias, cb, 0) : (float4)(0.f);
+    for (int ky = 0; ky < kh; ky++)
+    {
+        int iy = oy * sh + ky * dh - pt;
+        bool yin = iy >= 0 && iy < H;
+        for (int kx = 0; kx < kw; kx++)
+        {
+            int ix = ox * sw + kx * dw - pl;
+            float4 v = (yin && ix >= 0 && ix < W) ? RD(in, cb * W + ix, iy) : (float4)(pad_value);
+            sum += v * RD(filt, ky * kw + kx, cb);
+        }
+    }
+    WR(out, x, oy, activate(sum, act, p0, p1));
+}
+
+// InnerProduct: the input viewed flat (index c*H*W + y*W + x), the weights
+// [num_output][K] in the conv-filter layout with H = W = 1: [K, (O+3)/4]
+__kernel void innerproduct(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                           __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
+                           float p1)
+{
+    int ob = get_global_id(0);
+    if (ob >= OB)
+        return;
+    float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    int CB = DIV4(C), HW = H * W;
+    for (int cb = 0; cb < CB; cb++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+            {
+                float4 v = RD(in, cb * W + x, y);
+                int base = cb * 4 * HW + y * W + x;
+                sum += v.x * RD(filt, base, ob) + v.y * RD(filt, base + HW, ob) + v.z * RD(filt, base + 2 * HW, ob)
+                       + v.w * RD(filt, base + 3 * HW, ob);
+            }
+    WR(out, ob, 0, activate(sum, act, p0, p1));
+}

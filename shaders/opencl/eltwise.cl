@@ -1,0 +1,38 @@
+// Element-wise kernels over whole images (same size in and out).
+
+// out = activate(in): ReLU (act 1 / leaky 2), Clip (3), Sigmoid (4), ...
+__kernel void activation(__read_only image2d_t in, __write_only image2d_t out, int iw, int ih, int act, float p0,
+                         float p1)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    WR(out, x, y, activate(RD(in, x, y), act, p0, p1));
+}
+
+// GELU: 0.5 x (1 + erf(x / sqrt 2)), or the tanh form when fast
+__kernel void gelu(__read_only image2d_t in, __write_only image2d_t out, int iw, int ih, int fast)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    float4 v = RD(in, x, y);
+    float4 r;
+    if (fast)
+        r = 0.5f * v * (1.f + tanh(0.79788452f * (v + 0.044715f * v * v * v)));
+    else
+        r = 0.5f * v * (1.f + erf(v * 0.70710678f));
+    WR(out, x, y, r);
+}
+
+// Eltwise of two images: op 0 prod, 1 sum (a*ca + b*cb), 2 max
+__kernel void eltwise2(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
+                       int op, float ca, float cb)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    float4 va = RD(a, x, y), vb = RD(b, x, y);
+    float4 r = op == 0 ? va * vb : op == 1 ? va * ca + vb * cb : fmax(va, vb);
+    WR(out, x, y, r);
+}

@@ -1,0 +1,53 @@
+// Pooling on channel-major images, ncnn's padding rules resolved on the host
+// (pooling_plan_axis): lo = leading pad, [exlo, exhi) = window positions an
+// average counts when pads are excluded.
+__kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int CB, int H, int W, int OH, int OW,
+                     int kw, int kh, int sw, int sh, int lox, int loy, int exlox, int exhix, int exloy, int exhiy,
+                     int is_max, int exclude_pad)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW * CB || oy >= OH)
+        return;
+    int cb = x / OW, ox = x % OW;
+    float4 m = (float4)(-FLT_MAX);
+    float4 sum = (float4)(0.f);
+    int area = 0;
+    for (int ky = 0; ky < kh; ky++)
+    {
+        int py = oy * sh + ky;
+        int iy = py - loy;
+        for (int kx = 0; kx < kw; kx++)
+        {
+            int px = ox * sw + kx;
+            int ix = px - lox;
+            bool in_range = iy >= 0 && iy < H && ix >= 0 && ix < W;
+            float4 v = in_range ? RD(in, cb * W + ix, iy) : (float4)(0.f);
+            if (is_max)
+                m = fmax(m, in_range ? v : (float4)(-FLT_MAX));
+            else if (!exclude_pad || (px >= exlox && px < exhix && py >= exloy && py < exhiy))
+            {
+                sum += v;
+                area++;
+            }
+        }
+    }
+    float4 r = is_max ? m : sum / (float)(exclude_pad ? area : kw * kh);
+    WR(out, x, oy, r);
+}
+
+// global pooling -> 1-D [(C+3)/4, 1]
+__kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, int CB, int H, int W, int is_max)
+{
+    int cb = get_global_id(0);
+    if (cb >= CB)
+        return;
+    float4 m = (float4)(-FLT_MAX), s = (float4)(0.f);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+        {
+            float4 v = RD(in, cb * W + x, y);
+            m = fmax(m, v);
+            s += v;
+        }
+    WR(out, cb, 0, is_max ? m : s / (float)(H * W));
+}

@@ -1,0 +1,168 @@
+// Data movement between channel-major images: concat, crop/slice, channel
+// gathers, reshapes and permutes. Tensors are (C, H, W) as cl_layout.h maps
+// kite's dims; the linear (kite) index of element (c, y, x) is (c*H + y)*W + x.
+
+inline float lane(float4 v, int k)
+{
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+inline float read_elem(__read_only image2d_t img, int c, int y, int x, int W)
+{
+    return lane(RD(img, (c / 4) * W + x, y), c % 4);
+}
+
+// concatenate up to 4 tensors along C (unused inputs: pass any image, C = 0)
+__kernel void concat_c(__read_only image2d_t a, __read_only image2d_t b, __read_only image2d_t c,
+                       __read_only image2d_t d, __write_only image2d_t out, int Ca, int Cb, int Cc, int Cd, int H, int W)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    int CO = Ca + Cb + Cc + Cd;
+    if (x >= W * DIV4(CO) || y >= H)
+        return;
+    int ob = x / W, w = x % W;
+    float v[4];
+    for (int k = 0; k < 4; k++)
+    {
+        int ch = ob * 4 + k;
+        float r = 0.f;
+        if (ch < Ca)
+            r = read_elem(a, ch, y, w, W);
+        else if (ch < Ca + Cb)
+            r = read_elem(b, ch - Ca, y, w, W);
+        else if (ch < Ca + Cb + Cc)
+            r = read_elem(c, ch - Ca - Cb, y, w, W);
+        else if (ch < CO)
+            r = read_elem(d, ch - Ca - Cb - Cc, y, w, W);
+        v[k] = r;
+    }
+    WR(out, x, y, (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// out(c, y, x) = in(c + oc, y + oy, x + ox): Crop and Slice
+__kernel void crop(__read_only image2d_t in, __write_only image2d_t out, int W, int OC, int OH, int OW, int oc, int oy,
+                   int ox)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= OW * DIV4(OC) || y >= OH)
+        return;
+    int ob = x / OW, w = x % OW;
+    if (oc % 4 == 0)
+    {
+        float4 q = RD(in, (ob + oc / 4) * W + w + ox, y + oy);
+        int left = OC - ob * 4;
+        if (left < 4)
+            q = (float4)(q.x, left > 1 ? q.y : 0.f, left > 2 ? q.z : 0.f, 0.f);
+        WR(out, x, y, q);
+        return;
+    }
+    float v[4];
+    for (int k = 0; k < 4; k++)
+    {
+        int ch = ob * 4 + k;
+        v[k] = ch < OC ? read_elem(in, ch + oc, y + oy, w + ox, W) : 0.f;
+    }
+    WR(out, x, y, (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// ShuffleChannel: out channel c takes in channel (c % g) * (C / g) + c / g
+// (reverse: (c % (C/g)) * g + c / (C/g))
+__kernel void shuffle_c(__read_only image2d_t in, __write_only image2d_t out, int C, int H, int W, int g, int reverse)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= W * DIV4(C) || y >= H)
+        return;
+    int ob = x / W, w = x % W;
+    int cpg = C / g;
+    float v[4];
+    for (int k = 0; k < 4; k++)
+    {
+        int ch = ob * 4 + k;
+        int src = reverse ? (ch % cpg) * g + ch / cpg : (ch % g) * cpg + ch / g;
+        v[k] = ch < C ? read_elem(in, src, y, w, W) : 0.f;
+    }
+    WR(out, x, y, (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// general remap: output element (c, y, x) reads the input element of linear
+// index c*s0 + y*s1 + x*s2 (Reshape/Flatten: natural strides; Permute:
+// the permuted input strides)
+__kernel void remap(__read_only image2d_t in, __write_only image2d_t out, int IH, int IW, int OC, int OH, int OW,
+                    int s0, int s1, int s2)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= OW * DIV4(OC) || y >= OH)
+        return;
+    int ob = x / OW, w = x % OW;
+    float v[4];
+    for (int k = 0; k < 4; k++)
+    {
+        int ch = ob * 4 + k;
+        float r = 0.f;
+        if (ch < OC)
+        {
+            int idx = ch * s0 + y * s1 + w * s2;
+            int ix = idx % IW;
+            int t = idx / IW;
+            r = read_elem(in, t / IH, t % IH, ix, IW);
+        }
+        v[k] = r;
+    }
+    WR(out, x, y, (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// softmax along C (one work item per (x, y)), H or W (one per pixel column/row
+// of a channel block)
+__kernel void softmax_c(__read_only image2d_t in, __write_only image2d_t out, int C, int H, int W)
+{
+    int w = get_global_id(0), y = get_global_id(1);
+    if (w >= W || y >= H)
+        return;
+    int CB = DIV4(C);
+    float m = -FLT_MAX;
+    for (int cb = 0; cb < CB; cb++)
+    {
+        float4 v = RD(in, cb * W + w, y);
+        int left = C - cb * 4;
+        m = fmax(m, v.x);
+        if (left > 1) m = fmax(m, v.y);
+        if (left > 2) m = fmax(m, v.z);
+        if (left > 3) m = fmax(m, v.w);
+    }
+    float s = 0.f;
+    for (int cb = 0; cb < CB; cb++)
+    {
+        float4 e = exp(RD(in, cb * W + w, y) - m);
+        int left = C - cb * 4;
+        s += e.x + (left > 1 ? e.y : 0.f) + (left > 2 ? e.z : 0.f) + (left > 3 ? e.w : 0.f);
+    }
+    for (int cb = 0; cb < CB; cb++)
+        WR(out, cb * W + w, y, exp(RD(in, cb * W + w, y) - m) / s);
+}
+
+// along H (dir 0: x = pixel column, loop y) or W (dir 1: y = row, loop x within the block)
+__kernel void softmax_hw(__read_only image2d_t in, __write_only image2d_t out, int CB, int H, int W, int dir)
+{
+    int i = get_global_id(0), j = get_global_id(1);
+    int n, stride_x, stride_y, x0, y0;
+    if (dir == 0)
+    {
+        if (i >= W * CB || j > 0)
+            return;
+        n = H; x0 = i; y0 = 0; stride_x = 0; stride_y = 1;
+    }
+    else
+    {
+        if (i >= CB || j >= H)
+            return;
+        n = W; x0 = i * W; y0 = j; stride_x = 1; stride_y = 0;
+    }
+    float4 m = (float4)(-FLT_MAX);
+    for (int t = 0; t < n; t++)
+        m = fmax(m, RD(in, x0 + t * stride_x, y0 + t * stride_y));
+    float4 s = (float4)(0.f);
+    for (int t = 0; t < n; t++)
+        s += exp(RD(in, x0 + t * stride_x, y0 + t * stride_y) - m);
+    for (int t = 0; t < n; t++)
+        WR(out, x0 + t * stride_x, y0 + t * stride_y, exp(RD(in, x0 + t * stride_x, y0 + t * stride_y) - m) / s);
+}
