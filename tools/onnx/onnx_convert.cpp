@@ -1,0 +1,726 @@
+#include "onnx_convert.h"
+
+#include "onnx_subset.pb.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+namespace kite_onnx {
+
+// ---------------------------------------------------------------- tensors
+
+size_t shape_numel(const Shape& s)
+{
+    size_t n = 1;
+    for (int64_t d : s)
+        n *= (size_t)d;
+    return n;
+}
+
+std::string shape_str(const Shape& s)
+{
+    std::string r = "[";
+    for (size_t i = 0; i < s.size(); i++)
+        r += (i ? "," : "") + std::to_string(s[i]);
+    return r + "]";
+}
+
+size_t Const::numel() const { return v.size(); }
+
+bool Const::is_int() const
+{
+    return dtype != 1 && dtype != 10 && dtype != 11 && dtype != 16;
+}
+
+std::vector<float> Const::floats() const
+{
+    return std::vector<float>(v.begin(), v.end());
+}
+
+std::vector<int64_t> Const::ints() const
+{
+    std::vector<int64_t> r;
+    r.reserve(v.size());
+    for (double x : v)
+    {
+        if (x >= 9.2e18)
+            r.push_back(INT64_MAX);
+        else if (x <= -9.2e18)
+            r.push_back(INT64_MIN);
+        else
+            r.push_back((int64_t)x);
+    }
+    return r;
+}
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0)
+    {
+        if (man == 0)
+            bits = sign;
+        else
+        {
+            exp = 127 - 15 + 1;
+            while (!(man & 0x400))
+            {
+                man <<= 1;
+                exp--;
+            }
+            bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
+        }
+    }
+    else if (exp == 31)
+        bits = sign | 0x7f800000 | (man << 13);
+    else
+        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+// TensorProto -> Const; `what` names it in errors
+static Const tensor_to_const(const TensorProto& t, const std::string& what)
+{
+    Const c;
+    c.dtype = t.data_type();
+    for (int64_t d : t.dims())
+    {
+        if (d < 0 || d > (1LL << 31))
+            throw ConvertError("tensor '" + what + "' has an invalid dimension " + std::to_string(d));
+        c.shape.push_back(d);
+    }
+    if (t.data_location() == 1 || t.external_data_size() > 0)
+        throw ConvertError("tensor '" + what + "' keeps its data in an external file, which onnx2kite does not read");
+    size_t n = 1;
+    for (int64_t d : c.shape)
+    {
+        n *= (size_t)d;
+        if (n > ((size_t)1 << 31))
+            throw ConvertError("tensor '" + what + "' is too large");
+    }
+    static const int elem_size[17] = {0, 4, 1, 1, 2, 2, 4, 8, 0, 1, 2, 8, 4, 8, 0, 0, 2};
+    if (c.dtype <= 0 || c.dtype > 16 || elem_size[c.dtype] == 0)
+        throw ConvertError("tensor '" + what + "' has data type " + std::to_string(c.dtype) + ", which onnx2kite does not handle");
+    c.v.resize(n);
+    if (t.has_raw_data())
+    {
+        const std::string& raw = t.raw_data();
+        size_t es = elem_size[c.dtype];
+        if (raw.size() != n * es)
+            throw ConvertError("tensor '" + what + "' raw_data holds " + std::to_string(raw.size()) + " bytes, its shape " + shape_str(c.shape) + " needs " + std::to_string(n * es));
+        const char* p = raw.data();
+        for (size_t i = 0; i < n; i++, p += es)
+        {
+            switch (c.dtype)
+            {
+            case 1: { float x; memcpy(&x, p, 4); c.v[i] = x; break; }
+            case 2: { uint8_t x; memcpy(&x, p, 1); c.v[i] = x; break; }
+            case 3: { int8_t x; memcpy(&x, p, 1); c.v[i] = x; break; }
+            case 4: { uint16_t x; memcpy(&x, p, 2); c.v[i] = x; break; }
+            case 5: { int16_t x; memcpy(&x, p, 2); c.v[i] = x; break; }
+            case 6: { int32_t x; memcpy(&x, p, 4); c.v[i] = x; break; }
+            case 7: { int64_t x; memcpy(&x, p, 8); c.v[i] = (double)x; break; }
+            case 9: { uint8_t x; memcpy(&x, p, 1); c.v[i] = x ? 1 : 0; break; }
+            case 10: { uint16_t x; memcpy(&x, p, 2); c.v[i] = half_to_float(x); break; }
+            case 11: { double x; memcpy(&x, p, 8); c.v[i] = x; break; }
+            case 12: { uint32_t x; memcpy(&x, p, 4); c.v[i] = x; break; }
+            case 13: { uint64_t x; memcpy(&x, p, 8); c.v[i] = (double)x; break; }
+            case 16: { uint16_t x; memcpy(&x, p, 2); uint32_t b = (uint32_t)x << 16; float f; memcpy(&f, &b, 4); c.v[i] = f; break; }
+            }
+        }
+        return c;
+    }
+    size_t have = 0;
+    if (c.dtype == 1)
+    {
+        have = t.float_data_size();
+        if (have == n)
+            for (size_t i = 0; i < n; i++)
+                c.v[i] = t.float_data((int)i);
+    }
+    else if (c.dtype == 7)
+    {
+        have = t.int64_data_size();
+        if (have == n)
+            for (size_t i = 0; i < n; i++)
+                c.v[i] = (double)t.int64_data((int)i);
+    }
+    else if (c.dtype == 11)
+    {
+        have = t.double_data_size();
+        if (have == n)
+            for (size_t i = 0; i < n; i++)
+                c.v[i] = t.double_data((int)i);
+    }
+    else if (c.dtype == 12 || c.dtype == 13)
+    {
+        have = t.uint64_data_size();
+        if (have == n)
+            for (size_t i = 0; i < n; i++)
+                c.v[i] = (double)t.uint64_data((int)i);
+    }
+    else
+    {
+        have = t.int32_data_size();
+        if (have == n)
+            for (size_t i = 0; i < n; i++)
+            {
+                int32_t x = t.int32_data((int)i);
+                if (c.dtype == 10)
+                    c.v[i] = half_to_float((uint16_t)x);
+                else if (c.dtype == 16)
+                {
+                    uint32_t b = (uint32_t)x << 16;
+                    float f;
+                    memcpy(&f, &b, 4);
+                    c.v[i] = f;
+                }
+                else
+                    c.v[i] = x;
+            }
+    }
+    if (have != n)
+        throw ConvertError("tensor '" + what + "' holds " + std::to_string(have) + " values, its shape " + shape_str(c.shape) + " needs " + std::to_string(n));
+    return c;
+}
+
+// ---------------------------------------------------------------- node access
+
+static const AttributeProto* find_attr(const NodeProto* n, const char* name)
+{
+    for (const AttributeProto& a : n->attribute())
+        if (a.name() == name)
+            return &a;
+    return nullptr;
+}
+
+bool Converter::has_attr(const char* name) const { return find_attr(node_, name) != nullptr; }
+
+int64_t Converter::attr_i(const char* name, int64_t def) const
+{
+    const AttributeProto* a = find_attr(node_, name);
+    return a ? a->i() : def;
+}
+
+float Converter::attr_f(const char* name, float def) const
+{
+    const AttributeProto* a = find_attr(node_, name);
+    return a ? a->f() : def;
+}
+
+std::string Converter::attr_s(const char* name, const std::string& def) const
+{
+    const AttributeProto* a = find_attr(node_, name);
+    return a ? a->s() : def;
+}
+
+std::vector<int64_t> Converter::attr_ints(const char* name) const
+{
+    const AttributeProto* a = find_attr(node_, name);
+    std::vector<int64_t> r;
+    if (a)
+        r.assign(a->ints().begin(), a->ints().end());
+    return r;
+}
+
+std::vector<float> Converter::attr_floats(const char* name) const
+{
+    const AttributeProto* a = find_attr(node_, name);
+    std::vector<float> r;
+    if (a)
+        r.assign(a->floats().begin(), a->floats().end());
+    return r;
+}
+
+bool Converter::attr_tensor(const char* name, Const& out) const
+{
+    const AttributeProto* a = find_attr(node_, name);
+    if (!a || !a->has_t())
+        return false;
+    out = tensor_to_const(a->t(), node_desc() + " attribute " + name);
+    return true;
+}
+
+int Converter::n_in() const { return node_->input_size(); }
+int Converter::n_out() const { return node_->output_size(); }
+
+const std::string& Converter::in_name(int i) const
+{
+    static const std::string empty;
+    return i < node_->input_size() ? node_->input(i) : empty;
+}
+
+const std::string& Converter::out_name(int i) const
+{
+    if (i >= node_->output_size())
+        fail("expects at least " + std::to_string(i + 1) + " outputs");
+    return node_->output(i);
+}
+
+bool Converter::has_in(int i) const { return !in_name(i).empty(); }
+
+bool Converter::in_const(int i) const { return has_in(i) && consts_.count(in_name(i)); }
+
+const Const& Converter::cin(int i) const
+{
+    if (!has_in(i))
+        fail("input " + std::to_string(i) + " is missing");
+    auto it = consts_.find(in_name(i));
+    if (it == consts_.end())
+        fail("input " + std::to_string(i) + " ('" + in_name(i) + "') must be a constant (an initializer or computable from one)");
+    return it->second;
+}
+
+const Shape& Converter::in_shape(int i) const
+{
+    if (!has_in(i))
+        fail("input " + std::to_string(i) + " is missing");
+    auto it = shapes_.find(in_name(i));
+    if (it == shapes_.end())
+        fail("input '" + in_name(i) + "' is not produced by any earlier node, initializer or graph input");
+    return it->second;
+}
+
+std::string Converter::node_desc() const
+{
+    if (!node_)
+        return "graph";
+    return node_->op_type() + " node '" + node_->name() + "'";
+}
+
+void Converter::fail(const std::string& why) const
+{
+    throw ConvertError(node_desc() + ": " + why);
+}
+
+// ---------------------------------------------------------------- layout
+
+std::vector<int> Converter::kept_axes(const Shape& s)
+{
+    std::vector<int> k;
+    for (size_t i = 0; i < s.size(); i++)
+        k.push_back((int)i);
+    if (s.size() >= 2 && s[0] == 1)
+        k.erase(k.begin());
+    for (size_t i = 0; i < k.size() && k.size() > 4;)
+    {
+        if (s[k[i]] == 1)
+            k.erase(k.begin() + i);
+        else
+            i++;
+    }
+    return k;
+}
+
+Shape Converter::kshape(const Shape& s)
+{
+    Shape r;
+    for (int a : kept_axes(s))
+        r.push_back(s[a]);
+    if (r.empty())
+        r.push_back(1);
+    return r;
+}
+
+int64_t Converter::norm_axis(int64_t axis, size_t rank)
+{
+    return axis < 0 ? axis + (int64_t)rank : axis;
+}
+
+int Converter::kaxis(const Shape& s, int64_t onnx_axis) const
+{
+    int64_t a = norm_axis(onnx_axis, s.size());
+    if (a < 0 || a >= (int64_t)s.size())
+        fail("axis " + std::to_string(onnx_axis) + " is out of range for shape " + shape_str(s));
+    std::vector<int> k = kept_axes(s);
+    for (size_t i = 0; i < k.size(); i++)
+        if (k[i] == a)
+            return (int)i;
+    return -1;
+}
+
+// ---------------------------------------------------------------- blobs
+
+static std::string sanitize(const std::string& s)
+{
+    std::string r = s;
+    for (char& ch : r)
+        if ((unsigned char)ch <= ' ' || ch == '=' || ch == ',')
+            ch = '_';
+    if (r.empty())
+        r = "_";
+    return r;
+}
+
+std::string Converter::uniq(const std::string& base)
+{
+    return sanitize(base) + "_k" + std::to_string(counter_++);
+}
+
+KLayer& Converter::add(const std::string& type, const std::vector<std::string>& bottoms, const std::vector<std::string>& tops)
+{
+    KLayer l;
+    l.type = type;
+    l.name = uniq(node_ ? (node_->name().empty() ? node_->op_type() : node_->name()) : type);
+    l.bottoms = bottoms;
+    l.tops = tops;
+    g_.layers.push_back(l);
+    return g_.layers.back();
+}
+
+static void set_shape_params(KLayer& l, const Shape& k, int pw, int ph, int pd, int pc)
+{
+    // k is outermost first; kite params are w, h, d, c
+    int w = -233, h = -233, d = -233, c = -233;
+    size_t r = k.size();
+    if (r >= 1) w = (int)k[r - 1];
+    if (r >= 2) h = (int)k[r - 2];
+    if (r == 3) c = (int)k[0];
+    if (r == 4) { d = (int)k[1]; c = (int)k[0]; }
+    l.set(pw, w);
+    if (r >= 2) l.set(ph, h);
+    if (r >= 3) l.set(pc, c);
+    if (r == 4) l.set(pd, d);
+}
+
+std::string Converter::reshape(const std::string& b, const Shape& from_k, const Shape& to_k)
+{
+    if (from_k == to_k)
+        return b;
+    if (to_k.size() > 4)
+        fail("needs a blob of shape " + shape_str(to_k) + ", more than 4 axes");
+    std::string t = uniq(b);
+    KLayer& l = add("Reshape", {b}, {t});
+    set_shape_params(l, to_k, 0, 1, 11, 2);
+    return t;
+}
+
+std::string Converter::const_blob(const std::string& onnx_name, const Const& c, const Shape& k)
+{
+    if (k.size() > 4)
+        fail("constant '" + onnx_name + "' needs more than 4 axes");
+    if (c.v.empty())
+        fail("constant '" + onnx_name + "' is empty; kite blobs cannot be empty");
+    std::string t = uniq(onnx_name.empty() ? "const" : onnx_name);
+    const NodeProto* saved = node_;
+    KLayer& l = add("MemoryData", {}, {t});
+    node_ = saved;
+    set_shape_params(l, k, 0, 1, 11, 2);
+    KWeight w;
+    w.data = c.floats();
+    l.weights.push_back(w);
+    return t;
+}
+
+std::string Converter::blob(int i)
+{
+    const std::string& n = in_name(i);
+    if (n.empty())
+        fail("input " + std::to_string(i) + " is missing");
+    auto it = blob_.find(n);
+    if (it != blob_.end())
+        return it->second;
+    auto c = consts_.find(n);
+    if (c != consts_.end())
+    {
+        std::string b = const_blob(n, c->second, kshape(c->second.shape));
+        blob_[n] = b;
+        return b;
+    }
+    fail("input '" + n + "' is not produced by any earlier node, initializer or graph input");
+}
+
+std::string Converter::top_name(int i)
+{
+    return sanitize(out_name(i));
+}
+
+void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, const Shape& b_k)
+{
+    const std::string& n = out_name(i);
+    if (n.empty())
+        return;
+    for (int64_t d : onnx_shape)
+        if (d < 0)
+            fail("output '" + n + "' would get a negative dimension " + shape_str(onnx_shape));
+    shapes_[n] = onnx_shape;
+    Shape want = kshape(onnx_shape);
+    if (b_k == want)
+    {
+        blob_[n] = b;
+        return;
+    }
+    if (want.size() > 4)
+        fail("output '" + n + "' of shape " + shape_str(onnx_shape) + " needs more than 4 axes");
+    std::string top = sanitize(n);
+    std::string src = b;
+    if (b == top)
+    {
+        // the producer wrote the final name: move it aside for the reshape
+        src = uniq(n);
+        for (size_t k = g_.layers.size(); k-- > 0;)
+        {
+            bool hit = false;
+            for (std::string& t : g_.layers[k].tops)
+                if (t == b)
+                    t = src, hit = true;
+            if (hit)
+                break;
+        }
+    }
+    else
+        top = uniq(n);
+    KLayer& l = add("Reshape", {src}, {top});
+    set_shape_params(l, want, 0, 1, 11, 2);
+    blob_[n] = top;
+}
+
+void Converter::set_const(int i, const Const& c)
+{
+    const std::string& n = out_name(i);
+    if (n.empty())
+        return;
+    if (shape_numel(c.shape) != c.v.size())
+        fail("internal: folded constant has a wrong size");
+    consts_[n] = c;
+    shapes_[n] = c.shape;
+}
+
+// ---------------------------------------------------------------- driver
+
+// x / 1.4142135 -> Erf -> + 1 -> * x -> * 0.5 (and orders of the muls) as torch
+// exports GELU before opset 20: returns the nodes replaced by one Gelu node.
+static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
+{
+    std::map<std::string, std::vector<int>> users;
+    for (int i = 0; i < g.node_size(); i++)
+        for (const std::string& in : g.node(i).input())
+            users[in].push_back(i);
+    auto scalar_is = [&](const std::string& name, double v) {
+        auto it = consts.find(name);
+        return it != consts.end() && it->second.v.size() == 1 && std::fabs(it->second.v[0] - v) < 1e-4 * std::fabs(v);
+    };
+    auto only_user = [&](const std::string& out, const char* type) -> int {
+        auto it = users.find(out);
+        if (it == users.end() || it->second.size() != 1)
+            return -1;
+        return g.node(it->second[0]).op_type() == type ? it->second[0] : -1;
+    };
+    std::set<int> dead;
+    for (int i = 0; i < g.node_size(); i++)
+    {
+        const NodeProto& div = g.node(i);
+        if (div.op_type() != "Div" || div.input_size() != 2 || !scalar_is(div.input(1), 1.4142135623730951))
+            continue;
+        const std::string x = div.input(0);
+        int erf = only_user(div.output(0), "Erf");
+        if (erf < 0) continue;
+        int addn = only_user(g.node(erf).output(0), "Add");
+        if (addn < 0) continue;
+        const NodeProto& add = g.node(addn);
+        std::string other = add.input(0) == g.node(erf).output(0) ? add.input(1) : add.input(0);
+        if (!scalar_is(other, 1.0)) continue;
+        int m1 = only_user(add.output(0), "Mul");
+        if (m1 < 0) continue;
+        const NodeProto& mul1 = g.node(m1);
+        std::string o1 = mul1.input(0) == add.output(0) ? mul1.input(1) : mul1.input(0);
+        int m2 = only_user(mul1.output(0), "Mul");
+        if (m2 < 0) continue;
+        const NodeProto& mul2 = g.node(m2);
+        std::string o2 = mul2.input(0) == mul1.output(0) ? mul2.input(1) : mul2.input(0);
+        // (1+erf) * x * 0.5  or  (1+erf) * 0.5 * x
+        if (!((o1 == x && scalar_is(o2, 0.5)) || (scalar_is(o1, 0.5) && o2 == x)))
+            continue;
+        NodeProto* last = g.mutable_node(m2);
+        std::string out = last->output(0);
+        std::string name = last->name();
+        last->Clear();
+        last->set_op_type("Gelu");
+        last->set_name(name.empty() ? "gelu" : name);
+        last->add_input(x);
+        last->add_output(out);
+        dead.insert(i);
+        dead.insert(erf);
+        dead.insert(addn);
+        dead.insert(m1);
+    }
+    if (dead.empty())
+        return;
+    GraphProto rest;
+    for (int i = 0; i < g.node_size(); i++)
+        if (!dead.count(i))
+            *rest.add_node() = g.node(i);
+    g.mutable_node()->Swap(rest.mutable_node());
+}
+
+void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stats)
+{
+    if (!model.has_graph())
+        throw ConvertError("the model has no graph");
+    opset_ = -1;
+    for (const OperatorSetIdProto& o : model.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx")
+            opset_ = (int)o.version();
+    if (opset_ < 0)
+        throw ConvertError("the model imports no default-domain opset");
+    // 11..18 is the target; newer opsets only widened the types of the ops
+    // converted here (attribute and input changes are handled per op)
+    if (opset_ < 7 || opset_ > 28)
+        throw ConvertError("opset " + std::to_string(opset_) + " is outside what onnx2kite reads (7..28)");
+
+    GraphProto graph = model.graph();
+
+    // unsupported ops, all at once
+    std::map<std::string, std::pair<int, std::string>> bad;
+    for (const NodeProto& n : graph.node())
+    {
+        if (stats)
+            stats->onnx_ops[n.op_type()]++;
+        bool foreign = !(n.domain().empty() || n.domain() == "ai.onnx");
+        std::string key = foreign ? n.domain() + "::" + n.op_type() : n.op_type();
+        if (foreign || !op_supported(n.op_type()))
+        {
+            auto& e = bad[key];
+            if (e.first++ == 0)
+                e.second = n.name();
+        }
+    }
+    if (!bad.empty())
+    {
+        std::string msg = "unsupported operators:";
+        for (const auto& kv : bad)
+            msg += "\n  " + kv.first + " x" + std::to_string(kv.second.first) + " (first node '" + kv.second.second + "')";
+        throw ConvertError(msg);
+    }
+
+    for (const TensorProto& t : graph.initializer())
+    {
+        if (t.name().empty())
+            throw ConvertError("an initializer has no name");
+        Const c = tensor_to_const(t, t.name());
+        shapes_[t.name()] = c.shape;
+        consts_[t.name()] = std::move(c);
+    }
+    // Constant nodes first, so the GELU matcher sees their values
+    for (const NodeProto& n : graph.node())
+        if (n.op_type() == "Constant" && n.output_size() == 1)
+        {
+            node_ = &n;
+            if (!fold())
+                fail("cannot read its value");
+        }
+    node_ = nullptr;
+    fuse_gelu(graph, consts_);
+
+    for (const ValueInfoProto& vi : graph.input())
+    {
+        if (consts_.count(vi.name()))
+            continue;
+        Shape s;
+        auto ov = opt_.input_shapes.find(vi.name());
+        if (ov != opt_.input_shapes.end())
+            s = ov->second;
+        else
+        {
+            if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+                throw ConvertError("graph input '" + vi.name() + "' has no shape; give one with inputshape=" + vi.name() + ":[1,3,224,224]");
+            int et = vi.type().tensor_type().elem_type();
+            if (et != 1 && et != 0 && et != 10 && et != 11)
+                throw ConvertError("graph input '" + vi.name() + "' has element type " + std::to_string(et) + "; kite inputs are float");
+            for (const auto& d : vi.type().tensor_type().shape().dim())
+            {
+                if (d.has_dim_value() && d.dim_value() > 0)
+                    s.push_back(d.dim_value());
+                else if (s.empty())
+                    s.push_back(1); // a symbolic batch
+                else
+                    throw ConvertError("graph input '" + vi.name() + "' has a symbolic dimension '" + d.dim_param() + "'; give a shape with inputshape=" + vi.name() + ":[...]");
+            }
+        }
+        if (kshape(s).size() > 4)
+            throw ConvertError("graph input '" + vi.name() + "' of shape " + shape_str(s) + " has more than 4 axes besides the batch");
+        shapes_[vi.name()] = s;
+        std::string b = sanitize(vi.name());
+        blob_[vi.name()] = b;
+        KLayer& l = add("Input", {}, {b});
+        set_shape_params(l, kshape(s), 0, 1, 11, 2);
+    }
+
+    for (const NodeProto& n : graph.node())
+    {
+        node_ = &n;
+        if (n.op_type() == "Constant")
+            continue;
+        for (int i = 0; i < n.input_size(); i++)
+            if (!n.input(i).empty() && !shapes_.count(n.input(i)))
+                fail("input '" + n.input(i) + "' is not produced by any earlier node, initializer or graph input (nodes must be in topological order)");
+        if (fold())
+        {
+            if (stats)
+                stats->folded_nodes++;
+            continue;
+        }
+        if (!emit())
+            fail("unsupported here");
+    }
+    node_ = nullptr;
+
+    for (const ValueInfoProto& vi : graph.output())
+    {
+        auto it = blob_.find(vi.name());
+        if (consts_.count(vi.name()) && it == blob_.end())
+        {
+            std::string b = const_blob(vi.name(), consts_[vi.name()], kshape(consts_[vi.name()].shape));
+            blob_[vi.name()] = b;
+            it = blob_.find(vi.name());
+        }
+        if (it == blob_.end())
+            throw ConvertError("graph output '" + vi.name() + "' is never computed");
+        std::string want = sanitize(vi.name());
+        if (it->second != want)
+        {
+            // an alias (Identity, Dropout, a trailing reshape): give it its own name
+            KLayer& l = add("Split", {it->second}, {want});
+            (void)l;
+        }
+        g_.outputs.push_back(want);
+    }
+    out = std::move(g_);
+}
+
+bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out, ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    google::protobuf::io::CodedInputStream in((const uint8_t*)data, (int)std::min(size, (size_t)INT_MAX));
+    in.SetTotalBytesLimit(INT_MAX);
+    in.SetRecursionLimit(64);
+    if (size > (size_t)INT_MAX || !model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+    {
+        err = "not a valid ONNX model (protobuf parse failed: truncated or corrupt file?)";
+        return false;
+    }
+    try
+    {
+        Converter c(opt);
+        c.convert(model, out, stats);
+    }
+    catch (const ConvertError& e)
+    {
+        err = e.what();
+        return false;
+    }
+    catch (const std::bad_alloc&)
+    {
+        err = "out of memory while converting (is a tensor size corrupt?)";
+        return false;
+    }
+    return true;
+}
+
+} // namespace kite_onnx

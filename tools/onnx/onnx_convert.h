@@ -1,0 +1,139 @@
+// onnx2kite: ONNX ModelProto -> kite graph (ncnn param/bin).
+//
+// Every tensor gets a static shape (graph inputs must be fixed, or are fixed
+// with input shapes given on the command line); constant sub-graphs (the
+// Shape/Gather/Unsqueeze/Concat/Reshape chains of PyTorch exports, Constant
+// nodes, initializers) are evaluated here, and only the rest becomes layers.
+//
+// Layout: kite drops the batch axis. An ONNX tensor of rank r maps to a blob
+// of the "kept" axes: axis 0 is dropped when r >= 2 and it has size 1, then
+// further size-1 axes from the left while more than 4 remain. Ops whose
+// natural kite output differs from that mapping get a Reshape behind them.
+#ifndef KITE_TOOLS_ONNX_CONVERT_H
+#define KITE_TOOLS_ONNX_CONVERT_H
+
+#include "kgraph.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kite_onnx {
+
+class NodeProto;
+class ModelProto;
+class TensorProto;
+
+typedef std::vector<int64_t> Shape;
+
+struct ConvertError : public std::runtime_error
+{
+    explicit ConvertError(const std::string& s) : std::runtime_error(s) {}
+};
+
+// a constant tensor; values held as double (exact for fp32 and for the
+// integers shape arithmetic uses)
+struct Const
+{
+    Shape shape;
+    int dtype = 1; // ONNX TensorProto.DataType
+    std::vector<double> v;
+    size_t numel() const;
+    bool is_int() const;
+    std::vector<float> floats() const;
+    std::vector<int64_t> ints() const;
+};
+
+size_t shape_numel(const Shape& s);
+std::string shape_str(const Shape& s);
+
+struct ConvertOptions
+{
+    std::map<std::string, Shape> input_shapes; // overrides for graph inputs
+};
+
+struct ConvertStats
+{
+    std::map<std::string, int> onnx_ops;   // op type -> count in the model
+    int folded_nodes = 0;
+};
+
+class Converter
+{
+public:
+    explicit Converter(const ConvertOptions& opt) : opt_(opt) {}
+
+    // throws ConvertError with a one-line reason
+    void convert(const ModelProto& model, KGraph& out, ConvertStats* stats);
+
+public:
+    // --- used by the op emitters (onnx_ops.cpp) and folding (onnx_fold.cpp)
+    const NodeProto* node_ = nullptr;
+    int opset_ = 13;
+    KGraph g_;
+    std::map<std::string, Shape> shapes_;
+    std::map<std::string, Const> consts_;
+    std::map<std::string, std::string> blob_; // ONNX name -> kite blob
+    int counter_ = 0;
+
+    // attributes of the current node
+    bool has_attr(const char* name) const;
+    int64_t attr_i(const char* name, int64_t def) const;
+    float attr_f(const char* name, float def) const;
+    std::string attr_s(const char* name, const std::string& def) const;
+    std::vector<int64_t> attr_ints(const char* name) const;
+    std::vector<float> attr_floats(const char* name) const;
+    bool attr_tensor(const char* name, Const& out) const;
+
+    int n_in() const;
+    int n_out() const;
+    const std::string& in_name(int i) const;   // "" when absent
+    const std::string& out_name(int i) const;
+    bool has_in(int i) const;
+    bool in_const(int i) const;
+    const Const& cin(int i) const;             // throws unless constant
+    const Shape& in_shape(int i) const;        // throws when unknown
+    std::string node_desc() const;
+    [[noreturn]] void fail(const std::string& why) const;
+
+    // layout mapping
+    static std::vector<int> kept_axes(const Shape& s);
+    static Shape kshape(const Shape& s);
+    int kaxis(const Shape& s, int64_t onnx_axis) const; // -1 when dropped; throws if out of range
+    static int64_t norm_axis(int64_t axis, size_t rank);
+
+    // blob helpers
+    std::string uniq(const std::string& base);
+    std::string blob(int input);                 // kite blob of an input (const -> MemoryData)
+    std::string const_blob(const std::string& onnx_name, const Const& c, const Shape& kshape_wanted);
+    KLayer& add(const std::string& type, const std::vector<std::string>& bottoms, const std::vector<std::string>& tops);
+    std::string reshape(const std::string& b, const Shape& from_k, const Shape& to_k);
+    // declare an output: its ONNX shape, the blob that holds it and that blob's kite shape
+    void set_out(int i, const Shape& onnx_shape, const std::string& b, const Shape& b_kshape);
+    void set_const(int i, const Const& c);
+    std::string top_name(int i); // blob name to use for output i when no reshape follows
+
+    // folding
+    bool fold(); // true when the node was evaluated as a constant
+
+    // per-op emission; returns false for an op type nobody handles
+    bool emit();
+
+private:
+    ConvertOptions opt_;
+};
+
+// all op types onnx2kite understands (emitted or folded)
+bool op_supported(const std::string& op_type);
+std::vector<std::string> supported_ops();
+
+// whole pipeline on a buffer; fills `err` and returns false on failure
+bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out, ConvertStats* stats, std::string& err);
+
+} // namespace kite_onnx
+
+#endif

@@ -1,0 +1,1136 @@
+// ONNX node -> kite layers. Shapes are static; each emitter computes the
+// ONNX output shape and the kite shape the layer naturally produces, and
+// set_out() adds a Reshape where the two disagree.
+#include "onnx_convert.h"
+
+#include "onnx_subset.pb.h"
+
+#include "permute.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace kite_onnx {
+
+// shared with onnx_fold.cpp
+Shape infer_reshape(const Converter& cv, const Shape& in, const std::vector<int64_t>& spec, bool allowzero);
+struct SliceSpec
+{
+    std::vector<int64_t> start, end, step;
+    Shape out;
+};
+SliceSpec resolve_slice(const Converter& cv, const Shape& in, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes, std::vector<int64_t> steps);
+std::vector<int64_t> axes_arg(const Converter& cv, int input_index, const char* attr);
+void slice_args(const Converter& cv, std::vector<int64_t>& starts, std::vector<int64_t>& ends, std::vector<int64_t>& axes, std::vector<int64_t>& steps);
+Shape unsqueeze_shape(const Converter& cv, const Shape& in, const std::vector<int64_t>& axes);
+Shape squeeze_shape(const Converter& cv, const Shape& in, const std::vector<int64_t>& axes);
+std::vector<int64_t> transpose_perm(const Converter& cv, size_t rank);
+
+namespace {
+
+enum { ACT_NONE = 0 };
+
+const std::map<std::string, int>& unary_ops()
+{
+    static const std::map<std::string, int> m = {
+        {"Abs", 0}, {"Neg", 1}, {"Floor", 2}, {"Ceil", 3}, {"Sqrt", 5}, {"Exp", 7}, {"Log", 8}, {"Sin", 9},
+        {"Cos", 10}, {"Tan", 11}, {"Asin", 12}, {"Acos", 13}, {"Atan", 14}, {"Reciprocal", 15}, {"Round", 18}};
+    return m;
+}
+
+const std::map<std::string, int>& binary_ops()
+{
+    static const std::map<std::string, int> m = {
+        {"Add", 0}, {"Sub", 1}, {"Mul", 2}, {"Div", 3}, {"Max", 4}, {"Min", 5}, {"Pow", 6}, {"Sum", 0}};
+    return m;
+}
+
+const std::map<std::string, int>& reduce_ops()
+{
+    static const std::map<std::string, int> m = {
+        {"ReduceSum", 0}, {"ReduceSumSquare", 2}, {"ReduceMean", 3}, {"ReduceMax", 4}, {"ReduceMin", 5},
+        {"ReduceProd", 6}, {"ReduceL1", 7}, {"ReduceL2", 8}, {"ReduceLogSum", 9}, {"ReduceLogSumExp", 10}};
+    return m;
+}
+
+const std::set<std::string>& simple_ops()
+{
+    static const std::set<std::string> s = {
+        "Conv", "ConvTranspose", "BatchNormalization", "InstanceNormalization", "LayerNormalization", "Relu",
+        "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus", "Mish",
+        "Gelu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul",
+        "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Cast", "Transpose", "Concat",
+        "Split", "Slice", "Gather", "Softmax", "LogSoftmax", "Pad", "Resize", "Upsample", "LRN",
+        "DepthToSpace", "SpaceToDepth", "Constant", "Shape", "Size", "ConstantOfShape", "Range", "Expand",
+        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile"};
+    return s;
+}
+
+Shape with_axis(Shape s, size_t i, int64_t v)
+{
+    s[i] = v;
+    return s;
+}
+
+} // namespace
+
+bool op_supported(const std::string& t)
+{
+    return simple_ops().count(t) || unary_ops().count(t) || binary_ops().count(t) || reduce_ops().count(t);
+}
+
+std::vector<std::string> supported_ops()
+{
+    std::set<std::string> all(simple_ops().begin(), simple_ops().end());
+    for (const auto* m : {&unary_ops(), &binary_ops(), &reduce_ops()})
+        for (const auto& kv : *m)
+            all.insert(kv.first);
+    return std::vector<std::string>(all.begin(), all.end());
+}
+
+// --------------------------------------------------------------------------
+
+static Shape bcast(const Converter& cv, const Shape& a, const Shape& b)
+{
+    size_t r = std::max(a.size(), b.size());
+    Shape o(r);
+    for (size_t i = 0; i < r; i++)
+    {
+        int64_t x = i + a.size() >= r ? a[i + a.size() - r] : 1;
+        int64_t y = i + b.size() >= r ? b[i + b.size() - r] : 1;
+        if (x != y && x != 1 && y != 1)
+            cv.fail("cannot broadcast " + shape_str(a) + " with " + shape_str(b));
+        o[i] = x == 1 ? y : x;
+    }
+    return o;
+}
+
+// the blob of input i laid out on the given axes of a rank-r frame (the
+// input's shape right-aligned, missing leading axes are 1)
+static std::string operand_on(Converter& cv, int i, size_t r, const std::vector<int>& axes, Shape* kout)
+{
+    Shape s = cv.in_shape(i);
+    Shape padded(r - s.size(), 1);
+    padded.insert(padded.end(), s.begin(), s.end());
+    Shape k;
+    for (int a : axes)
+        k.push_back(padded[a]);
+    if (k.empty())
+        k.push_back(1);
+    if (kout)
+        *kout = k;
+    if (cv.in_const(i))
+        return cv.const_blob(cv.in_name(i), cv.cin(i), k);
+    return cv.reshape(cv.blob(i), Converter::kshape(s), k);
+}
+
+static void emit_binary(Converter& cv, int op)
+{
+    const Shape a = cv.in_shape(0), b = cv.in_shape(1);
+    Shape o = bcast(cv, a, b);
+    std::string t = cv.top_name(0);
+    if (cv.in_const(1) && cv.cin(1).numel() == 1 && o == a)
+    {
+        KLayer& l = cv.add("BinaryOp", {cv.blob(0)}, {t});
+        l.set(0, op);
+        l.set(1, 1);
+        l.setf(2, (float)cv.cin(1).v[0]);
+        cv.set_out(0, o, t, Converter::kshape(a));
+        return;
+    }
+    if (cv.in_const(0) && cv.cin(0).numel() == 1 && o == b)
+    {
+        static const int rev[] = {0, 7, 2, 8, 4, 5, 9};
+        KLayer& l = cv.add("BinaryOp", {cv.blob(1)}, {t});
+        l.set(0, rev[op]);
+        l.set(1, 1);
+        l.setf(2, (float)cv.cin(0).v[0]);
+        cv.set_out(0, o, t, Converter::kshape(b));
+        return;
+    }
+    std::vector<int> axes = Converter::kept_axes(o);
+    std::string x = operand_on(cv, 0, o.size(), axes, nullptr);
+    std::string y = operand_on(cv, 1, o.size(), axes, nullptr);
+    KLayer& l = cv.add("BinaryOp", {x, y}, {t});
+    l.set(0, op);
+    cv.set_out(0, o, t, Converter::kshape(o));
+}
+
+static void emit_same(Converter& cv, const std::string& type, const std::function<void(KLayer&)>& setp)
+{
+    Shape s = cv.in_shape(0);
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add(type, {cv.blob(0)}, {t});
+    if (setp)
+        setp(l);
+    cv.set_out(0, s, t, Converter::kshape(s));
+}
+
+static KWeight raw(const std::vector<float>& v)
+{
+    KWeight w;
+    w.data = v;
+    return w;
+}
+
+static KWeight tagged(const std::vector<float>& v)
+{
+    KWeight w;
+    w.tagged = true;
+    w.data = v;
+    return w;
+}
+
+static void check_batch1(const Converter& cv, const Shape& s)
+{
+    if (s.empty() || s[0] != 1)
+        cv.fail("input shape " + shape_str(s) + ": kite runs batch 1 only");
+}
+
+// explicit [top, left, bottom, right] for auto_pad SAME_UPPER / SAME_LOWER
+static std::vector<int64_t> same_pads(int64_t H, int64_t W, int64_t oh, int64_t ow, int64_t ekh, int64_t ekw, const std::vector<int64_t>& st, bool upper)
+{
+    int64_t th = std::max<int64_t>(0, (oh - 1) * st[0] + ekh - H), tw = std::max<int64_t>(0, (ow - 1) * st[1] + ekw - W);
+    int64_t t = upper ? th / 2 : th - th / 2, l = upper ? tw / 2 : tw - tw / 2;
+    return {t, l, th - t, tw - l};
+}
+
+static void emit_conv(Converter& cv, bool transpose)
+{
+    Shape x = cv.in_shape(0);
+    check_batch1(cv, x);
+    if (x.size() != 4)
+        cv.fail("only 2-D convolutions (4-D input) are converted, got " + shape_str(x));
+    const Const& W = cv.cin(1);
+    if (W.shape.size() != 4)
+        cv.fail("weight must be 4-D");
+    int64_t group = cv.attr_i("group", 1);
+    if (group < 1 || x[1] % group)
+        cv.fail("group " + std::to_string(group) + " does not divide the input channels");
+    std::vector<int64_t> ks = cv.attr_ints("kernel_shape");
+    int64_t kh = W.shape[2], kw = W.shape[3];
+    if (!ks.empty() && (ks.size() != 2 || ks[0] != kh || ks[1] != kw))
+        cv.fail("kernel_shape disagrees with the weight");
+    std::vector<int64_t> st = cv.attr_ints("strides"), dl = cv.attr_ints("dilations"), pads = cv.attr_ints("pads");
+    if (st.empty()) st = {1, 1};
+    if (dl.empty()) dl = {1, 1};
+    if (pads.empty()) pads = {0, 0, 0, 0};
+    if (st.size() != 2 || dl.size() != 2 || pads.size() != 4)
+        cv.fail("strides/dilations/pads must have 2/2/4 values");
+    for (int64_t v : st) if (v < 1) cv.fail("stride must be >= 1");
+    for (int64_t v : dl) if (v < 1) cv.fail("dilation must be >= 1");
+    for (int64_t v : pads) if (v < 0) cv.fail("negative pads");
+    std::string autopad = cv.attr_s("auto_pad", "NOTSET");
+    int64_t C = x[1], H = x[2], Wd = x[3];
+    int64_t O = transpose ? W.shape[1] * group : W.shape[0];
+    if (transpose ? W.shape[0] != C : W.shape[1] * group != C)
+        cv.fail("weight " + shape_str(W.shape) + " does not fit input " + shape_str(x));
+    int64_t ekh = dl[0] * (kh - 1) + 1, ekw = dl[1] * (kw - 1) + 1;
+    int64_t oh, ow;
+    if (!transpose)
+    {
+        if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER")
+        {
+            oh = (H + st[0] - 1) / st[0];
+            ow = (Wd + st[1] - 1) / st[1];
+            pads = same_pads(H, Wd, oh, ow, ekh, ekw, st, autopad == "SAME_UPPER");
+        }
+        else
+        {
+            if (autopad == "VALID")
+                pads = {0, 0, 0, 0};
+            oh = (H + pads[0] + pads[2] - ekh) / st[0] + 1;
+            ow = (Wd + pads[1] + pads[3] - ekw) / st[1] + 1;
+        }
+    }
+    else
+    {
+        std::vector<int64_t> op = cv.attr_ints("output_padding");
+        if (op.empty()) op = {0, 0};
+        if (cv.has_attr("output_shape") || (autopad != "NOTSET" && autopad != "VALID"))
+            cv.fail("output_shape / auto_pad SAME are not converted for ConvTranspose");
+        if (autopad == "VALID")
+            pads = {0, 0, 0, 0};
+        oh = (H - 1) * st[0] + ekh + op[0] - pads[0] - pads[2];
+        ow = (Wd - 1) * st[1] + ekw + op[1] - pads[1] - pads[3];
+        std::string t = cv.top_name(0);
+        KLayer& l = cv.add(group == 1 ? "Deconvolution" : "DeconvolutionDepthWise", {cv.blob(0)}, {t});
+        l.set(0, (int)O); l.set(1, (int)kw); l.set(11, (int)kh); l.set(2, (int)dl[1]); l.set(12, (int)dl[0]);
+        l.set(3, (int)st[1]); l.set(13, (int)st[0]); l.set(4, (int)pads[1]); l.set(14, (int)pads[0]);
+        l.set(15, (int)pads[3]); l.set(16, (int)pads[2]); l.set(18, (int)op[1]); l.set(19, (int)op[0]);
+        l.set(5, cv.has_in(2) ? 1 : 0);
+        l.set(6, (int)W.numel());
+        if (group > 1)
+            l.set(7, (int)group);
+        // ONNX [C_in][O/g][k] -> kite [O][C_in/g][k]
+        int64_t icg = C / group, ocg = O / group, maxk = kh * kw;
+        std::vector<float> w(W.numel());
+        for (int64_t g = 0; g < group; g++)
+            for (int64_t o = 0; o < ocg; o++)
+                for (int64_t i = 0; i < icg; i++)
+                    for (int64_t k = 0; k < maxk; k++)
+                        w[(((g * ocg + o) * icg) + i) * maxk + k] = (float)W.v[(((g * icg + i) * ocg) + o) * maxk + k];
+        l.weights.push_back(tagged(w));
+        if (cv.has_in(2))
+            l.weights.push_back(raw(cv.cin(2).floats()));
+        if (oh < 1 || ow < 1)
+            cv.fail("output would be empty");
+        cv.set_out(0, {1, O, oh, ow}, t, {O, oh, ow});
+        return;
+    }
+    if (oh < 1 || ow < 1)
+        cv.fail("output would be empty for input " + shape_str(x));
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add(group == 1 ? "Convolution" : "ConvolutionDepthWise", {cv.blob(0)}, {t});
+    l.set(0, (int)O); l.set(1, (int)kw); l.set(11, (int)kh); l.set(2, (int)dl[1]); l.set(12, (int)dl[0]);
+    l.set(3, (int)st[1]); l.set(13, (int)st[0]);
+    l.set(4, (int)pads[1]); l.set(14, (int)pads[0]); l.set(15, (int)pads[3]); l.set(16, (int)pads[2]);
+    l.set(5, cv.has_in(2) ? 1 : 0);
+    l.set(6, (int)W.numel());
+    if (group > 1)
+        l.set(7, (int)group);
+    l.weights.push_back(tagged(W.floats()));
+    if (cv.has_in(2))
+    {
+        if (cv.cin(2).numel() != (size_t)O)
+            cv.fail("bias size differs from the output channels");
+        l.weights.push_back(raw(cv.cin(2).floats()));
+    }
+    cv.set_out(0, {1, O, oh, ow}, t, {O, oh, ow});
+}
+
+static void emit_pool(Converter& cv, int type, bool global)
+{
+    Shape x = cv.in_shape(0);
+    check_batch1(cv, x);
+    if (x.size() != 4)
+        cv.fail("only 2-D pooling (4-D input) is converted, got " + shape_str(x));
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Pooling", {cv.blob(0)}, {t});
+    l.set(0, type);
+    if (global)
+    {
+        l.set(4, 1);
+        cv.set_out(0, {1, x[1], 1, 1}, t, {x[1]});
+        return;
+    }
+    std::vector<int64_t> ks = cv.attr_ints("kernel_shape"), st = cv.attr_ints("strides"), pads = cv.attr_ints("pads"), dl = cv.attr_ints("dilations");
+    if (st.empty()) st = {1, 1};
+    if (pads.empty()) pads = {0, 0, 0, 0};
+    if (ks.size() != 2 || st.size() != 2 || pads.size() != 4)
+        cv.fail("kernel_shape/strides/pads must have 2/2/4 values");
+    for (int64_t d : dl)
+        if (d != 1)
+            cv.fail("dilated pooling is not converted");
+    for (int64_t v : ks) if (v < 1) cv.fail("kernel must be >= 1");
+    for (int64_t v : st) if (v < 1) cv.fail("stride must be >= 1");
+    std::string autopad = cv.attr_s("auto_pad", "NOTSET");
+    bool ceil_mode = cv.attr_i("ceil_mode", 0) != 0;
+    int64_t H = x[2], W = x[3], oh, ow;
+    l.set(1, (int)ks[1]); l.set(11, (int)ks[0]); l.set(2, (int)st[1]); l.set(12, (int)st[0]);
+    l.set(6, type == 1 ? (int)cv.attr_i("count_include_pad", 0) : 0);
+    if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER")
+    {
+        oh = (H + st[0] - 1) / st[0];
+        ow = (W + st[1] - 1) / st[1];
+        pads = same_pads(H, W, oh, ow, ks[0], ks[1], st, autopad == "SAME_UPPER");
+        autopad = "NOTSET";
+    }
+    {
+        if (autopad == "VALID")
+            pads = {0, 0, 0, 0};
+        auto outsz = [](int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, bool c) {
+            int64_t span = in + p0 + p1 - k;
+            int64_t o = (c ? (span + s - 1) / s : span / s) + 1;
+            if (c && (o - 1) * s >= in + p0)
+                o--; // the last window must start inside the input or its leading pad
+            return o;
+        };
+        oh = outsz(H, ks[0], st[0], pads[0], pads[2], ceil_mode);
+        ow = outsz(W, ks[1], st[1], pads[1], pads[3], ceil_mode);
+        int64_t fh = outsz(H, ks[0], st[0], pads[0], pads[2], false), fw = outsz(W, ks[1], st[1], pads[1], pads[3], false);
+        // kite's "full" mode adds a tail pad up to the ceil size; grow the
+        // bottom/right pads instead so the sizes are exactly ONNX's
+        int64_t pb = pads[2] + (oh - fh) * st[0], pr = pads[3] + (ow - fw) * st[1];
+        if ((oh != fh || ow != fw) && type == 1 && cv.attr_i("count_include_pad", 0))
+            cv.fail("ceil_mode with count_include_pad is not converted");
+        l.set(5, 1);
+        l.set(3, (int)pads[1]); l.set(13, (int)pads[0]); l.set(14, (int)pr); l.set(15, (int)pb);
+    }
+    if (oh < 1 || ow < 1)
+        cv.fail("output would be empty");
+    cv.set_out(0, {1, x[1], oh, ow}, t, {x[1], oh, ow});
+}
+
+// InnerProduct over rows: x [P, K] (any leading shape) times W^T (N x K) + bias
+static void emit_fc(Converter& cv, const Shape& x, const std::vector<float>& w, int64_t N, const std::vector<float>& bias, const Shape& out)
+{
+    int64_t K = x.back();
+    int64_t P = (int64_t)(shape_numel(x) / (size_t)std::max<int64_t>(K, 1));
+    Shape in2 = {P, K};
+    std::string b = cv.reshape(cv.blob(0), Converter::kshape(x), Converter::kshape(in2));
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("InnerProduct", {b}, {t});
+    l.set(0, (int)N);
+    l.set(1, bias.empty() ? 0 : 1);
+    l.set(2, (int)w.size());
+    l.weights.push_back(tagged(w));
+    if (!bias.empty())
+        l.weights.push_back(raw(bias));
+    cv.set_out(0, out, t, Converter::kshape({P, N}));
+}
+
+static void emit_gemm(Converter& cv)
+{
+    Shape a = cv.in_shape(0);
+    if (a.size() != 2)
+        cv.fail("A must be 2-D, got " + shape_str(a));
+    if (cv.attr_i("transA", 0))
+        cv.fail("transA=1 is not converted");
+    const Const& B = cv.cin(1);
+    if (B.shape.size() != 2)
+        cv.fail("B must be 2-D");
+    bool tb = cv.attr_i("transB", 0) != 0;
+    int64_t K = tb ? B.shape[1] : B.shape[0], N = tb ? B.shape[0] : B.shape[1];
+    if (K != a[1])
+        cv.fail("A " + shape_str(a) + " and B " + shape_str(B.shape) + " disagree on K");
+    float alpha = cv.attr_f("alpha", 1.f), beta = cv.attr_f("beta", 1.f);
+    std::vector<float> w((size_t)(N * K));
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < K; k++)
+            w[n * K + k] = alpha * (float)(tb ? B.v[n * K + k] : B.v[k * N + n]);
+    std::vector<float> bias;
+    if (cv.has_in(2))
+    {
+        const Const& C = cv.cin(2);
+        if (C.numel() == 1)
+            bias.assign((size_t)N, beta * (float)C.v[0]);
+        else if ((size_t)N == C.numel() && C.shape.back() == N)
+            for (double v : C.v)
+                bias.push_back(beta * (float)v);
+        else
+            cv.fail("C of shape " + shape_str(C.shape) + " is not a per-column bias");
+    }
+    emit_fc(cv, a, w, N, bias, {a[0], N});
+}
+
+static void emit_matmul(Converter& cv)
+{
+    Shape a = cv.in_shape(0), b = cv.in_shape(1);
+    if (a.size() < 2 || b.size() < 2)
+        cv.fail("1-D MatMul operands are not converted");
+    if (cv.in_const(1) && b.size() == 2)
+    {
+        const Const& B = cv.cin(1);
+        int64_t K = b[0], N = b[1];
+        if (a.back() != K)
+            cv.fail("shapes " + shape_str(a) + " and " + shape_str(b) + " disagree on K");
+        std::vector<float> w((size_t)(N * K));
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++)
+                w[n * K + k] = (float)B.v[k * N + n];
+        Shape out = a;
+        out.back() = N;
+        emit_fc(cv, a, w, N, {}, out);
+        return;
+    }
+    size_t r = std::max(a.size(), b.size());
+    Shape ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+    Shape o = bcast(cv, ab, bb);
+    o.insert(o.begin(), r - 2 - o.size(), 1);
+    if (a[a.size() - 1] != b[b.size() - 2])
+        cv.fail("shapes " + shape_str(a) + " and " + shape_str(b) + " disagree on K");
+    o.push_back(a[a.size() - 2]);
+    o.push_back(b.back());
+    // keep the matrix axes even when they are 1
+    std::vector<int> axes = Converter::kept_axes(o);
+    for (int m : {(int)r - 2, (int)r - 1})
+        if (std::find(axes.begin(), axes.end(), m) == axes.end())
+            axes.push_back(m);
+    std::sort(axes.begin(), axes.end());
+    if (axes.size() > 4)
+        cv.fail("more than 4 axes");
+    // the operands: their own matrix sizes on the last two axes
+    Shape ka, kb;
+    auto frame = [&](int i, const Shape& s, Shape* k) {
+        Shape padded(r - s.size(), 1);
+        padded.insert(padded.end(), s.begin(), s.end());
+        Shape kk;
+        for (int ax : axes)
+            kk.push_back(padded[ax]);
+        *k = kk;
+        if (cv.in_const(i))
+            return cv.const_blob(cv.in_name(i), cv.cin(i), kk);
+        return cv.reshape(cv.blob(i), Converter::kshape(s), kk);
+    };
+    std::string x = frame(0, a, &ka), y = frame(1, b, &kb);
+    std::string t = cv.top_name(0);
+    cv.add("MatMul", {x, y}, {t});
+    Shape ko;
+    for (int ax : axes)
+        ko.push_back(o[ax]);
+    cv.set_out(0, o, t, ko);
+}
+
+static void emit_transpose(Converter& cv)
+{
+    Shape s = cv.in_shape(0);
+    std::vector<int64_t> perm = transpose_perm(cv, s.size());
+    Shape o;
+    for (int64_t p : perm)
+        o.push_back(s[p]);
+    std::vector<int> nu;
+    for (size_t i = 0; i < s.size(); i++)
+        if (s[i] != 1)
+            nu.push_back((int)i);
+    std::vector<int> q;
+    for (int64_t p : perm)
+        if (s[p] != 1)
+            q.push_back((int)(std::find(nu.begin(), nu.end(), (int)p) - nu.begin()));
+    bool ident = true;
+    for (size_t i = 0; i < q.size(); i++)
+        ident = ident && q[i] == (int)i;
+    if (ident)
+    {
+        cv.set_out(0, o, cv.blob(0), Converter::kshape(s));
+        return;
+    }
+    if (nu.size() > 4)
+        cv.fail("transposes more than 4 non-unit axes");
+    Shape sq, ko;
+    for (int i : nu)
+        sq.push_back(s[i]);
+    for (int i : q)
+        ko.push_back(sq[i]);
+    int dims = (int)nu.size(), order = -1;
+    for (int ty = 0; ty < 24 && order < 0; ty++)
+    {
+        int pm[4];
+        if (!kite::Permute::permutation(dims, ty, pm))
+            continue;
+        bool same = true;
+        for (int i = 0; i < dims; i++)
+            same = same && pm[i] == q[i];
+        if (same)
+            order = ty;
+    }
+    if (order < 0)
+        cv.fail("no kite Permute order matches");
+    std::string b = cv.reshape(cv.blob(0), Converter::kshape(s), sq);
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Permute", {b}, {t});
+    l.set(0, order);
+    cv.set_out(0, o, t, ko);
+}
+
+static void emit_concat(Converter& cv)
+{
+    Shape s0 = cv.in_shape(0);
+    int64_t axis = Converter::norm_axis(cv.attr_i("axis", 0), s0.size());
+    if (axis < 0 || axis >= (int64_t)s0.size())
+        cv.fail("axis out of range");
+    Shape o = s0;
+    o[axis] = 0;
+    for (int i = 0; i < cv.n_in(); i++)
+    {
+        Shape si = cv.in_shape(i);
+        if (si.size() != s0.size())
+            cv.fail("inputs differ in rank");
+        for (size_t k = 0; k < si.size(); k++)
+            if ((int64_t)k != axis && si[k] != s0[k])
+                cv.fail("inputs " + shape_str(s0) + " and " + shape_str(si) + " differ off the axis");
+        o[axis] += si[axis];
+    }
+    std::vector<int> axes = Converter::kept_axes(o);
+    int ka = (int)(std::find(axes.begin(), axes.end(), (int)axis) - axes.begin());
+    if (ka == (int)axes.size())
+        cv.fail("concatenation along a dropped unit axis");
+    std::vector<std::string> bs;
+    for (int i = 0; i < cv.n_in(); i++)
+        if (cv.in_shape(i)[axis] > 0)
+            bs.push_back(operand_on(cv, i, o.size(), axes, nullptr));
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Concat", bs, {t});
+    l.set(0, ka);
+    cv.set_out(0, o, t, Converter::kshape(o));
+}
+
+static void emit_split(Converter& cv)
+{
+    Shape s = cv.in_shape(0);
+    int64_t axis = Converter::norm_axis(cv.attr_i("axis", 0), s.size());
+    if (axis < 0 || axis >= (int64_t)s.size())
+        cv.fail("axis out of range");
+    std::vector<int64_t> sizes = cv.has_in(1) ? cv.cin(1).ints() : cv.attr_ints("split");
+    int n = cv.n_out();
+    if (sizes.empty())
+    {
+        int64_t each = (s[axis] + n - 1) / n;
+        for (int i = 0; i < n; i++)
+            sizes.push_back(std::min(each, s[axis] - each * i));
+    }
+    int64_t total = 0;
+    for (int64_t v : sizes)
+    {
+        if (v < 0)
+            cv.fail("negative split size");
+        total += v;
+    }
+    for (int64_t v : sizes)
+        if (v == 0)
+            cv.fail("empty split outputs are not converted");
+    if ((int)sizes.size() != n || total != s[axis])
+        cv.fail("split sizes do not cover axis " + std::to_string(axis) + " of " + shape_str(s));
+    int ka = cv.kaxis(s, axis);
+    if (ka < 0)
+        cv.fail("split along a dropped unit axis");
+    std::vector<std::string> tops;
+    for (int i = 0; i < n; i++)
+        tops.push_back(cv.uniq(cv.out_name(i)));
+    KLayer& l = cv.add("Slice", {cv.blob(0)}, tops);
+    std::vector<int> sl(sizes.begin(), sizes.end());
+    l.seti(0, sl);
+    l.set(1, ka);
+    for (int i = 0; i < n; i++)
+    {
+        Shape os = with_axis(s, axis, sizes[i]);
+        Shape k = Converter::kshape(s);
+        k[ka] = sizes[i];
+        cv.set_out(i, os, tops[i], k);
+    }
+}
+
+static void emit_crop(Converter& cv, const Shape& s, const std::vector<int64_t>& start, const std::vector<int64_t>& end, const Shape& o)
+{
+    // start/end per ONNX axis (full rank), step 1
+    std::vector<int> st, en, ax;
+    Shape k = Converter::kshape(s);
+    for (size_t a = 0; a < s.size(); a++)
+    {
+        if (start[a] == 0 && end[a] == s[a])
+            continue;
+        int ka = cv.kaxis(s, (int64_t)a);
+        if (ka < 0)
+            cv.fail("slices a dropped unit axis to nothing");
+        st.push_back((int)start[a]);
+        en.push_back((int)end[a]);
+        ax.push_back(ka);
+        k[ka] = end[a] - start[a];
+    }
+    if (ax.empty())
+    {
+        cv.set_out(0, o, cv.blob(0), Converter::kshape(s));
+        return;
+    }
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Crop", {cv.blob(0)}, {t});
+    l.seti(9, st);
+    l.seti(10, en);
+    l.seti(11, ax);
+    cv.set_out(0, o, t, k);
+}
+
+static void emit_slice(Converter& cv)
+{
+    Shape s = cv.in_shape(0);
+    std::vector<int64_t> starts, ends, axes, steps;
+    slice_args(cv, starts, ends, axes, steps);
+    SliceSpec sp = resolve_slice(cv, s, starts, ends, axes, steps);
+    for (size_t a = 0; a < s.size(); a++)
+        if (sp.step[a] != 1 && !(sp.out[a] == 1 && s[a] == 1))
+            cv.fail("steps other than 1 are not converted");
+    for (int64_t d : sp.out)
+        if (d == 0)
+            cv.fail("the slice is empty");
+    std::vector<int64_t> en(s.size());
+    for (size_t a = 0; a < s.size(); a++)
+        en[a] = sp.start[a] + sp.out[a];
+    emit_crop(cv, s, sp.start, en, sp.out);
+}
+
+static void emit_gather(Converter& cv)
+{
+    Shape s = cv.in_shape(0);
+    const Const& idx = cv.cin(1);
+    int64_t axis = Converter::norm_axis(cv.attr_i("axis", 0), s.size());
+    if (axis < 0 || axis >= (int64_t)s.size())
+        cv.fail("axis out of range");
+    std::vector<int64_t> ix = idx.ints();
+    if (idx.shape.size() > 1 || ix.empty())
+        cv.fail("only scalar or 1-D indices are converted");
+    for (int64_t& v : ix)
+    {
+        if (v < 0) v += s[axis];
+        if (v < 0 || v >= s[axis])
+            cv.fail("index out of range");
+    }
+    for (size_t i = 1; i < ix.size(); i++)
+        if (ix[i] != ix[i - 1] + 1)
+            cv.fail("only contiguous increasing indices are converted");
+    Shape o(s.begin(), s.begin() + axis);
+    o.insert(o.end(), idx.shape.begin(), idx.shape.end());
+    o.insert(o.end(), s.begin() + axis + 1, s.end());
+    std::vector<int64_t> st(s.size(), 0), en(s.begin(), s.end());
+    st[axis] = ix.front();
+    en[axis] = ix.back() + 1;
+    emit_crop(cv, s, st, en, o);
+}
+
+static void emit_softmax(Converter& cv, bool log)
+{
+    Shape s = cv.in_shape(0);
+    int64_t axis = Converter::norm_axis(cv.attr_i("axis", cv.opset_ >= 13 ? -1 : 1), s.size());
+    if (axis < 0 || axis >= (int64_t)s.size())
+        cv.fail("axis out of range");
+    std::string b = cv.blob(0);
+    Shape work = s;
+    int64_t ax = axis;
+    if (cv.opset_ < 13)
+    {
+        int64_t p = 1, q = 1;
+        for (int64_t i = 0; i < (int64_t)s.size(); i++)
+            (i < axis ? p : q) *= s[i];
+        work = {p, q};
+        ax = 1;
+        b = cv.reshape(b, Converter::kshape(s), Converter::kshape(work));
+    }
+    int ka = cv.kaxis(work, ax);
+    std::string t = log ? cv.uniq(cv.out_name(0)) : cv.top_name(0);
+    if (ka < 0)
+        cv.fail("softmax over a dropped unit axis");
+    KLayer& l = cv.add("Softmax", {b}, {t});
+    l.set(0, ka);
+    l.set(1, 1);
+    if (log)
+    {
+        std::string t2 = cv.top_name(0);
+        KLayer& u = cv.add("UnaryOp", {t}, {t2});
+        u.set(0, 8);
+        t = t2;
+    }
+    cv.set_out(0, s, t, Converter::kshape(work));
+}
+
+static void emit_reduce(Converter& cv, int op)
+{
+    Shape s = cv.in_shape(0);
+    bool keep = cv.attr_i("keepdims", 1) != 0;
+    std::vector<int64_t> axes;
+    bool axes_input = cv.opset_ >= 18 || (cv.node_->op_type() == "ReduceSum" && cv.opset_ >= 13);
+    axes = axes_input ? axes_arg(cv, 1, "axes") : cv.attr_ints("axes");
+    if (axes.empty() && cv.attr_i("noop_with_empty_axes", 0))
+    {
+        cv.set_out(0, s, cv.blob(0), Converter::kshape(s));
+        return;
+    }
+    std::vector<bool> red(s.size(), axes.empty());
+    for (int64_t a : axes)
+    {
+        int64_t x = Converter::norm_axis(a, s.size());
+        if (x < 0 || x >= (int64_t)s.size())
+            cv.fail("axis out of range");
+        red[x] = true;
+    }
+    Shape o;
+    for (size_t i = 0; i < s.size(); i++)
+        if (!red[i])
+            o.push_back(s[i]);
+        else if (keep)
+            o.push_back(1);
+    std::vector<int> kept = Converter::kept_axes(s);
+    Shape k = Converter::kshape(s), ko;
+    std::vector<int> kaxes;
+    for (size_t i = 0; i < kept.size(); i++)
+        if (red[kept[i]])
+            kaxes.push_back((int)i);
+    for (size_t i = 0; i < k.size(); i++)
+    {
+        bool r = std::find(kaxes.begin(), kaxes.end(), (int)i) != kaxes.end();
+        if (!r)
+            ko.push_back(k[i]);
+        else if (keep)
+            ko.push_back(1);
+    }
+    if (ko.empty())
+        ko.push_back(1);
+    if (kaxes.empty())
+    {
+        if (op == 0 || op == 3 || op == 4 || op == 5 || op == 6)
+        {
+            cv.set_out(0, o, cv.blob(0), k);
+            return;
+        }
+        cv.fail("reduces only dropped unit axes");
+    }
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Reduction", {cv.blob(0)}, {t});
+    l.set(0, op);
+    bool all = kaxes.size() == k.size();
+    l.set(1, all ? 1 : 0);
+    l.setf(2, 1.f);
+    if (!all)
+        l.seti(3, kaxes);
+    l.set(4, keep ? 1 : 0);
+    l.set(5, 1);
+    cv.set_out(0, o, t, ko);
+}
+
+static std::vector<float> per_channel(const Converter& cv, int i, int64_t C, float def)
+{
+    if (!cv.has_in(i))
+        return std::vector<float>((size_t)C, def);
+    const Const& c = cv.cin(i);
+    if (c.numel() != (size_t)C)
+        cv.fail("input " + std::to_string(i) + " has " + std::to_string(c.numel()) + " values for " + std::to_string(C) + " channels");
+    return c.floats();
+}
+
+static void emit_norms(Converter& cv, const std::string& op)
+{
+    Shape s = cv.in_shape(0);
+    if (op == "BatchNormalization")
+    {
+        if (s.size() < 2 || s[0] != 1 || s.size() > 4)
+            cv.fail("input " + shape_str(s) + " is not converted (batch 1, rank 2..4)");
+        int64_t C = s[1];
+        std::vector<float> sc = per_channel(cv, 1, C, 1), b = per_channel(cv, 2, C, 0), m = per_channel(cv, 3, C, 0), v = per_channel(cv, 4, C, 1);
+        float eps = cv.attr_f("epsilon", 1e-5f);
+        emit_same(cv, "BatchNorm", [&](KLayer& l) {
+            l.set(0, (int)C);
+            l.setf(1, eps);
+            l.weights = {raw(sc), raw(m), raw(v), raw(b)};
+        });
+        return;
+    }
+    if (op == "InstanceNormalization")
+    {
+        if (s.size() != 4 || s[0] != 1)
+            cv.fail("input " + shape_str(s) + " is not converted (batch 1, rank 4)");
+        int64_t C = s[1];
+        std::vector<float> sc = per_channel(cv, 1, C, 1), b = per_channel(cv, 2, C, 0);
+        float eps = cv.attr_f("epsilon", 1e-5f);
+        emit_same(cv, "InstanceNorm", [&](KLayer& l) {
+            l.set(0, (int)C);
+            l.setf(1, eps);
+            l.set(2, 1);
+            l.weights = {raw(sc), raw(b)};
+        });
+        return;
+    }
+    // LayerNormalization over the last axis
+    int64_t axis = Converter::norm_axis(cv.attr_i("axis", -1), s.size());
+    if (axis != (int64_t)s.size() - 1)
+        cv.fail("only normalisation over the last axis is converted");
+    int64_t W = s.back();
+    std::vector<float> sc = per_channel(cv, 1, W, 1), b = per_channel(cv, 2, W, 0);
+    float eps = cv.attr_f("epsilon", 1e-5f);
+    if (cv.n_out() > 1 && !cv.out_name(1).empty())
+        cv.fail("Mean/InvStdDev outputs are not converted");
+    emit_same(cv, "LayerNorm", [&](KLayer& l) {
+        l.set(0, (int)W);
+        l.setf(1, eps);
+        l.set(2, 1);
+        l.weights = {raw(sc), raw(b)};
+    });
+}
+
+static float const_scalar(const Converter& cv, int i, float def)
+{
+    if (!cv.has_in(i))
+        return def;
+    const Const& c = cv.cin(i);
+    if (c.numel() != 1)
+        cv.fail("input " + std::to_string(i) + " must hold one value");
+    return (float)c.v[0];
+}
+
+static void emit_pad(Converter& cv)
+{
+    Shape s = cv.in_shape(0);
+    std::vector<int64_t> pads = cv.has_in(1) ? cv.cin(1).ints() : cv.attr_ints("pads");
+    float value = cv.has_in(2) ? const_scalar(cv, 2, 0.f) : cv.attr_f("value", 0.f);
+    if (cv.has_in(3))
+        cv.fail("the axes input is not converted");
+    std::string mode = cv.attr_s("mode", "constant");
+    size_t r = s.size();
+    if (pads.size() != 2 * r || r != 4 || s[0] != 1)
+        cv.fail("only 4-D batch-1 padding is converted, got " + shape_str(s));
+    for (int64_t p : pads)
+        if (p < 0)
+            cv.fail("negative pads (cropping) are not converted");
+    if (pads[0] || pads[4])
+        cv.fail("padding the batch axis is not converted");
+    int type = mode == "constant" ? 0 : mode == "edge" ? 1 : mode == "reflect" ? 2 : -1;
+    if (type < 0)
+        cv.fail("mode '" + mode + "' is not converted");
+    Shape o(r);
+    for (size_t i = 0; i < r; i++)
+        o[i] = s[i] + pads[i] + pads[i + r];
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Padding", {cv.blob(0)}, {t});
+    l.set(0, (int)pads[2]); l.set(1, (int)pads[6]); l.set(2, (int)pads[3]); l.set(3, (int)pads[7]);
+    l.set(4, type); l.setf(5, value); l.set(7, (int)pads[1]); l.set(8, (int)pads[5]);
+    cv.set_out(0, o, t, Converter::kshape(o));
+}
+
+static void emit_resize(Converter& cv)
+{
+    Shape s = cv.in_shape(0);
+    if (s.size() != 4 || s[0] != 1)
+        cv.fail("only 4-D batch-1 inputs are converted");
+    std::string mode = cv.attr_s("mode", "nearest");
+    std::string ctm = cv.attr_s("coordinate_transformation_mode", "half_pixel");
+    std::vector<float> scales;
+    Shape o = s;
+    bool upsample = cv.node_->op_type() == "Upsample";
+    if (upsample)
+    {
+        scales = cv.has_in(1) ? cv.cin(1).floats() : cv.attr_floats("scales");
+        ctm = "asymmetric";
+    }
+    else
+    {
+        if (cv.has_in(3))
+        {
+            std::vector<int64_t> sz = cv.cin(3).ints();
+            if (sz.size() != 4)
+                cv.fail("sizes must have 4 values");
+            o = Shape(sz.begin(), sz.end());
+        }
+        else if (cv.has_in(2))
+            scales = cv.cin(2).floats();
+        else
+            cv.fail("neither scales nor sizes given");
+        if (cv.has_attr("axes") || cv.attr_i("antialias", 0))
+            cv.fail("axes / antialias are not converted");
+    }
+    if (!scales.empty())
+    {
+        if (scales.size() != 4)
+            cv.fail("scales must have 4 values");
+        for (int i = 0; i < 4; i++)
+        {
+            o[i] = (int64_t)std::floor(s[i] * scales[i]);
+            // kite maps coordinates by the size ratio; ONNX by the scale
+            if (std::fabs(s[i] * scales[i] - (double)o[i]) > 1e-4)
+                cv.fail("scale " + std::to_string(scales[i]) + " does not give an integral size; kite maps coordinates by the size ratio");
+        }
+    }
+    if (o[0] != 1 || o[1] != s[1])
+        cv.fail("resizing the batch or channel axis is not converted");
+    int type, align = 0;
+    if (mode == "nearest")
+    {
+        std::string nm = cv.attr_s("nearest_mode", "round_prefer_floor");
+        type = 1;
+        if (ctm != "asymmetric" || (nm != "floor" && !(nm == "round_prefer_floor" && !scales.empty() && scales[2] >= 1 && scales[3] >= 1 && scales[2] == std::floor(scales[2]) && scales[3] == std::floor(scales[3]))))
+            cv.fail("nearest resize is converted for asymmetric coordinates with floor rounding (or integer upscales) only");
+    }
+    else if (mode == "linear" || mode == "bilinear")
+    {
+        type = 2;
+        if (ctm == "align_corners")
+        {
+            align = 1;
+            if (o[2] < 2 || o[3] < 2)
+                cv.fail("align_corners to an output of size 1 is not converted");
+        }
+        else if (!(ctm == "half_pixel" || (ctm == "pytorch_half_pixel" && o[2] > 1 && o[3] > 1)))
+            cv.fail("linear resize with coordinate_transformation_mode '" + ctm + "' is not converted");
+    }
+    else
+        cv.fail("mode '" + mode + "' is not converted");
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("Interp", {cv.blob(0)}, {t});
+    l.set(0, type);
+    l.set(3, (int)o[2]);
+    l.set(4, (int)o[3]);
+    l.set(6, align);
+    cv.set_out(0, o, t, Converter::kshape(o));
+}
+
+bool Converter::emit()
+{
+    const std::string& op = node_->op_type();
+    auto u = unary_ops().find(op);
+    if (u != unary_ops().end())
+    {
+        int code = u->second;
+        emit_same(*this, "UnaryOp", [code](KLayer& l) { l.set(0, code); });
+        return true;
+    }
+    auto b = binary_ops().find(op);
+    if (b != binary_ops().end())
+    {
+        if (n_in() != 2)
+            fail("only 2 inputs are converted");
+        emit_binary(*this, b->second);
+        return true;
+    }
+    auto r = reduce_ops().find(op);
+    if (r != reduce_ops().end())
+    {
+        emit_reduce(*this, r->second);
+        return true;
+    }
+    if (op == "Conv" || op == "ConvTranspose")
+        emit_conv(*this, op == "ConvTranspose");
+    else if (op == "BatchNormalization" || op == "InstanceNormalization" || op == "LayerNormalization")
+        emit_norms(*this, op);
+    else if (op == "Relu")
+        emit_same(*this, "ReLU", nullptr);
+    else if (op == "LeakyRelu")
+    {
+        float a = attr_f("alpha", 0.01f);
+        emit_same(*this, "ReLU", [a](KLayer& l) { l.setf(0, a); });
+    }
+    else if (op == "PRelu")
+    {
+        Shape s = in_shape(0);
+        const Const& sl = cin(1);
+        int64_t C = s.size() >= 2 ? s[1] : 1;
+        if (!(sl.numel() == 1 || (s.size() >= 3 && s[0] == 1 && sl.numel() == (size_t)C && (sl.shape.size() == s.size() - 1 || sl.shape.size() == s.size()))))
+            fail("slope of shape " + shape_str(sl.shape) + " is not per-channel for input " + shape_str(s));
+        std::vector<float> v = sl.floats();
+        emit_same(*this, "PReLU", [&](KLayer& l) {
+            l.set(0, (int)v.size());
+            l.weights = {raw(v)};
+        });
+    }
+    else if (op == "Sigmoid")
+        emit_same(*this, "Sigmoid", nullptr);
+    else if (op == "Tanh")
+        emit_same(*this, "TanH", nullptr);
+    else if (op == "HardSigmoid" || op == "HardSwish")
+    {
+        float a = op == "HardSwish" ? 1.f / 6 : attr_f("alpha", 0.2f), be = op == "HardSwish" ? 0.5f : attr_f("beta", 0.5f);
+        emit_same(*this, op, [a, be](KLayer& l) { l.setf(0, a); l.setf(1, be); });
+    }
+    else if (op == "Elu")
+    {
+        float a = attr_f("alpha", 1.f);
+        emit_same(*this, "ELU", [a](KLayer& l) { l.setf(0, a); });
+    }
+    else if (op == "Selu")
+    {
+        float a = attr_f("alpha", 1.67326319217681884765625f), g = attr_f("gamma", 1.05070102214813232421875f);
+        emit_same(*this, "SELU", [a, g](KLayer& l) { l.setf(0, a); l.setf(1, g); });
+    }
+    else if (op == "Softplus")
+        emit_same(*this, "Softplus", nullptr);
+    else if (op == "Mish")
+        emit_same(*this, "Mish", nullptr);
+    else if (op == "Gelu")
+    {
+        if (attr_s("approximate", "none") == "tanh")
+            emit_same(*this, "GELU", [](KLayer& l) { l.set(0, 1); });
+        else
+            emit_same(*this, "GELU", nullptr);
+    }
+    else if (op == "Clip")
+    {
+        float lo = opset_ >= 11 ? const_scalar(*this, 1, -3.402823466e+38f) : attr_f("min", -3.402823466e+38f);
+        float hi = opset_ >= 11 ? const_scalar(*this, 2, 3.402823466e+38f) : attr_f("max", 3.402823466e+38f);
+        emit_same(*this, "Clip", [lo, hi](KLayer& l) { l.setf(0, lo); l.setf(1, hi); });
+    }
+    else if (op == "MaxPool" || op == "AveragePool")
+    {
+        if (n_out() > 1 && !out_name(1).empty())
+            fail("the Indices output is not converted");
+        emit_pool(*this, op == "MaxPool" ? 0 : 1, false);
+    }
+    else if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
+        emit_pool(*this, op == "GlobalMaxPool" ? 0 : 1, true);
+    else if (op == "Gemm")
+        emit_gemm(*this);
+    else if (op == "MatMul")
+        emit_matmul(*this);
+    else if (op == "Flatten")
+    {
+        Shape s = in_shape(0);
+        int64_t ax = norm_axis(attr_i("axis", 1), s.size());
+        if (ax < 0 || ax > (int64_t)s.size())
+            fail("axis out of range");
+        int64_t p = 1, q = 1;
+        for (int64_t i = 0; i < (int64_t)s.size(); i++)
+            (i < ax ? p : q) *= s[i];
+        set_out(0, {p, q}, blob(0), kshape(s));
+    }
+    else if (op == "Reshape")
+    {
+        Shape s = in_shape(0);
+        set_out(0, infer_reshape(*this, s, cin(1).ints(), attr_i("allowzero", 0) != 0), blob(0), kshape(s));
+    }
+    else if (op == "Squeeze" || op == "Unsqueeze")
+    {
+        Shape s = in_shape(0);
+        std::vector<int64_t> axes = opset_ >= 13 ? axes_arg(*this, 1, "axes") : attr_ints("axes");
+        Shape o = op == "Squeeze" ? squeeze_shape(*this, s, axes) : unsqueeze_shape(*this, s, axes);
+        set_out(0, o, blob(0), kshape(s));
+    }
+    else if (op == "Identity" || op == "Dropout")
+    {
+        if (op == "Dropout" && n_out() > 1 && !out_name(1).empty())
+            fail("the mask output is not converted");
+        set_out(0, in_shape(0), blob(0), kshape(in_shape(0)));
+    }
+    else if (op == "Cast")
+    {
+        int to = (int)attr_i("to", 1);
+        if (to != 1 && to != 10 && to != 11)
+            fail("casting a computed tensor to type " + std::to_string(to) + " is not converted (kite blobs are float)");
+        set_out(0, in_shape(0), blob(0), kshape(in_shape(0)));
+    }
+    else if (op == "Transpose")
+        emit_transpose(*this);
+    else if (op == "Concat")
+        emit_concat(*this);
+    else if (op == "Split")
+        emit_split(*this);
+    else if (op == "Slice")
+        emit_slice(*this);
+    else if (op == "Gather")
+        emit_gather(*this);
+    else if (op == "Softmax" || op == "LogSoftmax")
+        emit_softmax(*this, op == "LogSoftmax");
+    else if (op == "Pad")
+        emit_pad(*this);
+    else if (op == "Resize" || op == "Upsample")
+        emit_resize(*this);
+    else if (op == "LRN")
+    {
+        int64_t size = attr_i("size", 0);
+        float a = attr_f("alpha", 1e-4f), be = attr_f("beta", 0.75f), bias = attr_f("bias", 1.f);
+        if (in_shape(0).size() != 4)
+            fail("only 4-D inputs are converted");
+        check_batch1(*this, in_shape(0));
+        emit_same(*this, "LRN", [&](KLayer& l) {
+            l.set(0, 0); l.set(1, (int)size); l.setf(2, a); l.setf(3, be); l.setf(4, bias);
+        });
+    }
+    else if (op == "DepthToSpace" || op == "SpaceToDepth")
+    {
+        Shape s = in_shape(0);
+        int64_t bs = attr_i("blocksize", 0);
+        if (s.size() != 4 || s[0] != 1 || bs < 1)
+            fail("only 4-D batch-1 inputs with blocksize >= 1 are converted");
+        bool d2s = op == "DepthToSpace";
+        std::string mode = attr_s("mode", "DCR");
+        if (d2s && s[1] % (bs * bs))
+            fail("channels not divisible by blocksize^2");
+        if (!d2s && (s[2] % bs || s[3] % bs))
+            fail("spatial size not divisible by blocksize");
+        Shape o = d2s ? Shape{1, s[1] / (bs * bs), s[2] * bs, s[3] * bs} : Shape{1, s[1] * bs * bs, s[2] / bs, s[3] / bs};
+        std::string t = top_name(0);
+        KLayer& l = add(d2s ? "PixelShuffle" : "Reorg", {blob(0)}, {t});
+        l.set(0, (int)bs);
+        l.set(1, mode == "CRD" ? 0 : 1);
+        set_out(0, o, t, kshape(o));
+    }
+    else
+        fail("has no kite equivalent for these inputs (constant inputs only are supported for this op)");
+    return true;
+}
+
+} // namespace kite_onnx
