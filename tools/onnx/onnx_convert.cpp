@@ -15,9 +15,16 @@ namespace kite_onnx {
 
 size_t shape_numel(const Shape& s)
 {
+    // saturates instead of wrapping, so size checks on hostile shapes hold
     size_t n = 1;
     for (int64_t d : s)
+    {
+        if (d <= 0)
+            return 0;
+        if (n > ((size_t)1 << 62) / (size_t)d)
+            return (size_t)1 << 62;
         n *= (size_t)d;
+    }
     return n;
 }
 
@@ -107,13 +114,13 @@ static Const tensor_to_const(const TensorProto& t, const std::string& what)
     static const int elem_size[17] = {0, 4, 1, 1, 2, 2, 4, 8, 0, 1, 2, 8, 4, 8, 0, 0, 2};
     if (c.dtype <= 0 || c.dtype > 16 || elem_size[c.dtype] == 0)
         throw ConvertError("tensor '" + what + "' has data type " + std::to_string(c.dtype) + ", which onnx2kite does not handle");
-    c.v.resize(n);
     if (t.has_raw_data())
     {
         const std::string& raw = t.raw_data();
         size_t es = elem_size[c.dtype];
         if (raw.size() != n * es)
             throw ConvertError("tensor '" + what + "' raw_data holds " + std::to_string(raw.size()) + " bytes, its shape " + shape_str(c.shape) + " needs " + std::to_string(n * es));
+        c.v.resize(n);
         const char* p = raw.data();
         for (size_t i = 0; i < n; i++, p += es)
         {
@@ -136,7 +143,11 @@ static Const tensor_to_const(const TensorProto& t, const std::string& what)
         }
         return c;
     }
-    size_t have = 0;
+    size_t have = c.dtype == 1 ? t.float_data_size() : c.dtype == 7 ? t.int64_data_size() : c.dtype == 11 ? t.double_data_size()
+                : (c.dtype == 12 || c.dtype == 13) ? t.uint64_data_size() : t.int32_data_size();
+    if (have != n)
+        throw ConvertError("tensor '" + what + "' holds " + std::to_string(have) + " values, its shape " + shape_str(c.shape) + " needs " + std::to_string(n));
+    c.v.resize(n);
     if (c.dtype == 1)
     {
         have = t.float_data_size();
@@ -447,8 +458,10 @@ void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, co
     if (n.empty())
         return;
     for (int64_t d : onnx_shape)
-        if (d < 0)
-            fail("output '" + n + "' would get a negative dimension " + shape_str(onnx_shape));
+        if (d < 0 || d > INT_MAX)
+            fail("output '" + n + "' would get an invalid dimension " + shape_str(onnx_shape));
+    if (shape_numel(onnx_shape) > ((size_t)1 << 31))
+        fail("output '" + n + "' of shape " + shape_str(onnx_shape) + " is too large");
     shapes_[n] = onnx_shape;
     Shape want = kshape(onnx_shape);
     if (b_k == want)
@@ -576,12 +589,32 @@ void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stat
 
     GraphProto graph = model.graph();
 
+    for (const TensorProto& t : graph.initializer())
+    {
+        if (t.name().empty())
+            throw ConvertError("an initializer has no name");
+        Const c = tensor_to_const(t, t.name());
+        shapes_[t.name()] = c.shape;
+        consts_[t.name()] = std::move(c);
+    }
+    if (stats)
+        for (const NodeProto& n : graph.node())
+            stats->onnx_ops[n.op_type()]++;
+    // Constant nodes first, so the GELU matcher sees their values
+    for (const NodeProto& n : graph.node())
+        if (n.op_type() == "Constant" && n.output_size() == 1)
+        {
+            node_ = &n;
+            if (!fold())
+                fail("cannot read its value");
+        }
+    node_ = nullptr;
+    fuse_gelu(graph, consts_);
+
     // unsupported ops, all at once
     std::map<std::string, std::pair<int, std::string>> bad;
     for (const NodeProto& n : graph.node())
     {
-        if (stats)
-            stats->onnx_ops[n.op_type()]++;
         bool foreign = !(n.domain().empty() || n.domain() == "ai.onnx");
         std::string key = foreign ? n.domain() + "::" + n.op_type() : n.op_type();
         if (foreign || !op_supported(n.op_type()))
@@ -598,25 +631,6 @@ void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stat
             msg += "\n  " + kv.first + " x" + std::to_string(kv.second.first) + " (first node '" + kv.second.second + "')";
         throw ConvertError(msg);
     }
-
-    for (const TensorProto& t : graph.initializer())
-    {
-        if (t.name().empty())
-            throw ConvertError("an initializer has no name");
-        Const c = tensor_to_const(t, t.name());
-        shapes_[t.name()] = c.shape;
-        consts_[t.name()] = std::move(c);
-    }
-    // Constant nodes first, so the GELU matcher sees their values
-    for (const NodeProto& n : graph.node())
-        if (n.op_type() == "Constant" && n.output_size() == 1)
-        {
-            node_ = &n;
-            if (!fold())
-                fail("cannot read its value");
-        }
-    node_ = nullptr;
-    fuse_gelu(graph, consts_);
 
     for (const ValueInfoProto& vi : graph.input())
     {
@@ -635,6 +649,8 @@ void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stat
                 throw ConvertError("graph input '" + vi.name() + "' has element type " + std::to_string(et) + "; kite inputs are float");
             for (const auto& d : vi.type().tensor_type().shape().dim())
             {
+                if (d.has_dim_value() && d.dim_value() > (1 << 24))
+                    throw ConvertError("graph input '" + vi.name() + "' has an implausible dimension " + std::to_string(d.dim_value()));
                 if (d.has_dim_value() && d.dim_value() > 0)
                     s.push_back(d.dim_value());
                 else if (s.empty())

@@ -335,11 +335,11 @@ bool Converter::fold()
         c.dtype = val.dtype;
         for (int64_t d : cin(0).ints())
         {
-            if (d < 0 || d > (1 << 28))
+            if (d < 0 || d > (1 << 24))
                 fail("invalid shape value " + std::to_string(d));
             c.shape.push_back(d);
         }
-        if (shape_numel(c.shape) > ((size_t)1 << 28))
+        if (shape_numel(c.shape) > ((size_t)1 << 24))
             fail("shape too large");
         c.v.assign(shape_numel(c.shape), val.v[0]);
         set_const(0, c);
@@ -545,7 +545,7 @@ bool Converter::fold()
         for (int64_t d : cin(1).ints())
             target.push_back(d);
         o.shape = broadcast_shape(*this, a.shape, target);
-        if (shape_numel(o.shape) > ((size_t)1 << 28))
+        if (shape_numel(o.shape) > ((size_t)1 << 24))
             fail("expanded constant too large");
         size_t n = shape_numel(o.shape);
         for (size_t k = 0; k < n; k++)
@@ -558,7 +558,7 @@ bool Converter::fold()
             fail("repeats length differs from the rank");
         for (size_t i = 0; i < rep.size(); i++)
             o.shape.push_back(a.shape[i] * rep[i]);
-        if (shape_numel(o.shape) > ((size_t)1 << 28))
+        if (shape_numel(o.shape) > ((size_t)1 << 24))
             fail("tiled constant too large");
         std::vector<size_t> ist = strides_of(a.shape), ost = strides_of(o.shape);
         size_t n = shape_numel(o.shape);

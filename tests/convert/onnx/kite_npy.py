@@ -38,7 +38,7 @@ def to_kite(arr):
 
 def convert(onnx2kite, model, param, binf, extra=()):
     t0 = time.time()
-    r = subprocess.run([onnx2kite, model, param, binf] + list(extra), capture_output=True, text=True)
+    r = subprocess.run([onnx2kite, model, param, binf] + list(extra), capture_output=True, text=True, errors="replace")
     return r.returncode, r.stderr.strip(), time.time() - t0
 
 
@@ -53,7 +53,7 @@ def run_kite(kiterun, param, binf, inputs, outputs, workdir, threads=1):
         args.append("input=%s:%s" % (blob_name(name), p))
     for name in outputs:
         args.append("output=" + blob_name(name))
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, capture_output=True, text=True, errors="replace")
     if r.returncode != 0:
         return (r.stderr.strip() or "kiterun exit %d" % r.returncode), None
     res = {}

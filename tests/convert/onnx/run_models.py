@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Converts the generated torchvision-architecture models (make_models.py)
+with onnx2kite, runs them in kite (kiterun) and in onnxruntime on the same
+random input, and checks max |diff| <= 1e-4 * (output range).
+
+usage: run_models.py ONNX2KITE KITERUN MODELDIR WORKDIR [name ...]
+Prints per model: ONNX ops used, conversion time, kite layer count, max diff.
+"""
+import collections
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kite_npy  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 5:
+        print(__doc__)
+        return 2
+    onnx2kite, kiterun, mdir, work = sys.argv[1:5]
+    names = sys.argv[5:] or sorted(f[:-5] for f in os.listdir(mdir) if f.endswith(".onnx"))
+    import onnx
+    import onnxruntime as ort
+    os.makedirs(work, exist_ok=True)
+    bad = 0
+    rows = []
+    for name in names:
+        path = os.path.join(mdir, name + ".onnx")
+        m = onnx.load(path)
+        ops = collections.Counter(n.op_type for n in m.graph.node)
+        rng = np.random.default_rng(1234)
+        inputs = {}
+        for vi in m.graph.input:
+            shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+            inputs[vi.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+        outs = [o.name for o in m.graph.output]
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 2
+        sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        expected = sess.run(outs, inputs)
+        param, binf = os.path.join(work, name + ".param"), os.path.join(work, name + ".bin")
+        rc, err, conv_s = kite_npy.convert(onnx2kite, path, param, binf)
+        if rc != 0:
+            print("FAIL %s: onnx2kite: %s" % (name, err))
+            bad += 1
+            continue
+        layers = int(open(param).read().split("\n")[1].split()[0])
+        t0 = time.time()
+        err, got = kite_npy.run_kite(kiterun, param, binf, inputs, outs, os.path.join(work, name), threads=2)
+        run_s = time.time() - t0
+        if err:
+            print("FAIL %s: kiterun: %s" % (name, err))
+            bad += 1
+            continue
+        worst = 0.0
+        ok = True
+        for o, e in zip(outs, expected):
+            d, r = kite_npy.max_diff(e, got[o])
+            worst = max(worst, d / max(r, 1e-30))
+            ok = ok and d <= 1e-4 * r
+            rows.append((name, o, sum(ops.values()), len(ops), conv_s, layers, run_s, d, r))
+        print("%s %s: %d ONNX nodes, %d kite layers, convert %.2f s, kite run %.2f s, max diff %.3g (range %.3g, %.2g of it)" %
+              ("ok  " if ok else "FAIL", name, sum(ops.values()), layers, conv_s, run_s, d, r, worst))
+        print("      ops: " + ", ".join("%s x%d" % kv for kv in sorted(ops.items())))
+        if not ok:
+            bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
