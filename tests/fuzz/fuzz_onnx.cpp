@@ -2,6 +2,7 @@
 // lowering, then the param/bin writer's graph clean-up. Any input must end in
 // a converted graph or a ConvertError message, never a crash or a leak.
 #include "onnx_convert.h"
+#include "writer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -11,12 +12,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     kite_onnx::ConvertOptions opt;
     kite_onnx::KGraph g;
+    kite::convert::FinalizeOptions fo;
     std::string err;
-    if (kite_onnx::convert_onnx_buffer(data, size, opt, g, nullptr, err))
+    if (kite_onnx::convert_onnx_buffer(data, size, opt, g, fo.outputs, nullptr, err) && kite::convert::finalize(g, fo) == 0)
     {
-        g.finalize();
-        std::string text = g.param_text();
-        std::vector<char> bin = g.bin_bytes();
+        std::string text = kite::convert::param_text(g);
+        std::vector<unsigned char> bin = kite::convert::bin_bytes(g);
         (void)text;
         (void)bin;
     }

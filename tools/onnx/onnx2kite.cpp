@@ -6,6 +6,7 @@
 // Exit status 0 on success; otherwise one line (the unsupported-operator list
 // may span several) on stderr, status 1, and no output files.
 #include "onnx_convert.h"
+#include "writer.h"
 
 #include <chrono>
 #include <cstdio>
@@ -61,7 +62,7 @@ int main(int argc, char** argv)
         std::string a = argv[i];
         if (a.compare(0, 11, "inputshape=") != 0 || !parse_shape_arg(a, opt))
         {
-            fprintf(stderr, "onnx2kite: bad argument '%s' (expected inputshape=NAME:[d0,d1,...])\n", argv[i]);
+            fprintf(stderr, "onnx2kite: error: bad argument '%s' (expected inputshape=NAME:[d0,d1,...])\n", argv[i]);
             return 1;
         }
     }
@@ -69,29 +70,26 @@ int main(int argc, char** argv)
     std::ifstream f(argv[1], std::ios::binary);
     if (!f)
     {
-        fprintf(stderr, "onnx2kite: cannot open %s: %s\n", argv[1], strerror(errno));
+        fprintf(stderr, "onnx2kite: error: cannot open %s: %s\n", argv[1], strerror(errno));
         return 1;
     }
     std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     if (f.bad())
     {
-        fprintf(stderr, "onnx2kite: cannot read %s\n", argv[1]);
+        fprintf(stderr, "onnx2kite: error: cannot read %s\n", argv[1]);
         return 1;
     }
     KGraph g;
     ConvertStats st;
     std::string err;
-    if (!convert_onnx_buffer(data.data(), data.size(), opt, g, &st, err))
+    kite::convert::FinalizeOptions fo;
+    if (!convert_onnx_buffer(data.data(), data.size(), opt, g, fo.outputs, &st, err))
     {
-        fprintf(stderr, "onnx2kite: %s: %s\n", argv[1], err.c_str());
+        fprintf(stderr, "onnx2kite: error: %s: %s\n", argv[1], err.c_str());
         return 1;
     }
-    err = g.write(argv[2], argv[3]);
-    if (!err.empty())
-    {
-        fprintf(stderr, "onnx2kite: %s\n", err.c_str());
+    if (kite::convert::finalize_and_write(g, argv[2], argv[3], "onnx2kite", fo) != 0)
         return 1;
-    }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     int nodes = 0;
     for (const auto& kv : st.onnx_ops)

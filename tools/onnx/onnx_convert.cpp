@@ -1,6 +1,7 @@
 #include "onnx_convert.h"
 
 #include "onnx_subset.pb.h"
+#include "report.h"
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -376,13 +377,7 @@ std::string Converter::uniq(const std::string& base)
 
 KLayer& Converter::add(const std::string& type, const std::vector<std::string>& bottoms, const std::vector<std::string>& tops)
 {
-    KLayer l;
-    l.type = type;
-    l.name = uniq(node_ ? (node_->name().empty() ? node_->op_type() : node_->name()) : type);
-    l.bottoms = bottoms;
-    l.tops = tops;
-    g_.layers.push_back(l);
-    return g_.layers.back();
+    return g_.add(type, uniq(node_ ? (node_->name().empty() ? node_->op_type() : node_->name()) : type), bottoms, tops);
 }
 
 static void set_shape_params(KLayer& l, const Shape& k, int pw, int ph, int pd, int pc)
@@ -394,10 +389,10 @@ static void set_shape_params(KLayer& l, const Shape& k, int pw, int ph, int pd, 
     if (r >= 2) h = (int)k[r - 2];
     if (r == 3) c = (int)k[0];
     if (r == 4) { d = (int)k[1]; c = (int)k[0]; }
-    l.set(pw, w);
-    if (r >= 2) l.set(ph, h);
-    if (r >= 3) l.set(pc, c);
-    if (r == 4) l.set(pd, d);
+    l.params.set(pw, w);
+    if (r >= 2) l.params.set(ph, h);
+    if (r >= 3) l.params.set(pc, c);
+    if (r == 4) l.params.set(pd, d);
 }
 
 std::string Converter::reshape(const std::string& b, const Shape& from_k, const Shape& to_k)
@@ -423,9 +418,7 @@ std::string Converter::const_blob(const std::string& onnx_name, const Const& c, 
     KLayer& l = add("MemoryData", {}, {t});
     node_ = saved;
     set_shape_params(l, k, 0, 1, 11, 2);
-    KWeight w;
-    w.data = c.floats();
-    l.weights.push_back(w);
+    l.weights.push_back(kite::convert::Weight(c.floats(), false));
     return t;
 }
 
@@ -572,7 +565,7 @@ static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
     g.mutable_node()->Swap(rest.mutable_node());
 }
 
-void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stats)
+void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
 {
     if (!model.has_graph())
         throw ConvertError("the model has no graph");
@@ -612,25 +605,15 @@ void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stat
     fuse_gelu(graph, consts_);
 
     // unsupported ops, all at once
-    std::map<std::string, std::pair<int, std::string>> bad;
+    kite::convert::UnsupportedOps bad;
     for (const NodeProto& n : graph.node())
     {
         bool foreign = !(n.domain().empty() || n.domain() == "ai.onnx");
-        std::string key = foreign ? n.domain() + "::" + n.op_type() : n.op_type();
         if (foreign || !op_supported(n.op_type()))
-        {
-            auto& e = bad[key];
-            if (e.first++ == 0)
-                e.second = n.name();
-        }
+            bad.add(foreign ? n.domain() + "::" + n.op_type() : n.op_type(), n.name());
     }
     if (!bad.empty())
-    {
-        std::string msg = "unsupported operators:";
-        for (const auto& kv : bad)
-            msg += "\n  " + kv.first + " x" + std::to_string(kv.second.first) + " (first node '" + kv.second.second + "')";
-        throw ConvertError(msg);
-    }
+        throw ConvertError(bad.text());
 
     for (const ValueInfoProto& vi : graph.input())
     {
@@ -705,12 +688,14 @@ void Converter::convert(const ModelProto& model, KGraph& out, ConvertStats* stat
             KLayer& l = add("Split", {it->second}, {want});
             (void)l;
         }
-        g_.outputs.push_back(want);
+        outputs_.push_back(want);
     }
     out = std::move(g_);
+    outputs = outputs_;
 }
 
-bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out, ConvertStats* stats, std::string& err)
+bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
+                         std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
 {
     ModelProto model;
     google::protobuf::io::CodedInputStream in((const uint8_t*)data, (int)std::min(size, (size_t)INT_MAX));
@@ -724,7 +709,7 @@ bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& op
     try
     {
         Converter c(opt);
-        c.convert(model, out, stats);
+        c.convert(model, out, outputs, stats);
     }
     catch (const ConvertError& e)
     {

@@ -12,7 +12,7 @@
 #ifndef KITE_TOOLS_ONNX_CONVERT_H
 #define KITE_TOOLS_ONNX_CONVERT_H
 
-#include "kgraph.h"
+#include "graph.h"
 
 #include <cstdint>
 #include <functional>
@@ -23,6 +23,9 @@
 #include <vector>
 
 namespace kite_onnx {
+
+typedef kite::convert::Graph KGraph;
+typedef kite::convert::Layer KLayer;
 
 class NodeProto;
 class ModelProto;
@@ -68,13 +71,15 @@ public:
     explicit Converter(const ConvertOptions& opt) : opt_(opt) {}
 
     // throws ConvertError with a one-line reason
-    void convert(const ModelProto& model, KGraph& out, ConvertStats* stats);
+    // `outputs` receives the kite blob names of the graph outputs
+    void convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats);
 
 public:
     // --- used by the op emitters (onnx_ops.cpp) and folding (onnx_fold.cpp)
     const NodeProto* node_ = nullptr;
     int opset_ = 13;
     KGraph g_;
+    std::vector<std::string> outputs_;
     std::map<std::string, Shape> shapes_;
     std::map<std::string, Const> consts_;
     std::map<std::string, std::string> blob_; // ONNX name -> kite blob
@@ -132,7 +137,8 @@ bool op_supported(const std::string& op_type);
 std::vector<std::string> supported_ops();
 
 // whole pipeline on a buffer; fills `err` and returns false on failure
-bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out, ConvertStats* stats, std::string& err);
+bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
+                         std::vector<std::string>& outputs, ConvertStats* stats, std::string& err);
 
 } // namespace kite_onnx
 

@@ -133,9 +133,9 @@ static void emit_binary(Converter& cv, int op)
     if (cv.in_const(1) && cv.cin(1).numel() == 1 && o == a)
     {
         KLayer& l = cv.add("BinaryOp", {cv.blob(0)}, {t});
-        l.set(0, op);
-        l.set(1, 1);
-        l.setf(2, (float)cv.cin(1).v[0]);
+        l.params.set(0, op);
+        l.params.set(1, 1);
+        l.params.set(2, (float)cv.cin(1).v[0]);
         cv.set_out(0, o, t, Converter::kshape(a));
         return;
     }
@@ -143,9 +143,9 @@ static void emit_binary(Converter& cv, int op)
     {
         static const int rev[] = {0, 7, 2, 8, 4, 5, 9};
         KLayer& l = cv.add("BinaryOp", {cv.blob(1)}, {t});
-        l.set(0, rev[op]);
-        l.set(1, 1);
-        l.setf(2, (float)cv.cin(0).v[0]);
+        l.params.set(0, rev[op]);
+        l.params.set(1, 1);
+        l.params.set(2, (float)cv.cin(0).v[0]);
         cv.set_out(0, o, t, Converter::kshape(b));
         return;
     }
@@ -153,7 +153,7 @@ static void emit_binary(Converter& cv, int op)
     std::string x = operand_on(cv, 0, o.size(), axes, nullptr);
     std::string y = operand_on(cv, 1, o.size(), axes, nullptr);
     KLayer& l = cv.add("BinaryOp", {x, y}, {t});
-    l.set(0, op);
+    l.params.set(0, op);
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -167,19 +167,14 @@ static void emit_same(Converter& cv, const std::string& type, const std::functio
     cv.set_out(0, s, t, Converter::kshape(s));
 }
 
-static KWeight raw(const std::vector<float>& v)
+static kite::convert::Weight raw(const std::vector<float>& v)
 {
-    KWeight w;
-    w.data = v;
-    return w;
+    return kite::convert::Weight(v, false);
 }
 
-static KWeight tagged(const std::vector<float>& v)
+static kite::convert::Weight tagged(const std::vector<float>& v)
 {
-    KWeight w;
-    w.tagged = true;
-    w.data = v;
-    return w;
+    return kite::convert::Weight(v, true);
 }
 
 static void check_batch1(const Converter& cv, const Shape& s)
@@ -256,13 +251,13 @@ static void emit_conv(Converter& cv, bool transpose)
         ow = (Wd - 1) * st[1] + ekw + op[1] - pads[1] - pads[3];
         std::string t = cv.top_name(0);
         KLayer& l = cv.add(group == 1 ? "Deconvolution" : "DeconvolutionDepthWise", {cv.blob(0)}, {t});
-        l.set(0, (int)O); l.set(1, (int)kw); l.set(11, (int)kh); l.set(2, (int)dl[1]); l.set(12, (int)dl[0]);
-        l.set(3, (int)st[1]); l.set(13, (int)st[0]); l.set(4, (int)pads[1]); l.set(14, (int)pads[0]);
-        l.set(15, (int)pads[3]); l.set(16, (int)pads[2]); l.set(18, (int)op[1]); l.set(19, (int)op[0]);
-        l.set(5, cv.has_in(2) ? 1 : 0);
-        l.set(6, (int)W.numel());
+        l.params.set(0, (int)O); l.params.set(1, (int)kw); l.params.set(11, (int)kh); l.params.set(2, (int)dl[1]); l.params.set(12, (int)dl[0]);
+        l.params.set(3, (int)st[1]); l.params.set(13, (int)st[0]); l.params.set(4, (int)pads[1]); l.params.set(14, (int)pads[0]);
+        l.params.set(15, (int)pads[3]); l.params.set(16, (int)pads[2]); l.params.set(18, (int)op[1]); l.params.set(19, (int)op[0]);
+        l.params.set(5, cv.has_in(2) ? 1 : 0);
+        l.params.set(6, (int)W.numel());
         if (group > 1)
-            l.set(7, (int)group);
+            l.params.set(7, (int)group);
         // ONNX [C_in][O/g][k] -> kite [O][C_in/g][k]
         int64_t icg = C / group, ocg = O / group, maxk = kh * kw;
         std::vector<float> w(W.numel());
@@ -283,13 +278,13 @@ static void emit_conv(Converter& cv, bool transpose)
         cv.fail("output would be empty for input " + shape_str(x));
     std::string t = cv.top_name(0);
     KLayer& l = cv.add(group == 1 ? "Convolution" : "ConvolutionDepthWise", {cv.blob(0)}, {t});
-    l.set(0, (int)O); l.set(1, (int)kw); l.set(11, (int)kh); l.set(2, (int)dl[1]); l.set(12, (int)dl[0]);
-    l.set(3, (int)st[1]); l.set(13, (int)st[0]);
-    l.set(4, (int)pads[1]); l.set(14, (int)pads[0]); l.set(15, (int)pads[3]); l.set(16, (int)pads[2]);
-    l.set(5, cv.has_in(2) ? 1 : 0);
-    l.set(6, (int)W.numel());
+    l.params.set(0, (int)O); l.params.set(1, (int)kw); l.params.set(11, (int)kh); l.params.set(2, (int)dl[1]); l.params.set(12, (int)dl[0]);
+    l.params.set(3, (int)st[1]); l.params.set(13, (int)st[0]);
+    l.params.set(4, (int)pads[1]); l.params.set(14, (int)pads[0]); l.params.set(15, (int)pads[3]); l.params.set(16, (int)pads[2]);
+    l.params.set(5, cv.has_in(2) ? 1 : 0);
+    l.params.set(6, (int)W.numel());
     if (group > 1)
-        l.set(7, (int)group);
+        l.params.set(7, (int)group);
     l.weights.push_back(tagged(W.floats()));
     if (cv.has_in(2))
     {
@@ -308,10 +303,10 @@ static void emit_pool(Converter& cv, int type, bool global)
         cv.fail("only 2-D pooling (4-D input) is converted, got " + shape_str(x));
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Pooling", {cv.blob(0)}, {t});
-    l.set(0, type);
+    l.params.set(0, type);
     if (global)
     {
-        l.set(4, 1);
+        l.params.set(4, 1);
         cv.set_out(0, {1, x[1], 1, 1}, t, {x[1]});
         return;
     }
@@ -328,8 +323,8 @@ static void emit_pool(Converter& cv, int type, bool global)
     std::string autopad = cv.attr_s("auto_pad", "NOTSET");
     bool ceil_mode = cv.attr_i("ceil_mode", 0) != 0;
     int64_t H = x[2], W = x[3], oh, ow;
-    l.set(1, (int)ks[1]); l.set(11, (int)ks[0]); l.set(2, (int)st[1]); l.set(12, (int)st[0]);
-    l.set(6, type == 1 ? (int)cv.attr_i("count_include_pad", 0) : 0);
+    l.params.set(1, (int)ks[1]); l.params.set(11, (int)ks[0]); l.params.set(2, (int)st[1]); l.params.set(12, (int)st[0]);
+    l.params.set(6, type == 1 ? (int)cv.attr_i("count_include_pad", 0) : 0);
     if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER")
     {
         oh = (H + st[0] - 1) / st[0];
@@ -355,8 +350,8 @@ static void emit_pool(Converter& cv, int type, bool global)
         int64_t pb = pads[2] + (oh - fh) * st[0], pr = pads[3] + (ow - fw) * st[1];
         if ((oh != fh || ow != fw) && type == 1 && cv.attr_i("count_include_pad", 0))
             cv.fail("ceil_mode with count_include_pad is not converted");
-        l.set(5, 1);
-        l.set(3, (int)pads[1]); l.set(13, (int)pads[0]); l.set(14, (int)pr); l.set(15, (int)pb);
+        l.params.set(5, 1);
+        l.params.set(3, (int)pads[1]); l.params.set(13, (int)pads[0]); l.params.set(14, (int)pr); l.params.set(15, (int)pb);
     }
     if (oh < 1 || ow < 1)
         cv.fail("output would be empty");
@@ -372,9 +367,9 @@ static void emit_fc(Converter& cv, const Shape& x, const std::vector<float>& w, 
     std::string b = cv.reshape(cv.blob(0), Converter::kshape(x), Converter::kshape(in2));
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("InnerProduct", {b}, {t});
-    l.set(0, (int)N);
-    l.set(1, bias.empty() ? 0 : 1);
-    l.set(2, (int)w.size());
+    l.params.set(0, (int)N);
+    l.params.set(1, bias.empty() ? 0 : 1);
+    l.params.set(2, (int)w.size());
     l.weights.push_back(tagged(w));
     if (!bias.empty())
         l.weights.push_back(raw(bias));
@@ -520,7 +515,7 @@ static void emit_transpose(Converter& cv)
     std::string b = cv.reshape(cv.blob(0), Converter::kshape(s), sq);
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Permute", {b}, {t});
-    l.set(0, order);
+    l.params.set(0, order);
     cv.set_out(0, o, t, ko);
 }
 
@@ -552,7 +547,7 @@ static void emit_concat(Converter& cv)
             bs.push_back(operand_on(cv, i, o.size(), axes, nullptr));
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Concat", bs, {t});
-    l.set(0, ka);
+    l.params.set(0, ka);
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -590,8 +585,8 @@ static void emit_split(Converter& cv)
         tops.push_back(cv.uniq(cv.out_name(i)));
     KLayer& l = cv.add("Slice", {cv.blob(0)}, tops);
     std::vector<int> sl(sizes.begin(), sizes.end());
-    l.seti(0, sl);
-    l.set(1, ka);
+    l.params.set_ints(0, sl);
+    l.params.set(1, ka);
     for (int i = 0; i < n; i++)
     {
         Shape os = with_axis(s, axis, sizes[i]);
@@ -625,9 +620,9 @@ static void emit_crop(Converter& cv, const Shape& s, const std::vector<int64_t>&
     }
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Crop", {cv.blob(0)}, {t});
-    l.seti(9, st);
-    l.seti(10, en);
-    l.seti(11, ax);
+    l.params.set_ints(9, st);
+    l.params.set_ints(10, en);
+    l.params.set_ints(11, ax);
     cv.set_out(0, o, t, k);
 }
 
@@ -700,13 +695,13 @@ static void emit_softmax(Converter& cv, bool log)
     if (ka < 0)
         cv.fail("softmax over a dropped unit axis");
     KLayer& l = cv.add("Softmax", {b}, {t});
-    l.set(0, ka);
-    l.set(1, 1);
+    l.params.set(0, ka);
+    l.params.set(1, 1);
     if (log)
     {
         std::string t2 = cv.top_name(0);
         KLayer& u = cv.add("UnaryOp", {t}, {t2});
-        u.set(0, 8);
+        u.params.set(0, 8);
         t = t2;
     }
     cv.set_out(0, s, t, Converter::kshape(work));
@@ -765,14 +760,14 @@ static void emit_reduce(Converter& cv, int op)
     }
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Reduction", {cv.blob(0)}, {t});
-    l.set(0, op);
+    l.params.set(0, op);
     bool all = kaxes.size() == k.size();
-    l.set(1, all ? 1 : 0);
-    l.setf(2, 1.f);
+    l.params.set(1, all ? 1 : 0);
+    l.params.set(2, 1.f);
     if (!all)
-        l.seti(3, kaxes);
-    l.set(4, keep ? 1 : 0);
-    l.set(5, 1);
+        l.params.set_ints(3, kaxes);
+    l.params.set(4, keep ? 1 : 0);
+    l.params.set(5, 1);
     cv.set_out(0, o, t, ko);
 }
 
@@ -797,8 +792,8 @@ static void emit_norms(Converter& cv, const std::string& op)
         std::vector<float> sc = per_channel(cv, 1, C, 1), b = per_channel(cv, 2, C, 0), m = per_channel(cv, 3, C, 0), v = per_channel(cv, 4, C, 1);
         float eps = cv.attr_f("epsilon", 1e-5f);
         emit_same(cv, "BatchNorm", [&](KLayer& l) {
-            l.set(0, (int)C);
-            l.setf(1, eps);
+            l.params.set(0, (int)C);
+            l.params.set(1, eps);
             l.weights = {raw(sc), raw(m), raw(v), raw(b)};
         });
         return;
@@ -811,9 +806,9 @@ static void emit_norms(Converter& cv, const std::string& op)
         std::vector<float> sc = per_channel(cv, 1, C, 1), b = per_channel(cv, 2, C, 0);
         float eps = cv.attr_f("epsilon", 1e-5f);
         emit_same(cv, "InstanceNorm", [&](KLayer& l) {
-            l.set(0, (int)C);
-            l.setf(1, eps);
-            l.set(2, 1);
+            l.params.set(0, (int)C);
+            l.params.set(1, eps);
+            l.params.set(2, 1);
             l.weights = {raw(sc), raw(b)};
         });
         return;
@@ -828,9 +823,9 @@ static void emit_norms(Converter& cv, const std::string& op)
     if (cv.n_out() > 1 && !cv.out_name(1).empty())
         cv.fail("Mean/InvStdDev outputs are not converted");
     emit_same(cv, "LayerNorm", [&](KLayer& l) {
-        l.set(0, (int)W);
-        l.setf(1, eps);
-        l.set(2, 1);
+        l.params.set(0, (int)W);
+        l.params.set(1, eps);
+        l.params.set(2, 1);
         l.weights = {raw(sc), raw(b)};
     });
 }
@@ -869,8 +864,8 @@ static void emit_pad(Converter& cv)
         o[i] = s[i] + pads[i] + pads[i + r];
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Padding", {cv.blob(0)}, {t});
-    l.set(0, (int)pads[2]); l.set(1, (int)pads[6]); l.set(2, (int)pads[3]); l.set(3, (int)pads[7]);
-    l.set(4, type); l.setf(5, value); l.set(7, (int)pads[1]); l.set(8, (int)pads[5]);
+    l.params.set(0, (int)pads[2]); l.params.set(1, (int)pads[6]); l.params.set(2, (int)pads[3]); l.params.set(3, (int)pads[7]);
+    l.params.set(4, type); l.params.set(5, value); l.params.set(7, (int)pads[1]); l.params.set(8, (int)pads[5]);
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -943,10 +938,10 @@ static void emit_resize(Converter& cv)
         cv.fail("mode '" + mode + "' is not converted");
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Interp", {cv.blob(0)}, {t});
-    l.set(0, type);
-    l.set(3, (int)o[2]);
-    l.set(4, (int)o[3]);
-    l.set(6, align);
+    l.params.set(0, type);
+    l.params.set(3, (int)o[2]);
+    l.params.set(4, (int)o[3]);
+    l.params.set(6, align);
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -957,7 +952,7 @@ bool Converter::emit()
     if (u != unary_ops().end())
     {
         int code = u->second;
-        emit_same(*this, "UnaryOp", [code](KLayer& l) { l.set(0, code); });
+        emit_same(*this, "UnaryOp", [code](KLayer& l) { l.params.set(0, code); });
         return true;
     }
     auto b = binary_ops().find(op);
@@ -983,7 +978,7 @@ bool Converter::emit()
     else if (op == "LeakyRelu")
     {
         float a = attr_f("alpha", 0.01f);
-        emit_same(*this, "ReLU", [a](KLayer& l) { l.setf(0, a); });
+        emit_same(*this, "ReLU", [a](KLayer& l) { l.params.set(0, a); });
     }
     else if (op == "PRelu")
     {
@@ -994,7 +989,7 @@ bool Converter::emit()
             fail("slope of shape " + shape_str(sl.shape) + " is not per-channel for input " + shape_str(s));
         std::vector<float> v = sl.floats();
         emit_same(*this, "PReLU", [&](KLayer& l) {
-            l.set(0, (int)v.size());
+            l.params.set(0, (int)v.size());
             l.weights = {raw(v)};
         });
     }
@@ -1005,17 +1000,17 @@ bool Converter::emit()
     else if (op == "HardSigmoid" || op == "HardSwish")
     {
         float a = op == "HardSwish" ? 1.f / 6 : attr_f("alpha", 0.2f), be = op == "HardSwish" ? 0.5f : attr_f("beta", 0.5f);
-        emit_same(*this, op, [a, be](KLayer& l) { l.setf(0, a); l.setf(1, be); });
+        emit_same(*this, op, [a, be](KLayer& l) { l.params.set(0, a); l.params.set(1, be); });
     }
     else if (op == "Elu")
     {
         float a = attr_f("alpha", 1.f);
-        emit_same(*this, "ELU", [a](KLayer& l) { l.setf(0, a); });
+        emit_same(*this, "ELU", [a](KLayer& l) { l.params.set(0, a); });
     }
     else if (op == "Selu")
     {
         float a = attr_f("alpha", 1.67326319217681884765625f), g = attr_f("gamma", 1.05070102214813232421875f);
-        emit_same(*this, "SELU", [a, g](KLayer& l) { l.setf(0, a); l.setf(1, g); });
+        emit_same(*this, "SELU", [a, g](KLayer& l) { l.params.set(0, a); l.params.set(1, g); });
     }
     else if (op == "Softplus")
         emit_same(*this, "Softplus", nullptr);
@@ -1024,7 +1019,7 @@ bool Converter::emit()
     else if (op == "Gelu")
     {
         if (attr_s("approximate", "none") == "tanh")
-            emit_same(*this, "GELU", [](KLayer& l) { l.set(0, 1); });
+            emit_same(*this, "GELU", [](KLayer& l) { l.params.set(0, 1); });
         else
             emit_same(*this, "GELU", nullptr);
     }
@@ -1032,7 +1027,7 @@ bool Converter::emit()
     {
         float lo = opset_ >= 11 ? const_scalar(*this, 1, -3.402823466e+38f) : attr_f("min", -3.402823466e+38f);
         float hi = opset_ >= 11 ? const_scalar(*this, 2, 3.402823466e+38f) : attr_f("max", 3.402823466e+38f);
-        emit_same(*this, "Clip", [lo, hi](KLayer& l) { l.setf(0, lo); l.setf(1, hi); });
+        emit_same(*this, "Clip", [lo, hi](KLayer& l) { l.params.set(0, lo); l.params.set(1, hi); });
     }
     else if (op == "MaxPool" || op == "AveragePool")
     {
@@ -1106,7 +1101,7 @@ bool Converter::emit()
             fail("only 4-D inputs are converted");
         check_batch1(*this, in_shape(0));
         emit_same(*this, "LRN", [&](KLayer& l) {
-            l.set(0, 0); l.set(1, (int)size); l.setf(2, a); l.setf(3, be); l.setf(4, bias);
+            l.params.set(0, 0); l.params.set(1, (int)size); l.params.set(2, a); l.params.set(3, be); l.params.set(4, bias);
         });
     }
     else if (op == "DepthToSpace" || op == "SpaceToDepth")
@@ -1124,8 +1119,8 @@ bool Converter::emit()
         Shape o = d2s ? Shape{1, s[1] / (bs * bs), s[2] * bs, s[3] * bs} : Shape{1, s[1] * bs * bs, s[2] / bs, s[3] / bs};
         std::string t = top_name(0);
         KLayer& l = add(d2s ? "PixelShuffle" : "Reorg", {blob(0)}, {t});
-        l.set(0, (int)bs);
-        l.set(1, mode == "CRD" ? 0 : 1);
+        l.params.set(0, (int)bs);
+        l.params.set(1, mode == "CRD" ? 0 : 1);
         set_out(0, o, t, kshape(o));
     }
     else
