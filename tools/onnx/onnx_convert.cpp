@@ -1,5 +1,6 @@
 #include "onnx_convert.h"
 
+#include "mat.h"
 #include "onnx_subset.pb.h"
 #include "report.h"
 
@@ -67,29 +68,7 @@ std::vector<int64_t> Const::ints() const
 
 static float half_to_float(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0)
-    {
-        if (man == 0)
-            bits = sign;
-        else
-        {
-            exp = 127 - 15 + 1;
-            while (!(man & 0x400))
-            {
-                man <<= 1;
-                exp--;
-            }
-            bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
-        }
-    }
-    else if (exp == 31)
-        bits = sign | 0x7f800000 | (man << 13);
-    else
-        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
+    return kite::float16_to_float32(h);
 }
 
 // TensorProto -> Const; `what` names it in errors

@@ -10,7 +10,7 @@
 
 namespace kite_onnx {
 
-static Shape broadcast_shape(const Converter& cv, const Shape& a, const Shape& b)
+Shape broadcast_shape(const Converter& cv, const Shape& a, const Shape& b)
 {
     size_t r = std::max(a.size(), b.size());
     Shape o(r);
@@ -157,6 +157,27 @@ static std::vector<size_t> strides_of(const Shape& s)
     return st;
 }
 
+// the values of an output of shape `out` read from `src`: output coordinate c
+// on axis i contributes offset(i, c) to the source index
+static std::vector<double> walk(const Shape& out, const std::vector<double>& src, const std::function<size_t(size_t, size_t)>& offset)
+{
+    std::vector<size_t> ost = strides_of(out);
+    size_t n = shape_numel(out);
+    std::vector<double> v;
+    v.reserve(n);
+    for (size_t k = 0; k < n; k++)
+    {
+        size_t rem = k, at = 0;
+        for (size_t i = 0; i < out.size(); i++)
+        {
+            at += offset(i, rem / ost[i]);
+            rem %= ost[i];
+        }
+        v.push_back(src[at]);
+    }
+    return v;
+}
+
 // the ONNX attributes or inputs (opset dependent) of Slice/Unsqueeze/Squeeze/Reduce*
 std::vector<int64_t> axes_arg(const Converter& cv, int input_index, const char* attr)
 {
@@ -227,20 +248,7 @@ static Const transpose_const(const Const& a, const std::vector<int64_t>& perm)
     for (int64_t p : perm)
         o.shape.push_back(a.shape[p]);
     std::vector<size_t> ist = strides_of(a.shape);
-    size_t n = a.v.size();
-    o.v.resize(n);
-    std::vector<size_t> ost = strides_of(o.shape);
-    for (size_t k = 0; k < n; k++)
-    {
-        size_t rem = k, src = 0;
-        for (size_t i = 0; i < o.shape.size(); i++)
-        {
-            size_t c = rem / ost[i];
-            rem %= ost[i];
-            src += c * ist[perm[i]];
-        }
-        o.v[k] = a.v[src];
-    }
+    o.v = walk(o.shape, a.v, [&](size_t i, size_t c) { return c * ist[perm[i]]; });
     return o;
 }
 
@@ -513,19 +521,8 @@ bool Converter::fold()
         slice_args(*this, starts, ends, axes, steps);
         SliceSpec s = resolve_slice(*this, a.shape, starts, ends, axes, steps);
         o.shape = s.out;
-        std::vector<size_t> st = strides_of(a.shape), ost = strides_of(s.out);
-        size_t n = shape_numel(s.out);
-        for (size_t k = 0; k < n; k++)
-        {
-            size_t rem = k, src = 0;
-            for (size_t i = 0; i < s.out.size(); i++)
-            {
-                size_t c = rem / ost[i];
-                rem %= ost[i];
-                src += (size_t)(s.start[i] + (int64_t)c * s.step[i]) * st[i];
-            }
-            o.v.push_back(a.v[src]);
-        }
+        std::vector<size_t> st = strides_of(a.shape);
+        o.v = walk(o.shape, a.v, [&](size_t i, size_t c) { return (size_t)(s.start[i] + (int64_t)c * s.step[i]) * st[i]; });
     }
     else if (op == "Range")
     {
@@ -560,19 +557,8 @@ bool Converter::fold()
             o.shape.push_back(a.shape[i] * rep[i]);
         if (shape_numel(o.shape) > ((size_t)1 << 24))
             fail("tiled constant too large");
-        std::vector<size_t> ist = strides_of(a.shape), ost = strides_of(o.shape);
-        size_t n = shape_numel(o.shape);
-        for (size_t k = 0; k < n; k++)
-        {
-            size_t rem = k, src = 0;
-            for (size_t i = 0; i < o.shape.size(); i++)
-            {
-                size_t c = rem / ost[i];
-                rem %= ost[i];
-                src += (c % (size_t)a.shape[i]) * ist[i];
-            }
-            o.v.push_back(a.v[src]);
-        }
+        std::vector<size_t> ist = strides_of(a.shape);
+        o.v = walk(o.shape, a.v, [&](size_t i, size_t c) { return (c % (size_t)a.shape[i]) * ist[i]; });
     }
     else if (op == "Transpose")
         o = transpose_const(a, transpose_perm(*this, a.shape.size()));

@@ -14,6 +14,7 @@
 namespace kite_onnx {
 
 // shared with onnx_fold.cpp
+Shape broadcast_shape(const Converter& cv, const Shape& a, const Shape& b);
 Shape infer_reshape(const Converter& cv, const Shape& in, const std::vector<int64_t>& spec, bool allowzero);
 struct SliceSpec
 {
@@ -93,17 +94,7 @@ std::vector<std::string> supported_ops()
 
 static Shape bcast(const Converter& cv, const Shape& a, const Shape& b)
 {
-    size_t r = std::max(a.size(), b.size());
-    Shape o(r);
-    for (size_t i = 0; i < r; i++)
-    {
-        int64_t x = i + a.size() >= r ? a[i + a.size() - r] : 1;
-        int64_t y = i + b.size() >= r ? b[i + b.size() - r] : 1;
-        if (x != y && x != 1 && y != 1)
-            cv.fail("cannot broadcast " + shape_str(a) + " with " + shape_str(b));
-        o[i] = x == 1 ? y : x;
-    }
-    return o;
+    return broadcast_shape(cv, a, b);
 }
 
 // the blob of input i laid out on the given axes of a rank-r frame (the
