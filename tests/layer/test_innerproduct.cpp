@@ -82,6 +82,17 @@ TEST(InnerProduct, rows_are_vectors)
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(16, 7), 8, 7, 1, {}));
 }
 
+// long inputs (the vector loop of the x86 matrix-vector product plus its
+// tail), output counts that are not multiples of 4, many rows (the x86 GEMM)
+TEST(InnerProduct, large_and_odd)
+{
+    reseed(6);
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(133), 13, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(7, 5, 9), 38, 1, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(70, 37), 21, 37, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(33, 9, -2.f, 2.f), 17, 9, 3, {-0.5f, 0.7f}));
+}
+
 TEST(InnerProduct, activations)
 {
     reseed(3);
