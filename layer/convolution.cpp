@@ -356,14 +356,29 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, num_output, out_elemsize, opt.blob_allocator);
     if (top_blob.empty())
         return -100;
+    ConvInt8Job job;
+    job.in = in;
+    job.out = conv_view_spatial(top_blob);
+    job.weight = weight_data;
+    job.bias = bias;
+    job.scale_in = scale_in.data();
+    job.scale_out = requant ? scale_out.data() : nullptr;
+    job.group = 1;
+    job.g = g;
+    job.pad_value = pad_value_int8(pad_value);
+    job.act = act;
+    job.numerics = numerics;
+    run_int8(job, opt.num_threads);
+    return 0;
+}
+
+void Convolution::run_int8(const ConvInt8Job& j, int num_threads) const
+{
     // the same sums and epilogue as conv_forward_int8, in a loop order that
     // vectorises (common/conv_int8_planes.h)
-    if (conv_forward_int8_planes(in, conv_view_spatial(top_blob), weight_data, bias, scale_in.data(),
-                                 requant ? scale_out.data() : nullptr, g, pad_value_int8(pad_value), act, opt.num_threads, numerics))
-        return 0;
-    conv_forward_int8(in, conv_view_spatial(top_blob), weight_data, bias, scale_in.data(), requant ? scale_out.data() : nullptr,
-                      1, g, pad_value_int8(pad_value), act, opt.num_threads, numerics);
-    return 0;
+    if (conv_forward_int8_planes(j.in, j.out, j.weight, j.bias, j.scale_in, j.scale_out, j.g, j.pad_value, j.act, num_threads, j.numerics))
+        return;
+    conv_forward_int8(j.in, j.out, j.weight, j.bias, j.scale_in, j.scale_out, 1, j.g, j.pad_value, j.act, num_threads, j.numerics);
 }
 
 DEFINE_LAYER_CREATOR(Convolution)

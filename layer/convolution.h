@@ -5,6 +5,8 @@
 
 namespace kite {
 
+struct ConvInt8Job;
+
 // 2-D convolution, ncnn's Convolution: weights [num_output][inch][kh][kw],
 // fused activation, explicit or SAME padding with pad_value, int8 inference
 // when the model has scales, and dynamic weights (inputs: blob, weight
@@ -43,6 +45,9 @@ public:
 
 protected:
     int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
+    // the int32 sums and epilogue of forward_int8 once the input is quantized
+    // and the scales are set; optimised layers override it
+    virtual void run_int8(const ConvInt8Job& job, int num_threads) const;
     // shared by the static and dynamic paths
     int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
                      int kw, int kh, int outch, int num_input, const Option& opt) const;

@@ -355,11 +355,25 @@ int ConvolutionDepthWise::forward_int8(const Mat& bottom_blob, Mat& top_blob, co
     top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, num_output, requant ? 1u : 4u, opt.blob_allocator);
     if (top_blob.empty())
         return -100;
-    const Activation act(activation_type, activation_params);
-    conv_forward_int8(in, conv_view_spatial(top_blob), weight_data, bias_term ? (const float*)bias_data : nullptr,
-                      scale_in.data(), requant ? scale_out.data() : nullptr, group, g, pad_value_int8(pad_value), act, opt.num_threads,
-                      packed_dw ? CONV_INT8_ROUND_ADDHALF : 0);
+    ConvInt8Job job;
+    job.in = in;
+    job.out = conv_view_spatial(top_blob);
+    job.weight = weight_data;
+    job.bias = bias_term ? (const float*)bias_data : nullptr;
+    job.scale_in = scale_in.data();
+    job.scale_out = requant ? scale_out.data() : nullptr;
+    job.group = group;
+    job.g = g;
+    job.pad_value = pad_value_int8(pad_value);
+    job.act = Activation(activation_type, activation_params);
+    job.numerics = packed_dw ? CONV_INT8_ROUND_ADDHALF : 0;
+    run_int8(job, opt.num_threads);
     return 0;
+}
+
+void ConvolutionDepthWise::run_int8(const ConvInt8Job& j, int num_threads) const
+{
+    conv_forward_int8(j.in, j.out, j.weight, j.bias, j.scale_in, j.scale_out, j.group, j.g, j.pad_value, j.act, num_threads, j.numerics);
 }
 
 DEFINE_LAYER_CREATOR(ConvolutionDepthWise)

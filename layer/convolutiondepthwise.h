@@ -5,6 +5,8 @@
 
 namespace kite {
 
+struct ConvInt8Job;
+
 // Grouped 2-D convolution, ncnn's ConvolutionDepthWise: group == channels ==
 // num_output is depthwise, otherwise channels and num_output are split into
 // `group` groups. Weights [group][num_output/group][channels/group][kh][kw].
@@ -45,6 +47,9 @@ public:
 
 protected:
     int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
+    // the int32 sums and epilogue of forward_int8 once the input is quantized
+    // and the scales are set; optimised layers override it
+    virtual void run_int8(const ConvInt8Job& job, int num_threads) const;
     // shared by the static and dynamic paths
     int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
                      int kw, int kh, int outch, int inch_g, const Option& opt) const;

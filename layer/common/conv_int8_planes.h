@@ -161,25 +161,7 @@ static inline bool conv_forward_int8_planes(const ConvView& in, const ConvView& 
             const int* sums = a0 + plane * i;
             for (size_t n = 0; n < plane; n++)
             {
-                const int sum = sums[n];
-                float v;
-                if (numerics & CONV_INT8_FMA_BIAS)
-                {
-                    v = std::fma((float)sum, scale_in[oc], bias ? bias[oc] : 0.f);
-                }
-                else
-                {
-                    v = (float)sum * scale_in[oc];
-                    if (bias)
-                        v += bias[oc];
-                }
-                v = act(v);
-                const size_t o = out.cstep * oc + n;
-                if (scale_out)
-                    ((signed char*)out.data)[o] = (numerics & CONV_INT8_ROUND_ADDHALF) ? float2int8_addhalf(v * scale_out[oc])
-                                                                                       : float2int8(v * scale_out[oc]);
-                else
-                    ((float*)out.data)[o] = v;
+                conv_int8_finish(sums[n], oc, bias, scale_in, scale_out, act, numerics, out.data, out.cstep * oc + n);
             }
         }
     }

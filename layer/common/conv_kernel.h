@@ -238,6 +238,48 @@ enum
     CONV_INT8_ROUND_ADDHALF = 2,
 };
 
+// The epilogue of every int8 convolution kernel: the int32 sum of output
+// channel oc becomes out element o (fp32, or int8 when scale_out is set).
+static inline void conv_int8_finish(int sum, int oc, const float* bias, const float* scale_in, const float* scale_out,
+                                    const Activation& act, int numerics, void* out, size_t o)
+{
+    float v;
+    if (numerics & CONV_INT8_FMA_BIAS)
+    {
+        v = std::fma((float)sum, scale_in[oc], bias ? bias[oc] : 0.f);
+    }
+    else
+    {
+        v = (float)sum * scale_in[oc];
+        if (bias)
+            v += bias[oc];
+    }
+    v = act(v);
+    if (scale_out)
+        ((signed char*)out)[o] = (numerics & CONV_INT8_ROUND_ADDHALF) ? float2int8_addhalf(v * scale_out[oc]) : float2int8(v * scale_out[oc]);
+    else
+        ((float*)out)[o] = v;
+}
+
+// One int8 convolution as the reference layers set it up: quantized input
+// (padding virtual, pad_value outside), output, weights and per output
+// channel scales. Optimised layers override the layer's kernel hook and get
+// exactly this, so scales and numerics are decided in one place.
+struct ConvInt8Job
+{
+    ConvView in;
+    ConvView out;
+    const signed char* weight;
+    const float* bias;
+    const float* scale_in;
+    const float* scale_out; // null: fp32 output
+    int group;
+    ConvGeometry g;
+    signed char pad_value;
+    Activation act;
+    int numerics;
+};
+
 // int8 grouped convolution on an already quantized input. Per out channel:
 // fp = sum * scale_in[oc] + bias[oc] (see the CONV_INT8_* flags for how),
 // activation, then either stored as fp32 or requantized to int8 with
@@ -284,23 +326,8 @@ static inline void conv_forward_int8(const ConvView& in, const ConvView& out, co
                             }
                         }
                     }
-                    float v;
-                    if (numerics & CONV_INT8_FMA_BIAS)
-                    {
-                        v = std::fma((float)sum, scale_in[oc], bias ? bias[oc] : 0.f);
-                    }
-                    else
-                    {
-                        v = (float)sum * scale_in[oc];
-                        if (bias)
-                            v += bias[oc];
-                    }
-                    v = act(v);
-                    const size_t o = out.cstep * oc + ((size_t)oz * out.h + oy) * out.w + ox;
-                    if (scale_out)
-                        ((signed char*)out.data)[o] = (numerics & CONV_INT8_ROUND_ADDHALF) ? float2int8_addhalf(v * scale_out[oc]) : float2int8(v * scale_out[oc]);
-                    else
-                        ((float*)out.data)[o] = v;
+                    conv_int8_finish(sum, oc, bias, scale_in, scale_out, act, numerics, out.data,
+                                     out.cstep * oc + ((size_t)oz * out.h + oy) * out.w + ox);
                 }
             }
         }

@@ -21,33 +21,26 @@ using VecF = simd::VF<P>;
 // the widest elempack this ISA has registers for
 static const int kMaxPack = KITE_SIMD_MAX_N;
 
-// Store P values after the fused activation (common/activation.h), in
-// registers; sigmoid and mish through layer/simd's exp/log/tanh.
+// The fused activation (common/activation.h) on P lanes, in registers;
+// sigmoid and mish through layer/simd's exp/log/tanh. ReLU, LeakyReLU and
+// Clip round exactly as the scalar definition.
 template<int P>
-static inline void store_activated(float* p, typename VecF<P>::T v, const Activation& act)
+static inline typename VecF<P>::T activate(typename VecF<P>::T v, const Activation& act)
 {
     typedef VecF<P> V;
     switch (act.type)
     {
-    case ACTIVATION_NONE:
-        V::store(p, v);
-        return;
     case ACTIVATION_RELU:
-        V::store(p, V::max(v, V::zero()));
-        return;
+        return V::max(v, V::zero());
     case ACTIVATION_LEAKYRELU:
-        V::store(p, V::fmadd(V::min(v, V::zero()), V::set1(act.p0), V::max(v, V::zero())));
-        return;
+        return V::fmadd(V::min(v, V::zero()), V::set1(act.p0), V::max(v, V::zero()));
     case ACTIVATION_CLIP:
-        V::store(p, V::min(V::max(v, V::set1(act.p0)), V::set1(act.p1)));
-        return;
+        return V::min(V::max(v, V::set1(act.p0)), V::set1(act.p1));
     case ACTIVATION_SIGMOID:
-        V::store(p, simd::sigmoid_ps<V>(v));
-        return;
+        return simd::sigmoid_ps<V>(v);
     case ACTIVATION_MISH:
         // v * tanh(softplus(v))
-        V::store(p, V::mul(v, simd::tanh_ps<V>(simd::log_ps<V>(V::add(simd::exp_ps<V>(v), V::set1(1.f))))));
-        return;
+        return V::mul(v, simd::tanh_ps<V>(simd::log_ps<V>(V::add(simd::exp_ps<V>(v), V::set1(1.f)))));
     case ACTIVATION_HARDSWISH:
     {
         // 0 below -beta/alpha, v above (1 - beta)/alpha, else v * (alpha v + beta)
@@ -56,13 +49,17 @@ static inline void store_activated(float* p, typename VecF<P>::T v, const Activa
         typename V::T r = V::mul(v, V::fmadd(v, V::set1(act.p0), V::set1(act.p1)));
         r = V::select(V::lt(v, lower), V::zero(), r);
         r = V::select(V::gt(v, upper), v, r);
-        V::store(p, r);
-        return;
+        return r;
     }
     default:
-        V::store(p, v);
-        return;
+        return v;
     }
+}
+
+template<int P>
+static inline void store_activated(float* p, typename VecF<P>::T v, const Activation& act)
+{
+    VecF<P>::store(p, activate<P>(v, act));
 }
 
 } // namespace KITE_ISA_NS

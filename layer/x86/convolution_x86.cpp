@@ -2,12 +2,14 @@
 // on blobs of any elempack; the output takes the widest elempack this ISA
 // has that divides num_output, so consecutive convolutions pass packed blobs
 // without conversions. Compiled once per ISA level. Falls back to the
-// reference for int8, dynamic weights and non-3-D inputs.
+// reference for dynamic weights and non-3-D inputs. int8 (elempack 1) goes
+// through the reference's scales and the pmaddwd GEMM of conv_int8_x86.h.
 #include "convolution.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
 #include "conv_gemm_x86.h"
+#include "conv_int8_x86.h"
 #include "log.h"
 
 namespace kite {
@@ -23,14 +25,28 @@ public:
 
     bool accept() const override
     {
-        return !dynamic_weight && int8_scale_term == 0;
+        return !dynamic_weight;
+    }
+
+    int load_param(const ParamDict& pd) override
+    {
+        int ret = Convolution::load_param(pd);
+        support_packing = int8_scale_term == 0; // int8 blobs stay elempack 1
+        return ret;
     }
 
     int create_pipeline(const Option& opt) override
     {
         int ret = Convolution::create_pipeline(opt);
-        if (ret != 0 || weight_data.elemsize != 4u)
+        if (ret != 0)
             return ret;
+        if (weight_data.elemsize == 1u)
+        {
+            conv_int8_pack_weights(weight_data, num_output, weight_data_size / num_output, packed_int8);
+            return 0;
+        }
+        if (weight_data.elemsize != 4u)
+            return 0;
         const int maxk = kernel_w * kernel_h;
         const int num_input = weight_data_size / (num_output * maxk);
         // the output elempack: the widest this ISA has that divides num_output
@@ -114,6 +130,15 @@ public:
 
     using Convolution::forward;
 
+protected:
+    void run_int8(const ConvInt8Job& job, int num_threads) const override
+    {
+        if (job.group != 1 || job.in.d != 1 || job.out.d != 1 || packed_int8.M != job.out.c
+            || packed_int8.K != job.in.c * kernel_w * kernel_h)
+            return Convolution::run_int8(job, num_threads);
+        conv_int8_gemm(job, packed_int8, num_threads);
+    }
+
 private:
     // inputs the packed path does not take: the reference on an elempack-1 copy
     int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
@@ -130,6 +155,7 @@ private:
     }
 
     ConvPackedWeights packed;
+    ConvInt8PackedWeights packed_int8;
     int out_pack = 1;
     Activation act;
 };

@@ -2,12 +2,14 @@
 // num_output) on packed blobs. Each packed element holds P channels, so one
 // vector FMA per tap computes P channels at once; the weights are repacked in
 // create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
-// elempack. Grouped (non depth-wise) convolution, int8 and dynamic weights
-// use the reference.
+// elempack. int8 depth-wise (elempack 1) takes the reference's scales and a
+// row-vectorised kernel (conv_int8_x86.h). Grouped (non depth-wise)
+// convolution and dynamic weights use the reference.
 #include "convolutiondepthwise.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "conv_int8_x86.h"
 #include "conv_vec_x86.h"
 #include "log.h"
 
@@ -94,8 +96,14 @@ public:
 
     bool accept() const override
     {
-        return !dynamic_weight && int8_scale_term == 0 && group == num_output
-               && weight_data_size == num_output * kernel_w * kernel_h;
+        return !dynamic_weight && group == num_output && weight_data_size == num_output * kernel_w * kernel_h;
+    }
+
+    int load_param(const ParamDict& pd) override
+    {
+        int ret = ConvolutionDepthWise::load_param(pd);
+        support_packing = int8_scale_term == 0; // int8 blobs stay elempack 1
+        return ret;
     }
 
     int create_pipeline(const Option& opt) override
@@ -195,6 +203,14 @@ public:
     }
 
     using ConvolutionDepthWise::forward;
+
+protected:
+    void run_int8(const ConvInt8Job& job, int num_threads) const override
+    {
+        if (job.group != job.in.c || job.group != job.out.c || job.in.d != 1 || job.out.d != 1)
+            return ConvolutionDepthWise::run_int8(job, num_threads);
+        conv_int8_depthwise(job, num_threads);
+    }
 
 private:
     // shapes the packed kernel does not take: the reference on an elempack-1 copy

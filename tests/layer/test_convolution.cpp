@@ -249,6 +249,9 @@ TEST(Convolution, int8)
     KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 2, 3, 3, 1, 1, 0, {}, false, 1, true));
     // requantized int8 output (int8_scale_term > 100): within one step of rounding
     KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 2, 3, 3, 1, 1, 1, {}, true, 101, false));
+    // more output channels than one x86 int8 panel, odd K, partial pixel tiles
+    KITE_EXPECT_LAYER_OK(run_conv_int8(11, 5, 35, 40, 3, 2, 1, 1, {}, true, 101, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(9, 7, 33, 70, 1, 1, 0, 0, {}, false, 1, false));
 }
 
 TEST(Convolution, dynamic_weight)

@@ -1,0 +1,376 @@
+// int8 convolution kernels for the x86 drivers: the int32 sums of the
+// reference's ConvInt8Job computed with pairwise int16 multiply-adds
+// (pmaddwd: SSE2 / AVX2 / AVX-512BW), then the shared epilogue
+// conv_int8_finish, so the outputs are bit-identical to the reference.
+//
+// Convolution: a GEMM with implicit im2col. Vectors run along the output
+// channels: weights are packed once as int16 pairs (k, k+1) per channel into
+// panels of NR = 2L channels, [K/2][NR]; each MR-pixel tile of the padded
+// input is packed as the matching pairs [K/2][MR], and one broadcast pair
+// times one weight vector adds two products per lane.
+//
+// Included by layer/x86/*_x86.cpp; compiled once per ISA in kite::KITE_ISA_NS.
+#ifndef KITE_X86_CONV_INT8_H
+#define KITE_X86_CONV_INT8_H
+
+#include "common/conv_kernel.h"
+#include "conv_vec_x86.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+// L int32 lanes; madd(acc, pair, w): acc + pairwise int16 products of the
+// broadcast pair with w
+#if defined(__AVX512BW__)
+struct VecI
+{
+    typedef __m512i T;
+    static const int L = 16;
+    static T zero() { return _mm512_setzero_si512(); }
+    static T load(const int32_t* p) { return _mm512_loadu_si512((const void*)p); }
+    static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
+    static T madd(T acc, int32_t pair, T w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_set1_epi32(pair), w)); }
+    static __m512 to_float(T v) { return _mm512_cvtepi32_ps(v); }
+};
+#elif defined(__AVX2__)
+struct VecI
+{
+    typedef __m256i T;
+    static const int L = 8;
+    static T zero() { return _mm256_setzero_si256(); }
+    static T load(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
+    static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
+    static T madd(T acc, int32_t pair, T w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_set1_epi32(pair), w)); }
+    static __m256 to_float(T v) { return _mm256_cvtepi32_ps(v); }
+};
+#else
+struct VecI
+{
+    typedef __m128i T;
+    static const int L = 4;
+    static T zero() { return _mm_setzero_si128(); }
+    static T load(const int32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
+    static void store(int32_t* p, T v) { _mm_storeu_si128((__m128i*)p, v); }
+    static T madd(T acc, int32_t pair, T w) { return _mm_add_epi32(acc, _mm_madd_epi16(_mm_set1_epi32(pair), w)); }
+    static __m128 to_float(T v) { return _mm_cvtepi32_ps(v); }
+};
+#endif
+
+typedef VecF<VecI::L> VecIF; // float lanes matching VecI
+
+// conv_int8_finish on L lanes (sums already as float: exact below 2^24, else
+// rounded as the scalar (float) cast): same operations and roundings, so the
+// same values. An int8 result comes back as an integral float in [-127, 127].
+// Only for activations up to Clip, and with a hardware FMA where the
+// numerics ask for one rounding (int8_vec_finish_ok).
+static inline bool int8_vec_finish_ok(const Activation& act, int numerics)
+{
+#if !defined(__FMA__)
+    // one rounding for sum * scale + bias needs a hardware FMA
+    if (numerics & CONV_INT8_FMA_BIAS)
+        return false;
+#else
+    (void)numerics;
+#endif
+    return act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
+           || act.type == ACTIVATION_CLIP;
+}
+
+static inline VecIF::T int8_vec_finish(VecIF::T sum, VecIF::T scale_in, VecIF::T bias, VecIF::T scale_out, bool requant,
+                                       int numerics, const Activation& act)
+{
+    typedef VecIF V;
+    V::T v = (numerics & CONV_INT8_FMA_BIAS) ? V::fmadd(sum, scale_in, bias) : V::add(V::mul(sum, scale_in), bias);
+    v = activate<VecI::L>(v, act);
+    if (!requant)
+        return v;
+    v = V::mul(v, scale_out);
+    const V::T sign = V::bits(0x80000000u);
+    if (numerics & CONV_INT8_ROUND_ADDHALF)
+    {
+        // float2int8_addhalf: + copysign(0.5), truncate; NaN -> -127
+        const V::T a = V::add(v, V::or_bits(V::and_bits(v, sign), V::set1(0.5f)));
+        V::T t = V::or_bits(V::and_bits(a, sign), V::floor(V::abs(a)));
+        t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
+        return V::select(V::eq(a, a), t, V::set1(-127.f));
+    }
+    // float2int8: round half away from zero; NaN -> 0
+    const V::T tr = V::or_bits(V::and_bits(v, sign), V::floor(V::abs(v)));
+    const V::M up = V::le(V::set1(0.5f), V::abs(V::sub(v, tr)));
+    V::T t = V::select(up, V::add(tr, V::or_bits(V::and_bits(v, sign), V::set1(1.f))), tr);
+    t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
+    return V::select(V::eq(v, v), t, V::zero());
+}
+
+static const int kInt8MR = VecI::L == 16 ? 8 : 6; // pixels per tile
+static const int kInt8NR = 2 * VecI::L;           // output channels per panel
+
+static inline int32_t int16_pair(int lo, int hi)
+{
+    return (int32_t)(((uint32_t)(uint16_t)(int16_t)hi << 16) | (uint32_t)(uint16_t)(int16_t)lo);
+}
+
+struct ConvInt8PackedWeights
+{
+    int M = 0, K = 0, K2 = 0; // output channels, inch * maxk, pairs
+    std::vector<int32_t> w;   // [ceil(M/NR)][K2][NR]
+    int panels() const { return (M + kInt8NR - 1) / kInt8NR; }
+};
+
+// weight [M][K] int8 (ncnn's [out][in][kh][kw])
+static inline void conv_int8_pack_weights(const signed char* weight, int M, int K, ConvInt8PackedWeights& out)
+{
+    out.M = M;
+    out.K = K;
+    out.K2 = (K + 1) / 2;
+    out.w.assign((size_t)out.panels() * out.K2 * kInt8NR, 0);
+    for (int m = 0; m < M; m++)
+    {
+        const signed char* wm = weight + (size_t)m * K;
+        int32_t* dst = out.w.data() + (size_t)(m / kInt8NR) * out.K2 * kInt8NR + m % kInt8NR;
+        for (int k2 = 0; k2 < out.K2; k2++)
+        {
+            const int k = 2 * k2;
+            dst[(size_t)k2 * kInt8NR] = int16_pair(wm[k], k + 1 < K ? wm[k + 1] : 0);
+        }
+    }
+}
+
+// The job's input with its padding made real: out.w/out.h follow from the
+// output size, stride and kernel extent; channels planes of ph * pw.
+static inline void conv_int8_pad_input(const ConvInt8Job& j, std::vector<signed char>& padded, int* pw, int* ph)
+{
+    const ConvGeometry& g = j.g;
+    *pw = (j.out.w - 1) * g.stride_w + conv_kernel_extent(g.kernel_w, g.dilation_w);
+    *ph = (j.out.h - 1) * g.stride_h + conv_kernel_extent(g.kernel_h, g.dilation_h);
+    const int W = *pw, H = *ph;
+    padded.assign((size_t)j.in.c * W * H, j.pad_value);
+    // columns of the padded row that hold input values
+    const int x0 = std::max(0, g.pad_left), x1 = std::min(W, g.pad_left + j.in.w);
+    for (int q = 0; q < j.in.c; q++)
+    {
+        const signed char* src = (const signed char*)j.in.data + j.in.cstep * q;
+        signed char* dst = padded.data() + (size_t)q * W * H;
+        for (int y = 0; y < H; y++)
+        {
+            const int iy = y - g.pad_top;
+            if (iy < 0 || iy >= j.in.h || x1 <= x0)
+                continue;
+            memcpy(dst + (size_t)y * W + x0, src + (size_t)iy * j.in.w + (x0 - g.pad_left), x1 - x0);
+        }
+    }
+}
+
+// Convolution (group 1, 2-D) for the job: bit-identical to the reference
+static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeights& pw, int num_threads)
+{
+    const int MR = kInt8MR, NR = kInt8NR, L = VecI::L;
+    const ConvGeometry& g = j.g;
+    int W = 0, H = 0;
+    std::vector<signed char> padded;
+    conv_int8_pad_input(j, padded, &W, &H);
+
+    const int K = pw.K, K2 = pw.K2, M = pw.M;
+    // offset of k = q * maxk + tap from a pixel's window origin
+    std::vector<int> koff(K);
+    for (int q = 0, k = 0; q < j.in.c; q++)
+        for (int ky = 0; ky < g.kernel_h; ky++)
+            for (int kx = 0; kx < g.kernel_w; kx++, k++)
+                koff[k] = q * W * H + ky * g.dilation_h * W + kx * g.dilation_w;
+
+    const int outw = j.out.w;
+    const int N = j.out.w * j.out.h;
+    const int tiles = (N + MR - 1) / MR;
+    int chunk = std::max(1, (int)(65536 / ((size_t)K2 * MR)));
+    chunk = std::max(1, std::min(chunk, (tiles + num_threads - 1) / num_threads));
+    const int chunks = (tiles + chunk - 1) / chunk;
+    const signed char* src = padded.data();
+    const int* ko = koff.data();
+    // per-channel factors padded to whole panels for the vector epilogue
+    const bool requant = j.scale_out != nullptr;
+    const bool vec_finish = int8_vec_finish_ok(j.act, j.numerics);
+    std::vector<float> scale_in((size_t)pw.panels() * NR, 0.f), bias(scale_in.size(), 0.f), scale_out(scale_in.size(), 1.f);
+    for (int m = 0; m < M; m++)
+    {
+        scale_in[m] = j.scale_in[m];
+        bias[m] = j.bias ? j.bias[m] : 0.f;
+        scale_out[m] = requant ? j.scale_out[m] : 1.f;
+    }
+
+    #pragma omp parallel num_threads(num_threads)
+    {
+        std::vector<int32_t> tile((size_t)chunk * K2 * MR);
+        int32_t sums[kInt8MR * kInt8NR];
+        int nbase[kInt8MR];
+        #pragma omp for schedule(dynamic)
+        for (int ci = 0; ci < chunks; ci++)
+        {
+            const int t0 = ci * chunk, t1 = std::min(tiles, t0 + chunk);
+            for (int t = t0; t < t1; t++)
+            {
+                const int n0 = t * MR, nn = std::min(MR, N - n0);
+                for (int r = 0; r < MR; r++)
+                {
+                    const int n = std::min(n0 + r, N - 1);
+                    nbase[r] = (n / outw) * g.stride_h * W + (n % outw) * g.stride_w;
+                }
+                int32_t* d = tile.data() + (size_t)(t - t0) * K2 * MR;
+                for (int k2 = 0; k2 < K2; k2++)
+                {
+                    const int k = 2 * k2;
+                    const signed char* s0 = src + ko[k];
+                    const signed char* s1 = k + 1 < K ? src + ko[k + 1] : nullptr;
+                    for (int r = 0; r < MR; r++)
+                        d[r] = int16_pair(r < nn ? s0[nbase[r]] : 0, (s1 && r < nn) ? s1[nbase[r]] : 0);
+                    d += MR;
+                }
+            }
+            for (int p = 0; p < pw.panels(); p++)
+            {
+                const int32_t* wp = pw.w.data() + (size_t)p * K2 * NR;
+                const int m0 = p * NR;
+                for (int t = t0; t < t1; t++)
+                {
+                    const int n0 = t * MR, nn = std::min(MR, N - n0);
+                    const int32_t* a = tile.data() + (size_t)(t - t0) * K2 * MR;
+                    const int32_t* w = wp;
+                    VecI::T c0[kInt8MR], c1[kInt8MR];
+#pragma GCC unroll 16
+                    for (int r = 0; r < MR; r++)
+                        c0[r] = c1[r] = VecI::zero();
+                    for (int k2 = 0; k2 < K2; k2++)
+                    {
+                        const VecI::T w0 = VecI::load(w), w1 = VecI::load(w + L);
+#pragma GCC unroll 16
+                        for (int r = 0; r < MR; r++)
+                        {
+                            c0[r] = VecI::madd(c0[r], a[r], w0);
+                            c1[r] = VecI::madd(c1[r], a[r], w1);
+                        }
+                        a += MR;
+                        w += NR;
+                    }
+                    const int mm = std::min(NR, M - m0);
+                    if (vec_finish)
+                    {
+                        // finished values (fp32, or integral floats for int8) per lane
+                        float* fin = (float*)sums;
+                        for (int jv = 0; jv < 2; jv++)
+                        {
+                            const int o = m0 + jv * L;
+                            const VecIF::T si = VecIF::load(scale_in.data() + o), bi = VecIF::load(bias.data() + o);
+                            const VecIF::T so = VecIF::load(scale_out.data() + o);
+                            for (int r = 0; r < nn; r++)
+                                VecIF::store(fin + r * NR + jv * L, int8_vec_finish(VecI::to_float(jv ? c1[r] : c0[r]), si, bi, so,
+                                                                                    requant, j.numerics, j.act));
+                        }
+                        for (int jj = 0; jj < mm; jj++)
+                        {
+                            const size_t o = j.out.cstep * (m0 + jj) + n0;
+                            if (requant)
+                                for (int r = 0; r < nn; r++)
+                                    ((signed char*)j.out.data)[o + r] = (signed char)(int)fin[r * NR + jj];
+                            else
+                                for (int r = 0; r < nn; r++)
+                                    ((float*)j.out.data)[o + r] = fin[r * NR + jj];
+                        }
+                        continue;
+                    }
+                    for (int r = 0; r < MR; r++)
+                    {
+                        VecI::store(sums + r * NR, c0[r]);
+                        VecI::store(sums + r * NR + L, c1[r]);
+                    }
+                    for (int jj = 0; jj < mm; jj++)
+                    {
+                        const int m = m0 + jj;
+                        for (int r = 0; r < nn; r++)
+                            conv_int8_finish(sums[r * NR + jj], m, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
+                                             j.out.cstep * m + n0 + r);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Depth-wise (group == channels == outputs, 2-D): per channel, rows of int32
+// sums accumulated tap by tap (the inner loop vectorises), then the epilogue
+static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
+{
+    const ConvGeometry& g = j.g;
+    int W = 0, H = 0;
+    std::vector<signed char> padded;
+    conv_int8_pad_input(j, padded, &W, &H);
+    const int maxk = g.kernel_w * g.kernel_h;
+    const int outw = j.out.w, outh = j.out.h;
+    const bool requant = j.scale_out != nullptr;
+    const bool vec_finish = int8_vec_finish_ok(j.act, j.numerics);
+    #pragma omp parallel num_threads(num_threads)
+    {
+        std::vector<int32_t> acc(outw);
+        #pragma omp for
+        for (int q = 0; q < j.out.c; q++)
+        {
+            const signed char* plane = padded.data() + (size_t)q * W * H;
+            const signed char* wq = j.weight + (size_t)q * maxk;
+            for (int oy = 0; oy < outh; oy++)
+            {
+                std::fill(acc.begin(), acc.end(), 0);
+                for (int ky = 0; ky < g.kernel_h; ky++)
+                {
+                    for (int kx = 0; kx < g.kernel_w; kx++)
+                    {
+                        const int wv = wq[ky * g.kernel_w + kx];
+                        const signed char* s = plane + (size_t)(oy * g.stride_h + ky * g.dilation_h) * W + kx * g.dilation_w;
+                        int* a = acc.data();
+                        if (g.stride_w == 1)
+                        {
+                            for (int ox = 0; ox < outw; ox++)
+                                a[ox] += (int)s[ox] * wv;
+                        }
+                        else
+                        {
+                            for (int ox = 0; ox < outw; ox++)
+                                a[ox] += (int)s[ox * g.stride_w] * wv;
+                        }
+                    }
+                }
+                const size_t o = j.out.cstep * q + (size_t)oy * outw;
+                int ox = 0;
+                if (vec_finish)
+                {
+                    const VecIF::T si = VecIF::set1(j.scale_in[q]), bi = VecIF::set1(j.bias ? j.bias[q] : 0.f);
+                    const VecIF::T so = VecIF::set1(requant ? j.scale_out[q] : 1.f);
+                    float fin[VecI::L];
+                    for (; ox + VecI::L <= outw; ox += VecI::L)
+                    {
+                        VecIF::store(fin, int8_vec_finish(VecI::to_float(VecI::load(acc.data() + ox)), si, bi, so, requant,
+                                                          j.numerics, j.act));
+                        for (int i = 0; i < VecI::L; i++)
+                        {
+                            if (requant)
+                                ((signed char*)j.out.data)[o + ox + i] = (signed char)(int)fin[i];
+                            else
+                                ((float*)j.out.data)[o + ox + i] = fin[i];
+                        }
+                    }
+                }
+                for (; ox < outw; ox++)
+                    conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + ox);
+            }
+        }
+    }
+}
+
+} // namespace KITE_ISA_NS
+} // namespace kite
+
+#endif // KITE_X86_CONV_INT8_H
