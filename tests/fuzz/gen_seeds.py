@@ -6,6 +6,8 @@ usage: gen_seeds.py --out DIR [--shared DIR] [--type-table FILE]
 DIR/param_text   text .param files (fuzz_param_text)
 DIR/param_bin    binary .param.bin files (fuzz_param_bin)
 DIR/model_bin    .bin weights for the fixed graph of fuzz_model_bin
+DIR/caffe        prototxt + caffemodel pairs (fuzz_caffe: 4-byte prototxt
+                 length, prototxt, caffemodel)
 
 The seeds are generated, never committed: CI writes them, with the shared
 ncnn graphs (--shared), into a temporary folder before each fuzz run.
@@ -102,7 +104,39 @@ def main():
         data = tagged(tag, w1, kind) + gc.f32(b1) + tagged(tag, w2, kind)
         write("model_bin", name + ".bin", data)
     write("model_bin", "empty.bin", b"")
+    caffe_seeds(args, write)
     print("fuzz seeds: %d graphs in %s" % (len(graphs), args.out))
+
+
+def caffe_seeds(args, write):
+    """the synthetic caffe models of the caffe2kite tests with their random
+    weights (V1 and V2 forms), and the shared prototxts without weights"""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "convert", "caffe"))
+    import numpy as np
+    import caffe_fidelity as cf
+    import tempfile
+    os.makedirs(os.path.join(args.out, "caffe"), exist_ok=True)
+
+    def pair(proto, model):
+        proto = proto.encode()
+        return struct.pack("<I", len(proto)) + proto + model
+
+    for name, text in sorted(cf.SYNTHETIC.items()):
+        net = cf.parse_prototxt(text)
+        _, blobs, _ = cf.infer(net, np.random.RandomState(1))
+        with tempfile.TemporaryDirectory() as d:
+            for v1 in (False, True) if cf.getall(net, "layers") else (False,):
+                path = os.path.join(d, "m.caffemodel")
+                cf.write_caffemodel(path, net, blobs, v1=v1)
+                with open(path, "rb") as f:
+                    write("caffe", "%s%s.seed" % (name, "_v1weights" if v1 else ""), pair(text, f.read()))
+        write("caffe", name + "_noweights.seed", pair(text, b""))
+    root = os.path.join(args.shared, "models", "caffe") if args.shared else ""
+    for d in sorted(os.listdir(root)) if root and os.path.isdir(root) else []:
+        p = os.path.join(root, d, "deploy.prototxt")
+        if os.path.isfile(p):
+            with open(p) as f:
+                write("caffe", "shared_%s.seed" % d, pair(f.read(), b""))
 
 
 if __name__ == "__main__":

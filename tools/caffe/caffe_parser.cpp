@@ -11,6 +11,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <climits>
+#include <new>
 #include <cmath>
 #include <map>
 #include <set>
@@ -227,7 +228,7 @@ std::vector<float> Converter::blob(const LayerParameter& l, int i, long long exp
     const BlobProto* b = get_blob(weights, l, i);
     if (!b)
     {
-        if (allow_missing && expect > 0)
+        if (allow_missing && expect > 0 && expect <= (1 << 20)) // zero fill for fuzzing and prototxt-only checks
             return std::vector<float>((size_t)expect, 0.f);
         fail(l, "weight blob " + std::to_string(i) + " is missing (is the .caffemodel the one of this prototxt?)");
     }
@@ -1031,6 +1032,11 @@ int convert_caffe(const std::string& prototxt, const std::string& model, Graph& 
     catch (const Failure& f)
     {
         error = f.what;
+        return -1;
+    }
+    catch (const std::bad_alloc&)
+    {
+        error = "out of memory while converting";
         return -1;
     }
     if (g.layers.empty() && unsupported.empty())

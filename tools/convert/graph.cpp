@@ -279,11 +279,13 @@ void Graph::sanitize_names()
 
 void Graph::make_single_assignment(std::vector<std::string>* outputs)
 {
-    // count the producers of each name
+    // count the producers of each name; note names first written by an Input
     std::map<std::string, int> writes;
+    std::set<std::string> input_first;
     for (const Layer& l : layers)
         for (const std::string& t : l.tops)
-            writes[t]++;
+            if (writes[t]++ == 0 && l.type == "Input")
+                input_first.insert(t);
 
     std::map<std::string, int> seen; // writes done so far
     for (size_t i = 0; i < layers.size(); i++)
@@ -292,12 +294,12 @@ void Graph::make_single_assignment(std::vector<std::string>* outputs)
         {
             int total = writes[t];
             int k = seen[t]++;
-            if (total <= 1)
-                continue;
-            // the last write keeps the original name (requested outputs and
-            // the final blob names stay as the user knows them); earlier
-            // writes get fresh names that their readers follow
-            if (k == total - 1)
+            // the version that keeps the original name: the input itself (users
+            // feed it by name), else the last write (outputs and the final
+            // blob names stay as the user knows them); the others get fresh
+            // names that their readers follow
+            int keep = input_first.count(t) ? 0 : total - 1;
+            if (total <= 1 || k == keep)
                 continue;
             std::string orig = t;
             std::string fresh = unique_blob_name(orig + "_" + std::to_string(k));
@@ -307,12 +309,12 @@ void Graph::make_single_assignment(std::vector<std::string>* outputs)
                 for (const std::string& t2 : layers[j].tops)
                     if (t2 == orig)
                         next = j;
-            // the next writer itself reads the old version (in-place)
+            // the next writer itself reads this version (in-place)
             rename_bottoms(orig, fresh, i + 1, next == layers.size() ? next : next + 1);
             t = fresh;
         }
     }
-    (void)outputs; // outputs keep their names: the last version has the original name
+    (void)outputs;
 }
 
 void Graph::erase_layers(const std::vector<bool>& dead)

@@ -438,7 +438,7 @@ layer { name: "mvn" type: "MVN" bottom: "lrn_ac" top: "mvn" }
 layer { name: "resh" type: "Reshape" bottom: "mvn" top: "resh" reshape_param { shape { dim: 0 dim: -1 dim: 2 } } }
 layer { name: "sm2" type: "Softmax" bottom: "resh" top: "sm2" softmax_param { axis: 2 } }
 """,
-    # V1 form, net input by input_dim
+    # V1 form, net input by input_dim, an in-place layer on the input
     "ops_v1": """
 name: "ops_v1"
 input: "data"
@@ -446,6 +446,7 @@ input_dim: 1
 input_dim: 4
 input_dim: 17
 input_dim: 15
+layers { name: "prescale" type: POWER bottom: "data" top: "data" power_param { scale: 0.5 shift: 0.1 } }
 layers { name: "conv1" type: CONVOLUTION bottom: "data" top: "conv1"
   convolution_param { num_output: 6 kernel_size: 3 stride: 1 pad: 1 } }
 layers { name: "relu1" type: RELU bottom: "conv1" top: "conv1" }

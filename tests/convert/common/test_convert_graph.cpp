@@ -189,6 +189,23 @@ TEST(ConvertGraph, SingleAssignmentSplitsDeadLayersAndOrder)
             EXPECT_LE(g.consumer_count(t), 1) << t;
 }
 
+TEST(ConvertGraph, InPlaceOnAnInputKeepsTheInputName)
+{
+    Graph g;
+    g.add_input("data");
+    g.add("Power", "scale_in_place", {"data"}, {"data"});
+    g.add("ReLU", "relu", {"data"}, {"data"});
+    g.add("Sigmoid", "sig", {"data"}, {"out"});
+    ASSERT_EQ(finalize(g), 0) << g.error;
+    ASSERT_EQ(g.layers.size(), 4u);
+    EXPECT_EQ(g.layers[0].tops[0], "data");
+    EXPECT_EQ(g.layers[1].bottoms[0], "data");
+    EXPECT_EQ(g.layers[2].bottoms[0], g.layers[1].tops[0]);
+    EXPECT_EQ(g.layers[3].bottoms[0], g.layers[2].tops[0]);
+    EXPECT_NE(g.layers[1].tops[0], "data");
+    EXPECT_NE(g.layers[2].tops[0], g.layers[1].tops[0]);
+}
+
 TEST(ConvertGraph, WrittenModelRunsInKite)
 {
     for (int seed = 1; seed <= 3; seed++)
