@@ -87,7 +87,7 @@ void usage()
 {
     fprintf(stderr,
             "usage: kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...\n"
-            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR]\n"
+            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1]\n"
             "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1]\n");
 }
 
@@ -199,6 +199,7 @@ int main(int argc, char** argv)
     int threads = 1;
     long long seed = 1;
     std::string device = "cpu", save_dir, writebin, paramtype;
+    bool fp16 = false; // fp16=1: fp16 storage
     int loop = 1;
 
     for (int i = 3; i < argc; i++)
@@ -231,12 +232,15 @@ int main(int argc, char** argv)
             loop = (int)n;
         else if (k == "verbose" && parse_int_arg(v, n))
             g_log.verbose = n != 0;
+        else if (k == "fp16" && parse_int_arg(v, n))
+            fp16 = n != 0;
         else
             return fail("bad argument '" + a + "' (run without arguments for usage)");
     }
 
     Net net;
     net.opt.num_threads = threads;
+    net.opt.use_fp16_storage = fp16;
     // device=vulkan[:N] / opencl[:N]; without that device (or backend) the Net
     // prints a one-line notice and runs on the CPU
     {

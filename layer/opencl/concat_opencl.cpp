@@ -1,6 +1,6 @@
 // Concat on OpenCL images along the channel-major image's C (axis 0 of any
-// dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes run on
-// the CPU.
+// dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes through the
+// gather kernel (cl::ShapeCache).
 #include "concat.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -24,7 +24,7 @@ public:
             ok = ok && b->dims() == dims && b->H == b0->H && b->W == b0->W;
         }
         if (!ok)
-            return cl::run_on_cpu(this, bottoms, tops, s, opt);
+            return gather_.forward(this, bottoms, tops, s, opt);
         GpuBlobPtr acc = bottoms[0];
         size_t next = 1;
         if (bottoms.size() == 1)
@@ -68,6 +68,9 @@ public:
         tops[0] = acc;
         return 0;
     }
+
+private:
+    mutable cl::ShapeCache gather_{cl::ShapeCache::GATHER};
 };
 
 DEFINE_LAYER_CREATOR(Concat_opencl)

@@ -1,5 +1,6 @@
 // Convolution on OpenCL images: the filter in the seeds' conv-filter layout,
-// conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl).
+// conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl);
+// filters too large for the seed layout's image go through conv2d_wide.
 #include "convolution.h"
 
 #include "common/activation.h"
@@ -22,6 +23,7 @@ public:
 private:
     cl::Weights w_;
     int num_input_ = 0;
+    bool wide_ = false; // filter too large for the seed layout: conv2d_wide
 };
 
 int Convolution_opencl::create_pipeline(const Option& opt)
@@ -33,7 +35,12 @@ int Convolution_opencl::create_pipeline(const Option& opt)
     if (!w_.ctx)
         return -1;
     num_input_ = weight_data_size / (num_output * kernel_w * kernel_h);
-    ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
+    const int K = num_input_ * kernel_h * kernel_w;
+    wide_ = (size_t)num_input_ > w_.ctx->image_max_w || (size_t)cl::div4(num_output) * kernel_h * kernel_w > w_.ctx->image_max_h;
+    if (wide_)
+        ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, K, w_.add());
+    else
+        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
                                  num_input_, kernel_h, kernel_w, false, w_.add());
     if (ret != 0)
         return ret;
@@ -72,7 +79,18 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         return ret;
     const Activation act(activation_type, activation_params);
     const int OB = cl::div4(num_output);
-    if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
+    if (wide_)
+    {
+        cl_kernel k = s.kernel("conv", "conv2d_wide");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(num_output).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
+        a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "conv2d_wide", OW * OB, OH, a);
+    }
+    else if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
     {
         cl_kernel k = s.kernel("conv", "conv2d_1x1");
         if (!k)

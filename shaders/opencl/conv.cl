@@ -121,3 +121,52 @@ __kernel void innerproduct(__read_only image2d_t in, __read_only image2d_t filt,
             }
     WR(out, ob, 0, activate(sum, act, p0, p1));
 }
+
+// Convolution whose seed filter image would exceed the device's image size
+// (e.g. a 32x32 patch embedding): weights [O][I*KH*KW] in the width-major
+// layout (NHWC 1, O, K, 1: pixel (kb, o) = w[o][kb*4..+3]), no padding
+// lanes in k; one work item per output pixel (4 output channels)
+inline float conv_tap(__read_only image2d_t in, int k, int kh, int kw, int oy, int ox, int sh, int sw, int dh,
+                      int dw, int pt, int pl, int H, int W, int K, float pad_value)
+{
+    if (k >= K)
+        return 0.f;
+    int kx = k % kw, t = k / kw;
+    int ky = t % kh, i = t / kh;
+    int iy = oy * sh + ky * dh - pt, ix = ox * sw + kx * dw - pl;
+    if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+        return pad_value;
+    float4 p = RD(in, (i / 4) * W + ix, iy);
+    int l = i % 4;
+    return l == 0 ? p.x : l == 1 ? p.y : l == 2 ? p.z : p.w;
+}
+
+__kernel void conv2d_wide(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                          __write_only image2d_t out, int C, int H, int W, int O, int OH, int OW, int kw, int kh,
+                          int sw, int sh, int dw, int dh, int pl, int pt, float pad_value, int has_bias, int act,
+                          float p0, float p1)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    int OB = DIV4(O);
+    if (x >= OW * OB || oy >= OH)
+        return;
+    int ob = x / OW, ox = x % OW;
+    float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    int K = C * kh * kw;
+    int KB = DIV4(K);
+    for (int kb = 0; kb < KB; kb++)
+    {
+        int k = kb * 4;
+        float4 v = (float4)(conv_tap(in, k, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
+                            conv_tap(in, k + 1, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
+                            conv_tap(in, k + 2, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
+                            conv_tap(in, k + 3, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value));
+        float4 r;
+        r.x = dot(v, RD(filt, kb, ob * 4 + 0));
+        r.y = dot(v, RD(filt, kb, ob * 4 + 1));
+        r.z = dot(v, RD(filt, kb, ob * 4 + 2));
+        r.w = dot(v, RD(filt, kb, ob * 4 + 3));
+        sum += r;
+    }
+    WR(out, x, oy, activate(sum, act, p0, p1));
+}

@@ -166,3 +166,47 @@ __kernel void softmax_hw(__read_only image2d_t in, __write_only image2d_t out, i
     for (int t = 0; t < n; t++)
         WR(out, x0 + t * stride_x, y0 + t * stride_y, exp(RD(in, x0 + t * stride_x, y0 + t * stride_y) - m) / s);
 }
+
+// out lane = input element named by the index map (global index over the
+// inputs; meta holds (offset, C, H, W) per input)
+inline float gather_one(__read_only image2d_t i0, __read_only image2d_t i1, __read_only image2d_t i2,
+                        __read_only image2d_t i3, __read_only image2d_t i4, __read_only image2d_t i5,
+                        __read_only image2d_t i6, __read_only image2d_t i7, int n, __constant int* meta, int idx)
+{
+    int t = 0;
+    while (t + 1 < n && idx >= meta[(t + 1) * 4])
+        t++;
+    int li = idx - meta[t * 4];
+    int H = meta[t * 4 + 2], W = meta[t * 4 + 3];
+    int xx = li % W;
+    int r = li / W;
+    int yy = r % H, c = r / H;
+    switch (t)
+    {
+    case 0: return read_elem(i0, c, yy, xx, W);
+    case 1: return read_elem(i1, c, yy, xx, W);
+    case 2: return read_elem(i2, c, yy, xx, W);
+    case 3: return read_elem(i3, c, yy, xx, W);
+    case 4: return read_elem(i4, c, yy, xx, W);
+    case 5: return read_elem(i5, c, yy, xx, W);
+    case 6: return read_elem(i6, c, yy, xx, W);
+    default: return read_elem(i7, c, yy, xx, W);
+    }
+}
+
+__kernel void gather(__read_only image2d_t map, __read_only image2d_t i0, __read_only image2d_t i1,
+                     __read_only image2d_t i2, __read_only image2d_t i3, __read_only image2d_t i4,
+                     __read_only image2d_t i5, __read_only image2d_t i6, __read_only image2d_t i7,
+                     __write_only image2d_t out, int iw, int ih, int n, __constant int* meta)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    float4 m = RD(map, x, y);
+    float4 r;
+    r.x = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.x);
+    r.y = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.y);
+    r.z = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.z);
+    r.w = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.w);
+    WR(out, x, y, r);
+}

@@ -59,6 +59,51 @@ struct Weights
 // out = activation(in) over the whole image (eltwise.cl), act as in common.h.cl
 int run_activation(Session& s, const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
 
+// Layers whose outputs depend on the input shapes only, worked out once per
+// input shapes on the host and kept on the device:
+//  - GATHER: layers that only move data (Flatten, Reshape, Permute, Crop,
+//    Slice, ShuffleChannel, Concat on any axis, nearest Interp): the
+//    reference layer runs once on tensors holding their own element indices,
+//    which gives every output element's source; a gather kernel then moves
+//    the data on the device at every run
+//  - CONSTANT: layers whose outputs do not depend on input values (PriorBox,
+//    MemoryData): the reference output is uploaded once and reused
+class ShapeCache
+{
+public:
+    enum Mode
+    {
+        GATHER = 0,
+        CONSTANT = 1,
+    };
+    explicit ShapeCache(int mode) : mode_(mode) {}
+    ~ShapeCache();
+    int forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
+                const Option& opt);
+
+private:
+    struct Entry
+    {
+        std::vector<ClBlobPtr> outs; // index maps (GATHER) or outputs (CONSTANT)
+        cl_mem meta = nullptr;       // GATHER: per input (offset, C, H, W)
+    };
+    int build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e);
+    int mode_;
+    std::mutex mutex_;
+    std::map<std::string, Entry> cache_;
+};
+
+// the reference forward of `l` on CPU Mats (one_blob_only / in-place aware)
+int cpu_forward(const Layer* l, std::vector<Mat>& in, std::vector<Mat>& out, int ntops, const Option& opt);
+
+// y = alpha * (x w^T + beta * bias) over the rows of a dims-2 blob x (w = K,
+// h = rows); w [N][K] is uploaded in the seeds' width-major layout
+// (NHWC 1, N, K, 1: pixel (kb, n) = w[n][kb*4..+3]); bias_mode 0 none,
+// 1 per output column, 2 one scalar. Output dims 2 (w = N, h = rows).
+int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out);
+int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
+               float beta, ClBlobPtr& out);
+
 // a 1-D argument image of n floats (zeros where data is null)
 int upload_argument(Context* ctx, const float* data, int n, Image& out);
 

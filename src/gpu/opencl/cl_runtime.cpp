@@ -722,7 +722,7 @@ int Session::finish()
     return 0;
 }
 
-int Session::create_blob(const Mat& shape, ClBlobPtr& out)
+int Session::create_blob(const Mat& shape, ClBlobPtr& out, bool force_float)
 {
     ClBlobPtr b = std::make_shared<ClBlob>();
     b->backend = BACKEND_OPENCL;
@@ -737,7 +737,7 @@ int Session::create_blob(const Mat& shape, ClBlobPtr& out)
     b->shape = s;
     mat_chw(s, b->C, b->H, b->W);
     b->pool = pool;
-    int ret = pool->acquire(b->W * div4(b->C), b->H, half_storage, b->image);
+    int ret = pool->acquire(b->W * div4(b->C), b->H, half_storage && !force_float, b->image);
     if (ret != 0)
         return ret;
     out = b;
@@ -757,6 +757,20 @@ static int mat_group_stride(const Mat& m)
 int Session::upload(const Mat& m0, GpuBlobPtr& out, const Layer* consumer, const Option& opt)
 {
     (void)consumer;
+    ClBlobPtr b;
+    int ret = upload_impl(m0, b, false, opt);
+    if (ret == 0)
+        out = b;
+    return ret;
+}
+
+int Session::upload_float(const Mat& m, ClBlobPtr& out, const Option& opt)
+{
+    return upload_impl(m, out, true, opt);
+}
+
+int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const Option& opt)
+{
     Mat m = m0;
     if (m.elembits() == 16)
     {
@@ -777,7 +791,7 @@ int Session::upload(const Mat& m0, GpuBlobPtr& out, const Layer* consumer, const
     else
         shape.c = m.c * m.elempack;
     ClBlobPtr b;
-    int ret = create_blob(shape, b);
+    int ret = create_blob(shape, b, force_float);
     if (ret != 0)
         return ret;
     const Api* a = api();

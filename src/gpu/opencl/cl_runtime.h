@@ -159,7 +159,9 @@ public:
 
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
     // half when the session uses fp16 storage
-    int create_blob(const Mat& shape, ClBlobPtr& out);
+    int create_blob(const Mat& shape, ClBlobPtr& out, bool force_float = false);
+    // upload into a float image whatever the storage precision (index maps)
+    int upload_float(const Mat& m, ClBlobPtr& out, const Option& opt);
 
     Context* ctx;
     cl_command_queue queue = nullptr;
@@ -167,6 +169,7 @@ public:
     std::shared_ptr<ImagePool> pool;
 
 private:
+    int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt);
     std::map<std::string, cl_kernel> kernels_;
 };
 

@@ -1,0 +1,25 @@
+// Crop on OpenCL: the element map is worked out once per input shape and applied by the gather kernel (cl::ShapeCache)
+#include "crop.h"
+
+#include "gpu/opencl/cl_ops.h"
+
+namespace kite {
+
+class Crop_opencl : public Crop
+{
+public:
+    Crop_opencl() { support_opencl = true; }
+    bool accept() const override { return true; }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
+                    const Option& opt) const override
+    {
+        return cache_.forward(this, bottoms, tops, cl::session(gs), opt);
+    }
+
+private:
+    mutable cl::ShapeCache cache_{cl::ShapeCache::GATHER};
+};
+
+DEFINE_LAYER_CREATOR(Crop_opencl)
+
+} // namespace kite

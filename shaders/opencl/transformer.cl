@@ -1,0 +1,160 @@
+// Kernels of the transformer layers and the remaining element-wise ones.
+// A dims-2 blob (w, h) is the channel-major image with C = h (rows, 4 per
+// pixel lane), H = w, W = 1: pixel (rb, e) holds element e of rows rb*4..+3.
+
+inline float lane4(float4 v, int k)
+{
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+// y[r][n] = alpha * (sum_k x[r][k] * w[n][k] + beta * bias[n]) (ncnn's Gemm)
+// x: rows as above (H = K); w image [(K+3)/4, N]: pixel (kb, n) = w[n][kb*4..+3];
+// bias a 1-D argument (bias_mode 0 none, 1 per n, 2 one scalar)
+__kernel void linear(__read_only image2d_t x, __read_only image2d_t w, __read_only image2d_t bias,
+                     __write_only image2d_t y, int RB, int K, int N, int bias_mode, float alpha, float beta)
+{
+    int rb = get_global_id(0), n = get_global_id(1);
+    if (rb >= RB || n >= N)
+        return;
+    float4 s = (float4)(0.f);
+    int KB = DIV4(K);
+    for (int kb = 0; kb < KB; kb++)
+    {
+        float4 w4 = RD(w, kb, n);
+        int k = kb * 4;
+        s += RD(x, rb, k) * w4.x + RD(x, rb, k + 1) * w4.y + RD(x, rb, k + 2) * w4.z + RD(x, rb, k + 3) * w4.w;
+    }
+    if (bias_mode == 1)
+        s += beta * lane4(RD(bias, n / 4, 0), n % 4);
+    else if (bias_mode == 2)
+        s += beta * RD(bias, 0, 0).x;
+    WR(y, rb, n, s * alpha);
+}
+
+// LayerNorm of every row (span = H) of a dims-2 image; gamma/beta 1-D arguments
+__kernel void layernorm_rows(__read_only image2d_t in, __read_only image2d_t gamma, __read_only image2d_t beta,
+                             __write_only image2d_t out, int RB, int H, float eps, int affine)
+{
+    int rb = get_global_id(0);
+    if (rb >= RB)
+        return;
+    float4 sum = (float4)(0.f);
+    for (int y = 0; y < H; y++)
+        sum += RD(in, rb, y);
+    float4 mean = sum / (float)H;
+    float4 sq = (float4)(0.f);
+    for (int y = 0; y < H; y++)
+    {
+        float4 v = RD(in, rb, y) - mean;
+        sq += v * v;
+    }
+    float4 a = (float4)(1.f) / sqrt(sq / (float)H + eps);
+    float4 b = -mean * a;
+    for (int y = 0; y < H; y++)
+    {
+        float4 v = RD(in, rb, y) * a + b;
+        if (affine)
+            v = v * lane4(RD(gamma, y / 4, 0), y % 4) + lane4(RD(beta, y / 4, 0), y % 4);
+        WR(out, rb, y, v);
+    }
+}
+
+// attention scores: out pixel (qb, h*T + t) = scale * q[qb lanes] . k[t] over head h
+__kernel void attn_scores(__read_only image2d_t q, __read_only image2d_t k, __write_only image2d_t out, int QB, int T,
+                          int heads, int hd, float scale)
+{
+    int qb = get_global_id(0), r = get_global_id(1);
+    if (qb >= QB || r >= heads * T)
+        return;
+    int h = r / T, t = r % T;
+    float4 s = (float4)(0.f);
+    for (int j = 0; j < hd; j++)
+        s += RD(q, qb, h * hd + j) * scale * lane4(RD(k, t / 4, h * hd + j), t % 4);
+    WR(out, qb, r, s);
+}
+
+// softmax over t of every (qb, h)
+__kernel void attn_softmax(__read_only image2d_t in, __write_only image2d_t out, int QB, int T, int heads)
+{
+    int qb = get_global_id(0), h = get_global_id(1);
+    if (qb >= QB || h >= heads)
+        return;
+    float4 m = (float4)(-FLT_MAX);
+    for (int t = 0; t < T; t++)
+        m = fmax(m, RD(in, qb, h * T + t));
+    float4 s = (float4)(0.f);
+    for (int t = 0; t < T; t++)
+        s += exp(RD(in, qb, h * T + t) - m);
+    for (int t = 0; t < T; t++)
+        WR(out, qb, h * T + t, exp(RD(in, qb, h * T + t) - m) / s);
+}
+
+// out pixel (qb, e) = sum_t p[qb, h*T + t] * v[t][e], h = e / hd
+__kernel void attn_values(__read_only image2d_t p, __read_only image2d_t v, __write_only image2d_t out, int QB, int T,
+                          int E, int hd)
+{
+    int qb = get_global_id(0), e = get_global_id(1);
+    if (qb >= QB || e >= E)
+        return;
+    int h = e / hd;
+    float4 s = (float4)(0.f);
+    for (int t = 0; t < T; t++)
+        s += RD(p, qb, h * T + t) * lane4(RD(v, t / 4, e), t % 4);
+    WR(out, qb, e, s);
+}
+
+inline float4 binary(float4 a, float4 b, int op)
+{
+    switch (op)
+    {
+    case 0: return a + b;
+    case 1: return a - b;
+    case 2: return a * b;
+    case 3: return a / b;
+    case 4: return fmax(a, b);
+    case 5: return fmin(a, b);
+    case 6: return pow(a, b);
+    case 7: return b - a;
+    case 8: return b / a;
+    case 9: return pow(b, a);
+    case 10: return atan2(a, b);
+    default: return atan2(b, a);
+    }
+}
+
+// BinaryOp of two same-shaped images, or of an image and a scalar (b_is_scalar)
+__kernel void binaryop(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
+                       int op, int b_is_scalar, float scalar)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    float4 vb = b_is_scalar ? (float4)(scalar) : RD(b, x, y);
+    WR(out, x, y, binary(RD(a, x, y), vb, op));
+}
+
+// LRN across channels: x * (bias + alpha/size * sum of squares over the window)^-beta
+__kernel void lrn_across(__read_only image2d_t in, __write_only image2d_t out, int C, int H, int W, int size,
+                         float alpha_div_size, float beta, float bias)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= W * DIV4(C) || y >= H)
+        return;
+    int cb = x / W, w = x % W;
+    float4 v = RD(in, x, y);
+    float r[4];
+    for (int k = 0; k < 4; k++)
+    {
+        int c = cb * 4 + k;
+        float ss = 0.f;
+        for (int p = c - size / 2; p <= c + size / 2; p++)
+        {
+            if (p < 0 || p >= C)
+                continue;
+            float e = lane4(RD(in, (p / 4) * W + w, y), p % 4);
+            ss += e * e;
+        }
+        r[k] = lane4(v, k) * pow(bias + alpha_div_size * ss, -beta);
+    }
+    WR(out, x, y, (float4)(r[0], r[1], r[2], r[3]));
+}
