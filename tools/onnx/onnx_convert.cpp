@@ -491,31 +491,36 @@ static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
         auto it = consts.find(name);
         return it != consts.end() && it->second.v.size() == 1 && std::fabs(it->second.v[0] - v) < 1e-4 * std::fabs(v);
     };
-    auto only_user = [&](const std::string& out, const char* type) -> int {
+    // the one node of `type` reading `out`, with exactly `nin` inputs and one output
+    auto only_user = [&](const std::string& out, const char* type, int nin) -> int {
         auto it = users.find(out);
         if (it == users.end() || it->second.size() != 1)
             return -1;
-        return g.node(it->second[0]).op_type() == type ? it->second[0] : -1;
+        const NodeProto& u = g.node(it->second[0]);
+        if (u.op_type() != type || u.input_size() != nin || u.output_size() < 1)
+            return -1;
+        return it->second[0];
     };
     std::set<int> dead;
     for (int i = 0; i < g.node_size(); i++)
     {
         const NodeProto& div = g.node(i);
-        if (div.op_type() != "Div" || div.input_size() != 2 || !scalar_is(div.input(1), 1.4142135623730951))
+        if (div.op_type() != "Div" || div.input_size() != 2 || div.output_size() < 1
+            || !scalar_is(div.input(1), 1.4142135623730951))
             continue;
         const std::string x = div.input(0);
-        int erf = only_user(div.output(0), "Erf");
+        int erf = only_user(div.output(0), "Erf", 1);
         if (erf < 0) continue;
-        int addn = only_user(g.node(erf).output(0), "Add");
+        int addn = only_user(g.node(erf).output(0), "Add", 2);
         if (addn < 0) continue;
         const NodeProto& add = g.node(addn);
         std::string other = add.input(0) == g.node(erf).output(0) ? add.input(1) : add.input(0);
         if (!scalar_is(other, 1.0)) continue;
-        int m1 = only_user(add.output(0), "Mul");
+        int m1 = only_user(add.output(0), "Mul", 2);
         if (m1 < 0) continue;
         const NodeProto& mul1 = g.node(m1);
         std::string o1 = mul1.input(0) == add.output(0) ? mul1.input(1) : mul1.input(0);
-        int m2 = only_user(mul1.output(0), "Mul");
+        int m2 = only_user(mul1.output(0), "Mul", 2);
         if (m2 < 0) continue;
         const NodeProto& mul2 = g.node(m2);
         std::string o2 = mul2.input(0) == mul1.output(0) ? mul2.input(1) : mul2.input(0);
