@@ -23,6 +23,7 @@ public:
         PARAM_PAD_LEFT = 4,
         PARAM_BIAS_TERM = 5,
         PARAM_WEIGHT_DATA_SIZE = 6,
+        PARAM_GROUP = 7, // read only by the grouped subclass (ConvolutionDepthWise)
         PARAM_INT8_SCALE_TERM = 8,
         PARAM_ACTIVATION_TYPE = 9,
         PARAM_ACTIVATION_PARAMS = 10,
@@ -50,7 +51,7 @@ protected:
     virtual void run_int8(const ConvInt8Job& job, int num_threads) const;
     // shared by the static and dynamic paths
     int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
-                     int kw, int kh, int outch, int num_input, const Option& opt) const;
+                     int kw, int kh, int outch, int inch_g, const Option& opt) const;
 
 public:
     int num_output;
@@ -67,16 +68,20 @@ public:
     float pad_value;
     int bias_term;
     int weight_data_size;
-    int int8_scale_term; // 0 none; > 0 weight/bottom scales; > 100 also a top scale (int8 output)
+    int group;             // 1 unless grouped
+    bool grouped;          // param 7 is read (the DepthWise subclass)
+    const char* type_name; // for messages
+    int int8_scale_term; // 0 none; > 0 weight/bottom scales; > 100 also a top scale (int8 output);
+                         // grouped: 1/101 per-group weight scales, 2/102 one for all
     int activation_type;
     Mat activation_params;
     int dynamic_weight;
 
     Mat weight_data; // fp32, or int8 (loaded int8 or quantized in create_pipeline)
     Mat bias_data;
-    Mat weight_data_int8_scales; // num_output
-    Mat bottom_blob_int8_scales; // 1
-    Mat top_blob_int8_scales;    // 1
+    Mat weight_data_int8_scales; // num_output (grouped: group)
+    Mat bottom_blob_int8_scales; // 1 (grouped: group, expanded)
+    Mat top_blob_int8_scales;    // 1 (grouped: group, expanded)
 };
 
 } // namespace kite
