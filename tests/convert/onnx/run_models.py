@@ -3,11 +3,15 @@
 with onnx2kite, runs them in kite (kiterun) and in onnxruntime on the same
 random input, and checks max |diff| <= 1e-4 * (output range).
 
-usage: run_models.py ONNX2KITE KITERUN MODELDIR WORKDIR [name ...]
+usage: run_models.py ONNX2KITE KITERUN MODELDIR WORKDIR [--optimize KITEOPTIMIZE] [name ...]
 Prints per model: ONNX ops used, conversion time, kite layer count, max diff.
+With --optimize, each converted model also goes through kiteoptimize: the
+optimised model must match onnxruntime within the same tolerance and keep no
+BatchNorm right behind a convolution.
 """
 import collections
 import os
+import subprocess
 import sys
 import time
 
@@ -22,7 +26,13 @@ def main():
         print(__doc__)
         return 2
     onnx2kite, kiterun, mdir, work = sys.argv[1:5]
-    names = sys.argv[5:] or sorted(f[:-5] for f in os.listdir(mdir) if f.endswith(".onnx"))
+    args = sys.argv[5:]
+    kiteoptimize = None
+    if "--optimize" in args:
+        i = args.index("--optimize")
+        kiteoptimize = args[i + 1]
+        del args[i:i + 2]
+    names = args or sorted(f[:-5] for f in os.listdir(mdir) if f.endswith(".onnx"))
     import onnx
     import onnxruntime as ort
     os.makedirs(work, exist_ok=True)
@@ -66,9 +76,42 @@ def main():
         print("%s %s: %d ONNX nodes, %d kite layers, convert %.2f s, kite run %.2f s, max diff %.3g (range %.3g, %.2g of it)" %
               ("ok  " if ok else "FAIL", name, sum(ops.values()), layers, conv_s, run_s, d, r, worst))
         print("      ops: " + ", ".join("%s x%d" % kv for kv in sorted(ops.items())))
+        if kiteoptimize and ok:
+            ok = check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, work, name)
         if not ok:
             bad += 1
     return 1 if bad else 0
+
+
+def layer_lines(param):
+    return [ln.split() for ln in open(param).read().split("\n")[2:] if ln.strip()]
+
+
+def check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, work, name):
+    oparam, obin = os.path.join(work, name + ".opt.param"), os.path.join(work, name + ".opt.bin")
+    r = subprocess.run([kiteoptimize, param, binf, oparam, obin, "outputs=" + ",".join(kite_npy.blob_name(o) for o in outs)],
+                       capture_output=True, text=True, errors="replace")
+    if r.returncode != 0:
+        print("FAIL %s: kiteoptimize: %s" % (name, r.stderr.strip()))
+        return False
+    lines = layer_lines(oparam)
+    producer = {}
+    for ln in lines:
+        nin, nout = int(ln[2]), int(ln[3])
+        for t in ln[4 + nin:4 + nin + nout]:
+            producer[t] = ln[0]
+    left = [ln[1] for ln in lines if ln[0] == "BatchNorm" and producer.get(ln[4], "").startswith(("Convolution", "Deconvolution"))]
+    err, got = kite_npy.run_kite(kiterun, oparam, obin, inputs, outs, os.path.join(work, name + "-opt"), threads=2)
+    if err:
+        print("FAIL %s: optimised model: %s" % (name, err))
+        return False
+    ok = not left
+    for o, e in zip(outs, expected):
+        d, r = kite_npy.max_diff(e, got[o])
+        ok = ok and d <= 1e-4 * r
+        print("%s %s after kiteoptimize: %d -> %d layers, %d BatchNorm left after a conv, max diff %.3g (range %.3g)" %
+              ("ok  " if ok else "FAIL", name, len(layer_lines(param)), len(lines), len(left), d, r))
+    return ok
 
 
 if __name__ == "__main__":
