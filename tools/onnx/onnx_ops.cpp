@@ -97,54 +97,110 @@ static Shape bcast(const Converter& cv, const Shape& a, const Shape& b)
     return broadcast_shape(cv, a, b);
 }
 
-// the blob of input i laid out on the given axes of a rank-r frame (the
-// input's shape right-aligned, missing leading axes are 1)
-static std::string operand_on(Converter& cv, int i, size_t r, const std::vector<int>& axes, Shape* kout)
+// an operand of an element-wise op: a constant, or a blob with its ONNX shape
+struct Operand
 {
-    Shape s = cv.in_shape(i);
-    Shape padded(r - s.size(), 1);
-    padded.insert(padded.end(), s.begin(), s.end());
+    Shape shape;
+    const Const* c = nullptr;
+    std::string name; // for naming the MemoryData of a constant
+    std::string blob; // kite blob (shape kshape(shape)) when not constant
+};
+
+static Operand operand(Converter& cv, int i)
+{
+    Operand o;
+    o.shape = cv.in_shape(i);
+    o.name = cv.in_name(i);
+    if (cv.in_const(i))
+        o.c = &cv.cin(i);
+    else
+        o.blob = cv.blob(i);
+    return o;
+}
+
+// the operand laid out on the given axes of a rank-r frame (its shape
+// right-aligned, missing leading axes are 1)
+static std::string operand_on(Converter& cv, const Operand& x, size_t r, const std::vector<int>& axes)
+{
+    Shape padded(r - x.shape.size(), 1);
+    padded.insert(padded.end(), x.shape.begin(), x.shape.end());
     Shape k;
     for (int a : axes)
         k.push_back(padded[a]);
     if (k.empty())
         k.push_back(1);
-    if (kout)
-        *kout = k;
-    if (cv.in_const(i))
-        return cv.const_blob(cv.in_name(i), cv.cin(i), k);
-    return cv.reshape(cv.blob(i), Converter::kshape(s), k);
+    if (x.c)
+        return cv.const_blob(x.name, *x.c, k);
+    return cv.reshape(x.blob, Converter::kshape(x.shape), k);
 }
 
-static void emit_binary(Converter& cv, int op)
+// op(a, b) into blob `top`; returns the ONNX shape of the result, whose blob
+// has shape kshape(result)
+static Shape binary_into(Converter& cv, int op, const Operand& a, const Operand& b, const std::string& top)
 {
-    const Shape a = cv.in_shape(0), b = cv.in_shape(1);
-    Shape o = bcast(cv, a, b);
-    std::string t = cv.top_name(0);
-    if (cv.in_const(1) && cv.cin(1).numel() == 1 && o == a)
+    Shape o = bcast(cv, a.shape, b.shape);
+    for (int side = 0; side < 2; side++)
     {
-        KLayer& l = cv.add("BinaryOp", {cv.blob(0)}, {t});
-        l.params.set(0, op);
-        l.params.set(1, 1);
-        l.params.set(2, (float)cv.cin(1).v[0]);
-        cv.set_out(0, o, t, Converter::kshape(a));
-        return;
-    }
-    if (cv.in_const(0) && cv.cin(0).numel() == 1 && o == b)
-    {
+        const Operand& x = side ? a : b; // the scalar one
+        const Operand& y = side ? b : a;
+        if (!(x.c && x.c->numel() == 1 && o == y.shape && !y.c))
+            continue;
         static const int rev[] = {0, 7, 2, 8, 4, 5, 9};
-        KLayer& l = cv.add("BinaryOp", {cv.blob(1)}, {t});
-        l.params.set(0, rev[op]);
+        KLayer& l = cv.add("BinaryOp", {y.blob}, {top});
+        l.params.set(0, side ? rev[op] : op);
         l.params.set(1, 1);
-        l.params.set(2, (float)cv.cin(0).v[0]);
-        cv.set_out(0, o, t, Converter::kshape(b));
-        return;
+        l.params.set(2, (float)x.c->v[0]);
+        return o;
     }
     std::vector<int> axes = Converter::kept_axes(o);
-    std::string x = operand_on(cv, 0, o.size(), axes, nullptr);
-    std::string y = operand_on(cv, 1, o.size(), axes, nullptr);
-    KLayer& l = cv.add("BinaryOp", {x, y}, {t});
+    std::string x = operand_on(cv, a, o.size(), axes);
+    std::string y = operand_on(cv, b, o.size(), axes);
+    KLayer& l = cv.add("BinaryOp", {x, y}, {top});
     l.params.set(0, op);
+    return o;
+}
+
+// Add/Sub/Mul/Div/Pow/Max/Min and the variadic Sum/Max/Min as a chain
+static void emit_binary(Converter& cv, int op)
+{
+    if (cv.n_in() < 1)
+        cv.fail("needs an input");
+    Operand acc = operand(cv, 0);
+    if (cv.n_in() == 1 && !acc.c)
+    {
+        cv.set_out(0, acc.shape, acc.blob, Converter::kshape(acc.shape));
+        return;
+    }
+    for (int i = 1; i < cv.n_in(); i++)
+    {
+        std::string t = i + 1 == cv.n_in() ? cv.top_name(0) : cv.uniq(cv.out_name(0));
+        Shape o = binary_into(cv, op, acc, operand(cv, i), t);
+        acc = Operand();
+        acc.shape = o;
+        acc.blob = t;
+    }
+    cv.set_out(0, acc.shape, acc.blob, Converter::kshape(acc.shape));
+}
+
+// Expand of a computed tensor: a product with ones of the target shape
+static void emit_expand(Converter& cv)
+{
+    Const ones;
+    for (int64_t d : cv.cin(1).ints())
+    {
+        if (d < 1 || d > (1 << 24))
+            cv.fail("invalid target dimension " + std::to_string(d));
+        ones.shape.push_back(d);
+    }
+    if (shape_numel(ones.shape) > ((size_t)1 << 24))
+        cv.fail("target shape too large");
+    ones.v.assign(shape_numel(ones.shape), 1.0);
+    Operand b;
+    b.shape = ones.shape;
+    b.c = &ones;
+    b.name = cv.in_name(1);
+    std::string t = cv.top_name(0);
+    Shape o = binary_into(cv, 2, operand(cv, 0), b, t);
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -535,7 +591,7 @@ static void emit_concat(Converter& cv)
     std::vector<std::string> bs;
     for (int i = 0; i < cv.n_in(); i++)
         if (cv.in_shape(i)[axis] > 0)
-            bs.push_back(operand_on(cv, i, o.size(), axes, nullptr));
+            bs.push_back(operand_on(cv, operand(cv, i), o.size(), axes));
     std::string t = cv.top_name(0);
     KLayer& l = cv.add("Concat", bs, {t});
     l.params.set(0, ka);
@@ -804,21 +860,26 @@ static void emit_norms(Converter& cv, const std::string& op)
         });
         return;
     }
-    // LayerNormalization over the last axis
+    // LayerNormalization over the axes from `axis` on: rows of Q values
     int64_t axis = Converter::norm_axis(cv.attr_i("axis", -1), s.size());
-    if (axis != (int64_t)s.size() - 1)
-        cv.fail("only normalisation over the last axis is converted");
-    int64_t W = s.back();
-    std::vector<float> sc = per_channel(cv, 1, W, 1), b = per_channel(cv, 2, W, 0);
+    if (axis < 0 || axis >= (int64_t)s.size())
+        cv.fail("axis out of range");
+    int64_t P = 1, Q = 1;
+    for (int64_t i = 0; i < (int64_t)s.size(); i++)
+        (i < axis ? P : Q) *= s[i];
+    std::vector<float> sc = per_channel(cv, 1, Q, 1), b = per_channel(cv, 2, Q, 0);
     float eps = cv.attr_f("epsilon", 1e-5f);
     if (cv.n_out() > 1 && !cv.out_name(1).empty())
         cv.fail("Mean/InvStdDev outputs are not converted");
-    emit_same(cv, "LayerNorm", [&](KLayer& l) {
-        l.params.set(0, (int)W);
-        l.params.set(1, eps);
-        l.params.set(2, 1);
-        l.weights = {raw(sc), raw(b)};
-    });
+    Shape rows = {P, Q};
+    std::string x = cv.reshape(cv.blob(0), Converter::kshape(s), Converter::kshape(rows));
+    std::string t = cv.top_name(0);
+    KLayer& l = cv.add("LayerNorm", {x}, {t});
+    l.params.set(0, (int)Q);
+    l.params.set(1, eps);
+    l.params.set(2, 1);
+    l.weights = {raw(sc), raw(b)};
+    cv.set_out(0, s, t, Converter::kshape(rows));
 }
 
 static float const_scalar(const Converter& cv, int i, float def)
@@ -949,8 +1010,6 @@ bool Converter::emit()
     auto b = binary_ops().find(op);
     if (b != binary_ops().end())
     {
-        if (n_in() != 2)
-            fail("only 2 inputs are converted");
         emit_binary(*this, b->second);
         return true;
     }
@@ -1095,6 +1154,8 @@ bool Converter::emit()
             l.params.set(0, 0); l.params.set(1, (int)size); l.params.set(2, a); l.params.set(3, be); l.params.set(4, bias);
         });
     }
+    else if (op == "Expand")
+        emit_expand(*this);
     else if (op == "DepthToSpace" || op == "SpaceToDepth")
     {
         Shape s = in_shape(0);

@@ -105,7 +105,7 @@ def main():
                 run_ins = {inputs_names[0]: ins[0]}
                 stats["weights as initializers"] += 1
             if rc != 0:
-                reason = err.split(": ", 2)[-1] if err else "exit %d" % rc
+                reason = err.split(".onnx: ", 1)[-1] if err else "exit %d" % rc
                 if "Segmentation" in err or rc < 0:
                     failures.append((tag, "onnx2kite crashed: " + err))
                     stats["fail"] += 1
