@@ -479,14 +479,31 @@ void Converter::set_const(int i, const Const& c)
 
 // ---------------------------------------------------------------- driver
 
-// x / 1.4142135 -> Erf -> + 1 -> * x -> * 0.5 (and orders of the muls) as torch
-// exports GELU before opset 20: returns the nodes replaced by one Gelu node.
-static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
+static std::map<std::string, std::vector<int>> node_users(const GraphProto& g)
 {
     std::map<std::string, std::vector<int>> users;
     for (int i = 0; i < g.node_size(); i++)
         for (const std::string& in : g.node(i).input())
             users[in].push_back(i);
+    return users;
+}
+
+static void drop_nodes(GraphProto& g, const std::set<int>& dead)
+{
+    if (dead.empty())
+        return;
+    GraphProto rest;
+    for (int i = 0; i < g.node_size(); i++)
+        if (!dead.count(i))
+            *rest.add_node() = g.node(i);
+    g.mutable_node()->Swap(rest.mutable_node());
+}
+
+// x / 1.4142135 -> Erf -> + 1 -> * x -> * 0.5 (and orders of the muls) as torch
+// exports GELU before opset 20: returns the nodes replaced by one Gelu node.
+static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
+{
+    std::map<std::string, std::vector<int>> users = node_users(g);
     auto scalar_is = [&](const std::string& name, double v) {
         auto it = consts.find(name);
         return it != consts.end() && it->second.v.size() == 1 && std::fabs(it->second.v[0] - v) < 1e-4 * std::fabs(v);
@@ -540,13 +557,34 @@ static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
         dead.insert(addn);
         dead.insert(m1);
     }
-    if (dead.empty())
-        return;
-    GraphProto rest;
+    drop_nodes(g, dead);
+}
+
+// Sigmoid(x) read only by Mul(x, .) -> one Swish node (torch's SiLU export)
+static void fuse_swish(GraphProto& g)
+{
+    std::map<std::string, std::vector<int>> users = node_users(g);
+    std::set<int> dead;
     for (int i = 0; i < g.node_size(); i++)
-        if (!dead.count(i))
-            *rest.add_node() = g.node(i);
-    g.mutable_node()->Swap(rest.mutable_node());
+    {
+        const NodeProto& sig = g.node(i);
+        if (sig.op_type() != "Sigmoid" || sig.input_size() != 1 || sig.output_size() != 1)
+            continue;
+        auto it = users.find(sig.output(0));
+        if (it == users.end() || it->second.size() != 1)
+            continue;
+        NodeProto* mul = g.mutable_node(it->second[0]);
+        if (mul->op_type() != "Mul" || mul->input_size() != 2)
+            continue;
+        const std::string& x = sig.input(0);
+        if (!((mul->input(0) == x && mul->input(1) == sig.output(0)) || (mul->input(1) == x && mul->input(0) == sig.output(0))))
+            continue;
+        mul->set_op_type("Swish");
+        mul->clear_input();
+        mul->add_input(x);
+        dead.insert(i);
+    }
+    drop_nodes(g, dead);
 }
 
 void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
@@ -587,6 +625,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
         }
     node_ = nullptr;
     fuse_gelu(graph, consts_);
+    fuse_swish(graph);
 
     // unsupported ops, all at once
     kite::convert::UnsupportedOps bad;

@@ -60,7 +60,7 @@ const std::set<std::string>& simple_ops()
     static const std::set<std::string> s = {
         "Conv", "ConvTranspose", "BatchNormalization", "InstanceNormalization", "LayerNormalization", "Relu",
         "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus", "Mish",
-        "Gelu", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul",
+        "Gelu", "Swish", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul",
         "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Cast", "Transpose", "Concat",
         "Split", "Slice", "Gather", "Softmax", "LogSoftmax", "Pad", "Resize", "Upsample", "LRN",
         "DepthToSpace", "SpaceToDepth", "Constant", "Shape", "Size", "ConstantOfShape", "Range", "Expand",
@@ -1064,6 +1064,8 @@ bool Converter::emit()
     }
     else if (op == "Softplus")
         emit_same(*this, "Softplus", nullptr);
+    else if (op == "Swish") // fused Sigmoid * x (onnx_convert.cpp)
+        emit_same(*this, "Swish", nullptr);
     else if (op == "Mish")
         emit_same(*this, "Mish", nullptr);
     else if (op == "Gelu")
