@@ -1064,8 +1064,12 @@ bool Converter::emit()
     }
     else if (op == "Softplus")
         emit_same(*this, "Softplus", nullptr);
-    else if (op == "Swish") // fused Sigmoid * x (onnx_convert.cpp)
+    else if (op == "Swish") // opset 24's Swish, or a fused Sigmoid * x (onnx_convert.cpp)
+    {
+        if (attr_f("alpha", 1.f) != 1.f)
+            fail("alpha other than 1 is not converted");
         emit_same(*this, "Swish", nullptr);
+    }
     else if (op == "Mish")
         emit_same(*this, "Mish", nullptr);
     else if (op == "Gelu")
