@@ -168,3 +168,38 @@ TEST(Pooling, bad_params_and_inputs)
     ok.set(1, 2);
     EXPECT_TRUE(reference_fails("Pooling", ok, {}, {RandomMat(5)}));
 }
+
+// channel counts that pack by 4, 8 and 16 (and one that does not), every
+// pooling type, pad mode and pad counting, so each x86 row runs its packed
+// kernels against the reference
+TEST(Pooling, packed_channels_every_mode)
+{
+    reseed(160);
+    for (int c : {16, 24, 12, 5})
+    {
+        Mat in = RandomMat(9, 7, c);
+        for (int type = 0; type < 2; type++)
+        {
+            for (int mode = 0; mode < 4; mode++)
+            {
+                for (int ks : {2 * 10 + 2, 3 * 10 + 1, 3 * 10 + 2})
+                {
+                    ParamDict pd;
+                    pd.set(0, type);
+                    pd.set(1, ks / 10);
+                    pd.set(2, ks % 10);
+                    pd.set(3, type == 0 && mode == 0 ? 0 : 1); // no all-pad max window (-FLT_MAX is -inf in fp16)
+                    pd.set(5, mode);
+                    pd.set(6, (ks + mode) % 2);
+                    SCOPED_TRACE("c=" + std::to_string(c) + " type=" + std::to_string(type) + " mode=" + std::to_string(mode) + " k/s=" + std::to_string(ks));
+                    KITE_EXPECT_LAYER_OK(test_layer("Pooling", pd, {}, {in}));
+                }
+            }
+            ParamDict g;
+            g.set(0, type);
+            g.set(4, 1);
+            SCOPED_TRACE("global c=" + std::to_string(c) + " type=" + std::to_string(type));
+            KITE_EXPECT_LAYER_OK(test_layer("Pooling", g, {}, {in}));
+        }
+    }
+}
