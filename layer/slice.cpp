@@ -27,32 +27,10 @@ int Slice::load_param(const ParamDict& pd)
     return 0;
 }
 
-int Slice::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+int Slice::resolve_slices(int size, int n, std::vector<int>& starts, std::vector<int>& lens) const
 {
-    if (bottom_blobs.size() != 1 || top_blobs.empty())
-    {
-        KITE_LOGE("Slice '%s': expects 1 input and >= 1 output, got %d and %d", name.c_str(), (int)bottom_blobs.size(), (int)top_blobs.size());
-        return -1;
-    }
-    const Mat& bottom_blob = bottom_blobs[0];
-    if (!shape::plain_blob(bottom_blob))
-    {
-        KITE_LOGE("Slice '%s': input must be a non-empty elempack 1 blob of dims 1..4", name.c_str());
-        return -1;
-    }
-    const int dims = bottom_blob.dims;
-    const int positive_axis = shape::normalize_axis(axis, dims);
-    if (positive_axis < 0)
-    {
-        KITE_LOGE("Slice '%s': axis %d out of range for a %d-dims input", name.c_str(), axis, dims);
-        return -1;
-    }
-    const shape::Dims ind = shape::dims_of(bottom_blob);
-    const int size = ind.s[positive_axis];
-    const int n = (int)top_blobs.size();
-
-    // resolve [start, end) of every output
-    std::vector<int> starts(n), lens(n);
+    starts.assign(n, 0);
+    lens.assign(n, 0);
     if (!indices.empty())
     {
         if (indices.w != n - 1)
@@ -110,6 +88,36 @@ int Slice::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_b
             return -1;
         }
     }
+    return 0;
+}
+
+int Slice::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+{
+    if (bottom_blobs.size() != 1 || top_blobs.empty())
+    {
+        KITE_LOGE("Slice '%s': expects 1 input and >= 1 output, got %d and %d", name.c_str(), (int)bottom_blobs.size(), (int)top_blobs.size());
+        return -1;
+    }
+    const Mat& bottom_blob = bottom_blobs[0];
+    if (!shape::plain_blob(bottom_blob))
+    {
+        KITE_LOGE("Slice '%s': input must be a non-empty elempack 1 blob of dims 1..4", name.c_str());
+        return -1;
+    }
+    const int dims = bottom_blob.dims;
+    const int positive_axis = shape::normalize_axis(axis, dims);
+    if (positive_axis < 0)
+    {
+        KITE_LOGE("Slice '%s': axis %d out of range for a %d-dims input", name.c_str(), axis, dims);
+        return -1;
+    }
+    const shape::Dims ind = shape::dims_of(bottom_blob);
+    const int size = ind.s[positive_axis];
+    const int n = (int)top_blobs.size();
+
+    std::vector<int> starts, lens;
+    if (resolve_slices(size, n, starts, lens) != 0)
+        return -1;
 
     const int ax = shape::cdhw_axis(dims, positive_axis);
     for (int i = 0; i < n; i++)

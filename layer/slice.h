@@ -3,6 +3,8 @@
 
 #include "layer.h"
 
+#include <vector>
+
 namespace kite {
 
 // Splits its input along one axis into as many outputs as the layer has.
@@ -24,6 +26,8 @@ public:
     Slice();
     int load_param(const ParamDict& pd) override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
+    // [start, start + len) of each of n outputs on an axis of `size`; 0, or -1 (logged)
+    int resolve_slices(int size, int n, std::vector<int>& starts, std::vector<int>& lens) const;
 
 public:
     Mat slices;

@@ -9,6 +9,10 @@
 //                                        equal to the run-time elempack ep
 //                                        (1, 4 and the widths this ISA has; CALL may hold commas)
 //
+//   best_elempack, PackAxis, copy_channels: moving scalar channels along the
+//   packing axis between blobs of any elempack (Concat, Slice, Crop, ShuffleChannel)
+//   packed_as_wide: run an element-moving reference on packed data
+//
 // A driver meets a case it has no packed kernel for (rare parameters, dims it
 // does not expect) by running its reference on to_fp32_pack1 of the input:
 // correct, and the Net never has to know.
@@ -16,6 +20,8 @@
 #include "layer.h"
 #include "log.h"
 #include "simd/simd_x86.h"
+
+#include <cstring>
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -42,6 +48,115 @@ static inline int to_fp32_pack1(const Mat& in, Mat& out, const Option& opt)
     }
     out = a;
     return 0;
+}
+
+
+// the widest elempack this ISA uses that divides `count` scalars
+static inline int best_elempack(int count)
+{
+    for (int p = KITE_SIMD_MAX_N; p > 1; p /= 2)
+        if (p >= 4 && count % p == 0)
+            return p;
+    return 1;
+}
+
+// A blob seen along its packing axis (w for dims 1, h for dims 2, c for dims
+// 3 and 4, always the outermost axis): scalar channel i is lane i % ep of
+// packed unit i / ep, and holds `plane` elements (stride ep scalars).
+struct PackAxis
+{
+    unsigned char* data;
+    size_t unit_bytes; // from one packed unit to the next
+    size_t plane;      // elements per channel
+    int ep;
+    int es;            // bytes per scalar
+    int count;         // scalar channels
+};
+
+static inline PackAxis pack_axis(const Mat& m)
+{
+    PackAxis a;
+    a.data = (unsigned char*)m.data;
+    a.ep = m.elempack;
+    a.es = (int)(m.elemsize / m.elempack);
+    if (m.dims == 1)
+        a.unit_bytes = m.elemsize, a.plane = 1, a.count = m.w * m.elempack;
+    else if (m.dims == 2)
+        a.unit_bytes = (size_t)m.w * m.elemsize, a.plane = (size_t)m.w, a.count = m.h * m.elempack;
+    else
+        a.unit_bytes = m.cstep * m.elemsize, a.plane = (size_t)m.w * m.h * m.d, a.count = m.c * m.elempack;
+    return a;
+}
+
+// a Mat shaped like m with `count` scalar channels on the packing axis, packed by ep
+static inline void create_like_axis(Mat& top, const Mat& m, int count, int ep, Allocator* allocator)
+{
+    const size_t es = m.elemsize / m.elempack;
+    if (m.dims == 1)
+        top.create(count / ep, es * ep, ep, allocator);
+    else if (m.dims == 2)
+        top.create(m.w, count / ep, es * ep, ep, allocator);
+    else if (m.dims == 3)
+        top.create(m.w, m.h, count / ep, es * ep, ep, allocator);
+    else
+        top.create(m.w, m.h, m.d, count / ep, es * ep, ep, allocator);
+}
+
+template<class E>
+static inline void copy_strided(const unsigned char* s, int ss, unsigned char* d, int ds, size_t n)
+{
+    const E* sp = (const E*)s;
+    E* dp = (E*)d;
+    for (size_t i = 0; i < n; i++)
+        dp[i * ds] = sp[i * ss];
+}
+
+// dst scalar channel dst_of(i) = src scalar channel src_of(i), i in [0, n)
+// (same plane size and scalar size); whole packed units are copied at once
+// when both sides line up
+template<class SrcOf, class DstOf>
+static inline void copy_channels_map(const PackAxis& src, const PackAxis& dst, int n, const SrcOf& src_of,
+                                     const DstOf& dst_of, bool aligned, int num_threads)
+{
+    if (aligned)
+    {
+        const int ep = src.ep;
+        const size_t bytes = src.plane * ep * src.es;
+        #pragma omp parallel for num_threads(num_threads)
+        for (int u = 0; u < n / ep; u++)
+            memcpy(dst.data + (size_t)(dst_of(u * ep) / ep) * dst.unit_bytes, src.data + (size_t)(src_of(u * ep) / ep) * src.unit_bytes, bytes);
+        return;
+    }
+    #pragma omp parallel for num_threads(num_threads)
+    for (int i = 0; i < n; i++)
+    {
+        const int sc = src_of(i), dc = dst_of(i);
+        const unsigned char* s = src.data + (size_t)(sc / src.ep) * src.unit_bytes + (size_t)(sc % src.ep) * src.es;
+        unsigned char* d = dst.data + (size_t)(dc / dst.ep) * dst.unit_bytes + (size_t)(dc % dst.ep) * dst.es;
+        if (src.es == 4)
+            copy_strided<unsigned int>(s, src.ep, d, dst.ep, src.plane);
+        else if (src.es == 2)
+            copy_strided<unsigned short>(s, src.ep, d, dst.ep, src.plane);
+        else
+            copy_strided<unsigned char>(s, src.ep, d, dst.ep, src.plane);
+    }
+}
+
+// dst channels [d0, d0 + n) = src channels [s0, s0 + n)
+static inline void copy_channels(const PackAxis& src, int s0, const PackAxis& dst, int d0, int n, int num_threads)
+{
+    const bool aligned = src.ep == dst.ep && s0 % src.ep == 0 && d0 % dst.ep == 0 && n % src.ep == 0;
+    copy_channels_map(src, dst, n, [s0](int i) { return s0 + i; }, [d0](int i) { return d0 + i; }, aligned, num_threads);
+}
+
+// the same blob with each packed element seen as one wide scalar (elempack
+// 1, elemsize unchanged): a reference layer that only moves elements along
+// the axes that are not packed can then work on packed data directly
+static inline Mat packed_as_wide(const Mat& m)
+{
+    Mat v = m;
+    v.elempack = 1;
+    return v;
 }
 
 } // namespace KITE_ISA_NS
