@@ -908,7 +908,8 @@ static int preferred_elempack(int isa, int scalars, int elembits)
         best = 8;
     else if (isa == CPU_ISA_NEON && elembits == 16)
         best = 8;
-    for (int p = best; p > 1; p /= 2)
+    // 4 is the narrowest vector: an axis of 2 or 6 scalars stays unpacked
+    for (int p = best; p >= 4; p /= 2)
         if (scalars % p == 0)
             return p;
     return 1;

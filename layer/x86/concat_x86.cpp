@@ -44,14 +44,9 @@ public:
                 top_blobs[0].elempack = first.elempack;
             return ret;
         }
-        std::vector<Mat> unpacked(bottom_blobs.size());
-        for (size_t i = 0; i < bottom_blobs.size(); i++)
-        {
-            int ret = to_fp32_pack1(bottom_blobs[i], unpacked[i], opt);
-            if (ret != 0)
-                return ret;
-        }
-        return Concat::forward(unpacked, top_blobs, opt);
+        std::vector<Mat> unpacked;
+        int ret = to_fp32_pack1(bottom_blobs, unpacked, opt);
+        return ret != 0 ? ret : Concat::forward(unpacked, top_blobs, opt);
     }
 
 private:

@@ -66,14 +66,9 @@ public:
     {
         if (bottom_blobs.size() < 2)
             return Crop::forward(bottom_blobs, top_blobs, opt);
-        std::vector<Mat> unpacked(bottom_blobs.size());
-        for (size_t i = 0; i < bottom_blobs.size(); i++)
-        {
-            int ret = to_fp32_pack1(bottom_blobs[i], unpacked[i], opt);
-            if (ret != 0)
-                return ret;
-        }
-        return Crop::forward(unpacked, top_blobs, opt);
+        std::vector<Mat> unpacked;
+        int ret = to_fp32_pack1(bottom_blobs, unpacked, opt);
+        return ret != 0 ? ret : Crop::forward(unpacked, top_blobs, opt);
     }
 };
 

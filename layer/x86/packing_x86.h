@@ -22,6 +22,7 @@
 #include "simd/simd_x86.h"
 
 #include <cstring>
+#include <vector>
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -50,6 +51,24 @@ static inline int to_fp32_pack1(const Mat& in, Mat& out, const Option& opt)
     return 0;
 }
 
+static inline int to_fp32_pack1(const std::vector<Mat>& in, std::vector<Mat>& out, const Option& opt)
+{
+    out.resize(in.size());
+    for (size_t i = 0; i < in.size(); i++)
+    {
+        int ret = to_fp32_pack1(in[i], out[i], opt);
+        if (ret != 0)
+            return ret;
+    }
+    return 0;
+}
+
+
+// whether KITE_X86_DISPATCH_PACK has a kernel width for elempack ep
+static inline bool dispatchable_pack(int ep)
+{
+    return ep == 1 || ep == 4 || (ep == 8 && KITE_SIMD_MAX_N >= 8) || (ep == 16 && KITE_SIMD_MAX_N >= 16);
+}
 
 // the widest elempack this ISA uses that divides `count` scalars
 static inline int best_elempack(int count)

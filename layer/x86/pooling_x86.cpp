@@ -22,7 +22,7 @@ public:
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
-        if (bottom_blob.dims != 3 || p.adaptive_pooling || bottom_blob.w * bottom_blob.h == 0)
+        if (bottom_blob.dims != 3 || p.adaptive_pooling || bottom_blob.w * bottom_blob.h == 0 || !dispatchable_pack(bottom_blob.elempack))
         {
             Mat b;
             int ret = to_fp32_pack1(bottom_blob, b, opt);

@@ -77,3 +77,43 @@ TEST(PackedLayout, shufflechannel)
             for (int rev = 0; rev < 2; rev++)
                 run("ShuffleChannel", params({{0, g}, {1, rev}}), {seq({c, 3, 5})});
 }
+
+TEST(PackedLayout, binaryop_packed_cases)
+{
+    using namespace kite::test;
+    reseed(901);
+    Mat a = RandomMat(5, 3, 16, 0.5f, 2.f);
+    Mat same = RandomMat(5, 3, 16, 0.5f, 2.f);
+    Mat per_channel = RandomMat(16, 0.5f, 2.f);
+    Mat other = RandomMat(5, 0.5f, 2.f); // along w: through the reference
+    for (int op = 0; op < 12; op++)
+    {
+        ParamDict pd;
+        pd.set(0, op);
+        for (const Mat& b : {same, per_channel, other})
+            KITE_EXPECT_LAYER_OK(test_layer("BinaryOp", pd, {}, {a, b}));
+        ParamDict ps = pd;
+        ps.set(1, 1);
+        ps.set(2, 1.5f);
+        KITE_EXPECT_LAYER_OK(test_layer("BinaryOp", ps, {}, {a}));
+    }
+}
+
+TEST(PackedLayout, eltwise_packed)
+{
+    using namespace kite::test;
+    reseed(902);
+    std::vector<Mat> in = {RandomMat(7, 3, 24), RandomMat(7, 3, 24), RandomMat(7, 3, 24)};
+    for (int op = 0; op < 3; op++)
+    {
+        ParamDict pd;
+        pd.set(0, op);
+        KITE_EXPECT_LAYER_OK(test_layer("Eltwise", pd, {}, in));
+        KITE_EXPECT_LAYER_OK(test_layer("Eltwise", pd, {}, {in[0], in[1]}));
+    }
+    ParamDict w;
+    w.set(0, 1);
+    w.set(1, FloatArrayMat({0.5f, -2.f, 3.f}));
+    KITE_EXPECT_LAYER_OK(test_layer("Eltwise", w, {}, in));
+}
+
