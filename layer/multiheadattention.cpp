@@ -87,7 +87,7 @@ static void linear(const float* x, int rows, int in_dim, const float* w, const f
     }
 }
 
-int MultiHeadAttention::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+int MultiHeadAttention::check_inputs(const std::vector<Mat>& bottom_blobs, const std::vector<Mat>& top_blobs, Inputs& in) const
 {
     const char* n = name.c_str();
     const int nin = (int)bottom_blobs.size();
@@ -114,11 +114,16 @@ int MultiHeadAttention::forward(const std::vector<Mat>& bottom_blobs, std::vecto
                   n, q_blob.w, src_len, k_blob.w, dst_len, v_blob.w, v_len, qdim, kdim, vdim);
         return -1;
     }
-    Mat mask;
-    size_t mask_head_step = 0;
+    in.q = &q_blob;
+    in.k = &k_blob;
+    in.v = &v_blob;
+    in.src_len = src_len;
+    in.dst_len = dst_len;
+    in.mask = Mat();
+    in.mask_head_step = 0;
     if (attn_mask)
     {
-        mask = bottom_blobs.back();
+        const Mat& mask = bottom_blobs.back();
         const bool shared = mask.dims == 2 && mask.w == dst_len && mask.h == src_len;
         const bool per_head = mask.dims == 3 && mask.w == dst_len && mask.h == src_len && mask.c == num_heads;
         if (!shared && !per_head)
@@ -127,8 +132,25 @@ int MultiHeadAttention::forward(const std::vector<Mat>& bottom_blobs, std::vecto
                       dst_len, src_len, dst_len, src_len, num_heads, mask.dims, mask.w, mask.h, mask.c);
             return -1;
         }
-        mask_head_step = per_head ? mask.cstep : 0;
+        in.mask = mask;
+        in.mask_head_step = per_head ? mask.cstep : 0;
     }
+    return 0;
+}
+
+int MultiHeadAttention::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+{
+    Inputs io;
+    int ret = check_inputs(bottom_blobs, top_blobs, io);
+    if (ret != 0)
+        return ret;
+    const Mat& q_blob = *io.q;
+    const Mat& k_blob = *io.k;
+    const Mat& v_blob = *io.v;
+    const int src_len = io.src_len;
+    const int dst_len = io.dst_len;
+    const Mat& mask = io.mask;
+    const size_t mask_head_step = io.mask_head_step;
 
     const int head_dim = embed_dim / num_heads;
     std::vector<float> xq((size_t)src_len * embed_dim), xk((size_t)dst_len * embed_dim), xv((size_t)dst_len * embed_dim);

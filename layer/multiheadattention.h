@@ -31,6 +31,20 @@ public:
     int load_model(const ModelBin& mb) override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
 
+protected:
+    // the inputs of one forward, checked against the parameters
+    struct Inputs
+    {
+        const Mat* q;
+        const Mat* k;
+        const Mat* v;
+        int src_len;           // rows of q
+        int dst_len;           // rows of k and v
+        Mat mask;              // empty without attn_mask
+        size_t mask_head_step; // 0: one mask for every head
+    };
+    int check_inputs(const std::vector<Mat>& bottom_blobs, const std::vector<Mat>& top_blobs, Inputs& in) const;
+
 public:
     int embed_dim;
     int num_heads;

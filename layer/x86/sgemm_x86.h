@@ -114,6 +114,20 @@ static inline void pack_b_panel(const MatView& B, int k0, int kc, int n0, int N,
         }
         return;
     }
+    if (B.rs == 1)
+    {
+        // B stored transposed (columns contiguous): read each column in order
+        for (int j = 0; j < nn; j++)
+        {
+            const float* src = B.data + (long)(n0 + j) * B.cs + k0;
+            for (int k = 0; k < kc; k++)
+                dst[k * kNR + j] = src[k];
+        }
+        for (int k = 0; k < kc; k++)
+            for (int j = nn; j < kNR; j++)
+                dst[k * kNR + j] = 0.f;
+        return;
+    }
     for (int k = 0; k < kc; k++)
     {
         for (int j = 0; j < nn; j++)

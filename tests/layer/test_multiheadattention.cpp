@@ -102,3 +102,32 @@ TEST(MultiHeadAttention, input_counts_mask_and_dims)
     bad.set(2, 36);
     EXPECT_TRUE(reference_fails("MultiHeadAttention", bad, mha_weights(6, 6, 6, 6), {RandomMat(6, 3)}));
 }
+
+// sizes past the SGEMM's register blocks (odd sequence lengths, head_dim not a
+// vector multiple, qdim/kdim/vdim all different), with and without masks:
+// every implementation against the reference
+TEST(MultiHeadAttention, gemm_sized)
+{
+    reseed(74);
+    const int E = 48, H = 4, qdim = 40, kdim = 35, vdim = 21, Lq = 37, Lk = 29;
+    std::vector<Mat> w = mha_weights(E, qdim, kdim, vdim);
+    ParamDict pd;
+    pd.set(0, E);
+    pd.set(1, H);
+    pd.set(2, E * qdim);
+    pd.set(3, kdim);
+    pd.set(4, vdim);
+    Mat q = RandomMat(qdim, Lq), k = RandomMat(kdim, Lk), v = RandomMat(vdim, Lk);
+    EXPECT_EQ(run_all("MultiHeadAttention", pd, w, {q, k, v}).size(), 1u);
+    EXPECT_EQ(run_all("MultiHeadAttention", pd, w, {RandomMat(qdim, 1), RandomMat(kdim, 1), RandomMat(vdim, 1)}).size(), 1u);
+    pd.set(5, 1);
+    EXPECT_EQ(run_all("MultiHeadAttention", pd, w, {q, k, v, RandomMat(Lk, Lq, -4.f, 4.f)}).size(), 1u);
+    EXPECT_EQ(run_all("MultiHeadAttention", pd, w, {q, k, v, RandomMat(Lk, Lq, H, -4.f, 4.f)}).size(), 1u);
+    // self-attention shaped like a transformer block, explicit scale
+    ParamDict ps;
+    ps.set(0, 64);
+    ps.set(1, 2);
+    ps.set(2, 64 * 64);
+    ps.set(6, 0.3f);
+    EXPECT_EQ(run_all("MultiHeadAttention", ps, mha_weights(64, 64, 64, 64), {RandomMat(64, 50)}).size(), 1u);
+}
