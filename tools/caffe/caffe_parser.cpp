@@ -919,6 +919,20 @@ void Converter::layer(const LayerParameter& l)
         k.params.set(1, (int)p.top_k());
         return;
     }
+    if (t == "Interp")
+    {
+        // bilinear with corners aligned, to a fixed size (zoom/shrink factors
+        // depend on the input size, which is not known here)
+        const kite_caffe::InterpParameter& p = l.interp_param();
+        if (p.height() <= 0 || p.width() <= 0 || p.pad_beg() != 0 || p.pad_end() != 0 || l.bottom_size() != 1)
+            fail(l, "only a fixed output height/width without pads is supported");
+        Layer& k = add(l, "Interp");
+        k.params.set(0, 2);
+        k.params.set(3, p.height());
+        k.params.set(4, p.width());
+        k.params.set(6, 1);
+        return;
+    }
     if (t == "ShuffleChannel")
     {
         add(l, "ShuffleChannel").params.set(0, (int)l.shuffle_channel_param().group());

@@ -319,6 +319,9 @@ def infer(net, rng, weight_scale_hook=None):
                 o[axis] = bounds[i + 1] - bounds[i]
                 shapes[t] = o
             continue
+        elif typ == "Interp":
+            p = get(l, "interp_param")
+            out = [x[0], x[1], num(get(p, "height")), num(get(p, "width"))]
         elif typ == "Crop":
             p = get(l, "crop_param") or []
             axis = num(get(p, "axis"), 2)
@@ -437,6 +440,9 @@ layer { name: "lrn_ac" type: "LRN" bottom: "lrn_in" top: "lrn_ac" lrn_param { lo
 layer { name: "mvn" type: "MVN" bottom: "lrn_ac" top: "mvn" }
 layer { name: "resh" type: "Reshape" bottom: "mvn" top: "resh" reshape_param { shape { dim: 0 dim: -1 dim: 2 } } }
 layer { name: "sm2" type: "Softmax" bottom: "resh" top: "sm2" softmax_param { axis: 2 } }
+layer { name: "shuffle" type: "ShuffleChannel" bottom: "cat2" top: "shuffle" shuffle_channel_param { group: 4 } }
+layer { name: "relu6" type: "ReLU6" bottom: "shuffle" top: "relu6" }
+layer { name: "interp" type: "Interp" bottom: "relu6" top: "interp" interp_param { height: 17 width: 23 } }
 """,
     # V1 form, net input by input_dim, an in-place layer on the input
     "ops_v1": """
