@@ -30,7 +30,7 @@ enum DataType
 };
 
 // more elements than this in one constant is treated as a malformed file
-const int64_t kMaxElements = (int64_t)1 << 28;
+int64_t kMaxElements = (int64_t)1 << 28;
 
 double half_to_double(uint16_t h)
 {
@@ -95,6 +95,11 @@ double apply_binary(int op, double a, double b)
 }
 
 } // namespace
+
+void set_element_limit(int64_t n)
+{
+    kMaxElements = n;
+}
 
 int64_t shape_count(const Shape& s)
 {
@@ -381,6 +386,8 @@ SliceSpec resolve_strided_slice(const Shape& in, const std::vector<int64_t>& beg
     if (ellipsis_mask || new_axis_mask)
         throw std::runtime_error("StridedSlice with ellipsis_mask or new_axis_mask is not supported");
     const size_t n = begin.size();
+    if (in.size() > 8)
+        throw std::runtime_error("StridedSlice of a rank " + std::to_string(in.size()) + " tensor");
     if (end.size() != n || strides.size() != n || n > in.size())
         throw std::runtime_error("StridedSlice begin/end/strides lengths do not match the input rank");
     SliceSpec s;
@@ -490,6 +497,8 @@ Shape resolve_reshape(const Shape& in, const std::vector<int64_t>& target)
         }
         else
         {
+            if (out[i] > kMaxElements)
+                throw std::runtime_error("Reshape target " + shape_string(out) + " is too large");
             known *= out[i];
             if (known > n && n > 0)
                 throw std::runtime_error("Reshape target " + shape_string(out) + " does not fit " + shape_string(in));

@@ -23,6 +23,10 @@ namespace tf {
 
 typedef std::vector<int64_t> Shape;
 
+// constants and shapes with more elements than this are rejected as
+// malformed (default 2^28; the fuzzer lowers it)
+void set_element_limit(int64_t n);
+
 // element count of a shape; throws on negative or too large shapes
 int64_t shape_count(const Shape& s);
 std::string shape_string(const Shape& s);

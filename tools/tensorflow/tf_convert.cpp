@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <stdexcept>
 
 namespace kite {
@@ -319,8 +320,7 @@ bool Converter::try_fold_affine(const kite_tf::NodeDef& n, const Value& x, const
         return false;
     const int li = blob_layer[x.blob];
     convert::Layer& l = g.layers[(size_t)li];
-    const bool ip = l.type == "InnerProduct";
-    const int bias_id = ip ? 1 : 5;
+    const int bias_id = l.type == "InnerProduct" || l.type == "Scale" ? 1 : 5;
     const int channels = l.params.get_int(0, 0);
     std::vector<float> s, b;
     if (scale && !per_channel(*scale, x.shape.size(), channels, s))
@@ -357,12 +357,82 @@ bool Converter::try_fold_activation(const kite_tf::NodeDef& n, const Value& x, c
     if (!foldable(x, key))
         return false;
     convert::Layer& l = g.layers[(size_t)blob_layer[x.blob]];
+    if (l.type == "Scale")
+        return false;
     l.params.set(9, type);
     if (!params.empty())
         l.params.set_floats(10, params);
     blob_aliases[x.blob]--;
     set_output(n, 0, x);
     return true;
+}
+
+bool Converter::try_scale(const kite_tf::NodeDef& n, const Value& x, const Const& c)
+{
+    // a per-channel multiplier of a rank-4 (channels) or rank-2 (elements)
+    // activation: a Scale layer, which a following per-channel add joins
+    const size_t r = x.shape.size();
+    if (r != 4 && r != 2)
+        return false;
+    std::vector<float> s;
+    if (!per_channel(c, r, x.shape.back(), s))
+        return false;
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("Scale", n.name(), {x.blob}, {top});
+    l.params.set(0, (int)s.size());
+    l.params.set(1, 0);
+    l.weights.push_back(convert::Weight(s, false));
+    blob_layer[top] = (int)g.layers.size() - 1;
+    set_output(n, 0, blob_value(top, x.shape));
+    return true;
+}
+
+const convert::Layer* Converter::producer_layer(const std::string& blob, const char* type)
+{
+    const int i = g.producer(blob);
+    if (i < 0 || g.layers[(size_t)i].type != type)
+        return nullptr;
+    return &g.layers[(size_t)i];
+}
+
+bool Converter::try_hard_sigmoid(const kite_tf::NodeDef& n, const Value& x, double scale)
+{
+    // relu6(a + 3) * (1/6) as emitted: Clip(0, 6) <- BinaryOp(add scalar 3) <- a
+    if (std::fabs(scale - 1.0 / 6) > 1e-6)
+        return false;
+    const convert::Layer* clip = producer_layer(x.blob, "Clip");
+    if (!clip || clip->params.get_float(0, 1.f) != 0.f || clip->params.get_float(1, 0.f) != 6.f)
+        return false;
+    const convert::Layer* add = producer_layer(clip->bottoms[0], "BinaryOp");
+    if (!add || add->params.get_int(0, -1) != 0 || add->params.get_int(1, 0) != 1 || add->params.get_float(2, 0.f) != 3.f)
+        return false;
+    const std::string a = add->bottoms[0];
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("HardSigmoid", n.name(), {a}, {top});
+    l.params.set(0, 1.f / 6);
+    l.params.set(1, 0.5f);
+    set_output(n, 0, blob_value(top, x.shape));
+    return true;
+}
+
+bool Converter::try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b)
+{
+    // a * HardSigmoid(a) -> HardSwish(a) (same alpha, beta)
+    for (int side = 0; side < 2; side++)
+    {
+        const Value& x = side ? b : a;
+        const Value& h = side ? a : b;
+        const convert::Layer* hs = producer_layer(h.blob, "HardSigmoid");
+        if (!hs || hs->bottoms[0] != x.blob)
+            continue;
+        const std::string top = out_blob(n);
+        convert::Layer& l = add_layer("HardSwish", n.name(), {x.blob}, {top});
+        l.params.set(0, hs->params.get_float(0, 0.2f));
+        l.params.set(1, hs->params.get_float(1, 0.5f));
+        set_output(n, 0, blob_value(top, x.shape));
+        return true;
+    }
+    return false;
 }
 
 // --- the walk ------------------------------------------------------------
@@ -383,8 +453,10 @@ void Converter::add_placeholder(const kite_tf::NodeDef& n, size_t index)
     }
     if (s.size() >= 2 && s[0] == -1)
         s[0] = 1;
+    if (s.size() > 8)
+        throw std::runtime_error("input '" + n.name() + "' has rank " + std::to_string(s.size()));
     for (int64_t d : s)
-        if (d <= 0)
+        if (d <= 0 || d > INT_MAX)
             throw std::runtime_error("input '" + n.name() + "' has shape " + shape_string(s) + ": give input_shapes= with every dimension");
     const DataFormat fmt = index < opt.input_formats.size() ? opt.input_formats[index] : FORMAT_NHWC;
     if (s.size() == 4 && fmt != FORMAT_NCHW)

@@ -379,6 +379,11 @@ void Converter::op_binary(const kite_tf::NodeDef& n)
                     return;
             }
         }
+        if (!const_left && c.count() == 1 && (code == 2 || code == 3) && c.v[0] != 0
+            && try_hard_sigmoid(n, x, code == 2 ? c.v[0] : 1.0 / c.v[0]))
+            return;
+        if (code == 2 && out_shape == x.shape && c.count() > 1 && try_scale(n, x, c))
+            return;
         if (c.count() == 1)
         {
             int op = code;
@@ -404,6 +409,8 @@ void Converter::op_binary(const kite_tf::NodeDef& n)
         set_output(n, 0, blob_value(top, out_shape));
         return;
     }
+    if (code == 2 && a.shape == b.shape && try_hard_swish(n, a, b))
+        return;
     if (code == 2 && a.shape == b.shape && is_swish(n, a, b))
     {
         // the Sigmoid side is left dead and removed by finalize()
@@ -640,7 +647,7 @@ void Converter::op_concat(const kite_tf::NodeDef& n)
     const Const& ac = const_input(n, v2 ? count - 1 : 0, "axis");
     if (ac.count() != 1)
         throw std::runtime_error("axis must be a scalar");
-    const int64_t axis = (int64_t)ac.v[0];
+    const int64_t axis = ac.ints()[0];
     std::vector<Value> ins;
     for (int i = v2 ? 0 : 1; i < (v2 ? count - 1 : count); i++)
         ins.push_back(input(n, i));
@@ -717,7 +724,7 @@ void Converter::op_reshape(const kite_tf::NodeDef& n)
         const Const& ac = const_input(n, 1, "axis");
         if (ac.count() != 1)
             throw std::runtime_error("axis must be a scalar");
-        int64_t a = (int64_t)ac.v[0];
+        int64_t a = ac.ints()[0];
         const int64_t r = (int64_t)x.shape.size();
         if (a < 0)
             a += r + 1;

@@ -116,6 +116,10 @@ def op_graphs():
     g.append(("activations", [1, 5, 6, 7], lambda x: tf.concat(
         [tf.nn.tanh(x), tf.nn.elu(x), tf.nn.sigmoid(x), tf.nn.softplus(x), x * tf.nn.sigmoid(x),
          x * tf.nn.relu6(x + 3.0) / 6.0, tf.abs(x), tf.exp(x), tf.square(x), tf.nn.relu(x)], axis=3)))
+    g.append(("hardswish_keras", [1, 6, 5, 4], lambda x: tf.concat(
+        [x * (tf.nn.relu6(x + 3.0) / 6.0), tf.nn.relu6(x + 3.0) * (1.0 / 6.0)], axis=3) * 2.0))
+    g.append(("scale_bias_standalone", [1, 6, 5, 4], lambda x: tf.nn.relu(
+        tf.nn.max_pool2d(x, 2, 1, "VALID") * const(rng, 4) + const(rng, 1, 1, 1, 4))))
     g.append(("unary_positive", [1, 4, 5, 3], lambda x: tf.concat(
         [tf.sqrt(tf.abs(x) + 0.1), tf.math.rsqrt(tf.abs(x) + 0.1), tf.math.log(tf.abs(x) + 0.1), -x], axis=3)))
     g.append(("mean_spatial_keepdims", [1, 7, 9, 6], lambda x: tf.reduce_mean(x, [1, 2], keepdims=True) * x))
