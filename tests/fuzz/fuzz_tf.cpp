@@ -6,6 +6,8 @@
 #include "tf_convert.h"
 #include "writer.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     // keep single constants small: a 20-byte input may declare a huge shape
     kite::tf::set_element_limit((int64_t)1 << 20);
+    google::protobuf::SetLogHandler(nullptr); // invalid UTF-8 names are logged by protobuf
     kite::tf::ConvertOptions opt;
     kite::convert::Graph g;
     kite::convert::UnsupportedOps unsupported;

@@ -20,6 +20,7 @@
 #include "tf_convert.h"
 
 #include <google/protobuf/stubs/common.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <chrono>
 #include <cstdio>
@@ -151,6 +152,9 @@ int main(int argc, char** argv)
     ss << f.rdbuf();
     const std::string bytes = ss.str();
 
+    // protobuf's own parse complaints (e.g. invalid UTF-8) would precede our
+    // one-line error; the parse failure is reported below
+    google::protobuf::SetLogHandler(nullptr);
     convert::Graph g;
     convert::UnsupportedOps unsupported;
     std::vector<std::string> outputs;

@@ -425,10 +425,12 @@ bool Converter::try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const 
         const convert::Layer* hs = producer_layer(h.blob, "HardSigmoid");
         if (!hs || hs->bottoms[0] != x.blob)
             continue;
+        // read before add_layer: it may move the layers
+        const float alpha = hs->params.get_float(0, 0.2f), beta = hs->params.get_float(1, 0.5f);
         const std::string top = out_blob(n);
         convert::Layer& l = add_layer("HardSwish", n.name(), {x.blob}, {top});
-        l.params.set(0, hs->params.get_float(0, 0.2f));
-        l.params.set(1, hs->params.get_float(1, 0.5f));
+        l.params.set(0, alpha);
+        l.params.set(1, beta);
         set_output(n, 0, blob_value(top, x.shape));
         return true;
     }

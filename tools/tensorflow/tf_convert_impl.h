@@ -104,6 +104,7 @@ private:
     bool try_fold_affine(const kite_tf::NodeDef& n, const Value& x, const std::string& key, const Const* scale,
                          const Const* bias, bool negate_bias = false);
     bool try_scale(const kite_tf::NodeDef& n, const Value& x, const Const& c);
+    // valid until the next add_layer
     const convert::Layer* producer_layer(const std::string& blob, const char* type);
     bool try_hard_sigmoid(const kite_tf::NodeDef& n, const Value& x, double scale);
     bool try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b);

@@ -157,7 +157,7 @@ def op_graphs():
     return g
 
 
-def run_graph(name, graph_def, fn, in_shape, args, tf_ops):
+def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False):
     work = os.path.join(args.work, name)
     os.makedirs(work, exist_ok=True)
     pb = os.path.join(work, "frozen.pb")
@@ -167,10 +167,14 @@ def run_graph(name, graph_def, fn, in_shape, args, tf_ops):
     x = rng.uniform(-1, 1, in_shape).astype(np.float32)
     ref = fn(tf.constant(x))
     ref = (ref[0] if isinstance(ref, (list, tuple)) else ref).numpy()
-    np.save(os.path.join(work, "input.npy"), x[0])  # NHWC without the batch: (H, W, C)
+    # NHWC without the batch: (H, W, C); with nchw, kite's own (C, H, W)
+    np.save(os.path.join(work, "input.npy"), x[0].transpose(2, 0, 1) if nchw else x[0])
+    if nchw:
+        ref = ref.transpose(0, 3, 1, 2)
     param, binf = os.path.join(work, "model.param"), os.path.join(work, "model.bin")
     t0 = time.time()
-    conv = subprocess.run([args.tool, pb, param, binf], capture_output=True, text=True)
+    fmt = ["input_formats=NCHW", "output_formats=NCHW"] if nchw else []
+    conv = subprocess.run([args.tool, pb, param, binf] + fmt, capture_output=True, text=True)
     conv_ms = (time.time() - t0) * 1000
     if conv.returncode != 0:
         return False, "%-30s conversion failed: %s" % (name, (conv.stderr or conv.stdout).strip())
@@ -219,6 +223,13 @@ def main():
                 ok, line = run_graph("op_" + name, gd, frozen, shape, args, tf_ops)
                 print(line, flush=True)
                 failures += not ok
+            # inputs and outputs declared NCHW: no permutes, kite's own layout
+            for name, shape, fn in op_graphs():
+                if name in ("conv_same_s2_odd", "strided_slice"):
+                    gd, frozen = freeze(fn, shape)
+                    ok, line = run_graph("nchw_" + name, gd, frozen, shape, args, tf_ops, nchw=True)
+                    print(line, flush=True)
+                    failures += not ok
         elif case in APPS:
             t0 = time.time()
             gd, frozen = keras_app(case)
