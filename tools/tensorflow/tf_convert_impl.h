@@ -119,6 +119,7 @@ private:
     void convert_node(const kite_tf::NodeDef& n);
     void op_conv(const kite_tf::NodeDef& n, bool depthwise);
     void op_pool(const kite_tf::NodeDef& n);
+    void op_deconv(const kite_tf::NodeDef& n);
     void op_batchnorm(const kite_tf::NodeDef& n);
     void op_binary(const kite_tf::NodeDef& n);
     void op_unary(const kite_tf::NodeDef& n);
@@ -128,6 +129,8 @@ private:
     void op_reshape(const kite_tf::NodeDef& n);
     void op_slice(const kite_tf::NodeDef& n);
     void op_matmul(const kite_tf::NodeDef& n);
+    void op_resize(const kite_tf::NodeDef& n);
+    void op_transpose(const kite_tf::NodeDef& n);
     void op_const_only(const kite_tf::NodeDef& n);
     std::string input_key(const kite_tf::NodeDef& n, int i);
     bool is_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b);

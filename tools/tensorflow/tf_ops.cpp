@@ -13,6 +13,7 @@
 #include "tf_graph.pb.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 
@@ -253,6 +254,56 @@ void Converter::op_conv(const kite_tf::NodeDef& n, bool depthwise)
     l.weights.push_back(convert::Weight(w, true));
     blob_layer[top] = (int)g.layers.size() - 1;
     set_output(n, 0, blob_value(top, {1, geo.oh, geo.ow, num_output}));
+}
+
+void Converter::op_deconv(const kite_tf::NodeDef& n)
+{
+    // Conv2DBackpropInput(input_sizes, filter (kh, kw, out_c, in_c), x)
+    const std::vector<int64_t> osz = const_input(n, 0, "input_sizes").ints();
+    const Const& f = const_input(n, 1, "filter");
+    const Value x = blob_input(n, 2);
+    if (attr_s(n, "data_format", "NHWC") != "NHWC")
+        throw Unsupported("data_format " + attr_s(n, "data_format", ""));
+    if (x.shape.size() != 4 || f.rank() != 4 || osz.size() != 4)
+        throw std::runtime_error("expects rank-4 input, filter and input_sizes");
+    const int64_t kh = f.shape[0], kw = f.shape[1], oc = f.shape[2], ic = f.shape[3];
+    if (ic != x.shape[3] || oc <= 0 || osz[3] != oc || osz[0] != 1 || osz[1] <= 0 || osz[2] <= 0 || osz[1] > INT_MAX
+        || osz[2] > INT_MAX)
+        throw std::runtime_error("filter " + shape_string(f.shape) + ", input " + shape_string(x.shape) + " and input_sizes "
+                                 + shape_string(osz) + " do not match");
+    // the forward conv of the output size gives the pads; the kite layer
+    // computes the full output and cuts them (output_pad adds what is missing)
+    const Geometry geo = window_geometry({1, osz[1], osz[2], oc}, kh, kw, four(attr_ints(n, "strides"), "strides"),
+                                         four(attr_ints(n, "dilations"), "dilations"), attr_s(n, "padding", ""),
+                                         attr_ints(n, "explicit_paddings"));
+    if (geo.oh != x.shape[1] || geo.ow != x.shape[2])
+        throw std::runtime_error("input " + shape_string(x.shape) + " is not the conv2d of input_sizes " + shape_string(osz));
+    const int64_t full_h = (x.shape[1] - 1) * geo.sh + (kh - 1) * geo.dh + 1;
+    const int64_t full_w = (x.shape[2] - 1) * geo.sw + (kw - 1) * geo.dw + 1;
+    int64_t pb = full_h - osz[1] - geo.pt, pr = full_w - osz[2] - geo.pl;
+    const int64_t opad_h = pb < 0 ? -pb : 0, opad_w = pr < 0 ? -pr : 0;
+    pb = std::max(pb, (int64_t)0);
+    pr = std::max(pr, (int64_t)0);
+    std::vector<float> w((size_t)f.count());
+    for (int64_t o = 0; o < oc; o++)
+        for (int64_t i = 0; i < ic; i++)
+            for (int64_t y = 0; y < kh; y++)
+                for (int64_t xx = 0; xx < kw; xx++)
+                    w[(size_t)(((o * ic + i) * kh + y) * kw + xx)] = (float)f.v[(size_t)(((y * kw + xx) * oc + o) * ic + i)];
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("Deconvolution", n.name(), {x.blob}, {top});
+    l.params.set(0, (int)oc);
+    Geometry kg = geo;
+    kg.pb = pb;
+    kg.pr = pr;
+    set_window_params(l, kg, true);
+    l.params.set(5, 0);
+    l.params.set(6, (int)w.size());
+    l.params.set(18, (int)opad_w);
+    l.params.set(19, (int)opad_h);
+    l.weights.push_back(convert::Weight(w, true));
+    blob_layer[top] = (int)g.layers.size() - 1;
+    set_output(n, 0, blob_value(top, {1, osz[1], osz[2], oc}));
 }
 
 void Converter::op_pool(const kite_tf::NodeDef& n)
@@ -836,6 +887,84 @@ void Converter::op_matmul(const kite_tf::NodeDef& n)
     set_output(n, 0, blob_value(top, {1, M}));
 }
 
+void Converter::op_resize(const kite_tf::NodeDef& n)
+{
+    const Value x = blob_input(n, 0);
+    if (x.shape.size() != 4)
+        throw Unsupported("input of rank " + std::to_string(x.shape.size()));
+    const std::vector<int64_t> size = const_input(n, 1, "size").ints();
+    if (size.size() != 2 || size[0] <= 0 || size[1] <= 0 || size[0] > INT_MAX || size[1] > INT_MAX)
+        throw std::runtime_error("size must hold two positive ints");
+    const bool align = attr_b(n, "align_corners", false), half = attr_b(n, "half_pixel_centers", false);
+    const bool nearest = n.op() == "ResizeNearestNeighbor";
+    // kite's Interp: nearest takes floor(dst * in / out) (TF's legacy mode;
+    // the same as half-pixel centres for whole upscale factors); bilinear
+    // uses half-pixel centres or align_corners
+    if (nearest)
+    {
+        if (align || (half && (size[0] % x.shape[1] || size[1] % x.shape[2])))
+            throw Unsupported(align ? "align_corners" : "half_pixel_centers with a fractional scale");
+    }
+    else if (!align && !half)
+    {
+        throw Unsupported("bilinear without half_pixel_centers or align_corners (TF1's legacy mode)");
+    }
+    const std::string top = out_blob(n);
+    convert::Layer& l = add_layer("Interp", n.name(), {x.blob}, {top});
+    l.params.set(0, nearest ? 1 : 2);
+    l.params.set(3, (int)size[0]);
+    l.params.set(4, (int)size[1]);
+    l.params.set(6, align ? 1 : 0);
+    set_output(n, 0, blob_value(top, {1, size[0], size[1], x.shape[3]}));
+}
+
+void Converter::op_transpose(const kite_tf::NodeDef& n)
+{
+    const Value x = blob_input(n, 0);
+    const std::vector<int64_t> p = const_input(n, 1, "perm").ints();
+    const size_t r = x.shape.size();
+    if (p.size() != r)
+        throw std::runtime_error("perm length differs from the input rank");
+    Shape out(r);
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < r; i++)
+    {
+        if (p[i] < 0 || p[i] >= (int64_t)r || seen[(size_t)p[i]])
+            throw std::runtime_error("perm is not a permutation");
+        seen[(size_t)p[i]] = true;
+        out[i] = x.shape[(size_t)p[i]];
+    }
+    if (r < 2 || p[0] != 0 || r > 4)
+        throw Unsupported(r > 4 ? "rank above 4" : "moving the batch axis");
+    // kite letters of the input's TF axes: rank 4 is CHW, rank 3 is (h, w)
+    const char* letters = r == 4 ? "?hwc" : r == 3 ? "?hw" : "?w";
+    std::string spec; // new (w, h, c) as old letters
+    if (r == 4)
+        spec = std::string() + letters[p[2]] + letters[p[1]] + letters[p[3]];
+    else if (r == 3)
+        spec = std::string() + letters[p[2]] + letters[p[1]];
+    static const char* const orders3[6] = {"whc", "hwc", "wch", "cwh", "hcw", "chw"};
+    int order = -1;
+    if (r == 4)
+    {
+        for (int i = 0; i < 6; i++)
+            if (spec == orders3[i])
+                order = i;
+    }
+    else if (r == 3)
+    {
+        order = spec == "wh" ? 0 : 1;
+    }
+    if (order <= 0)
+    {
+        set_output(n, 0, blob_value(x.blob, out)); // identity on kite's layout
+        return;
+    }
+    const std::string top = out_blob(n);
+    add_layer("Permute", n.name(), {x.blob}, {top}).params.set(0, order);
+    set_output(n, 0, blob_value(top, out));
+}
+
 // shape arithmetic that must fold to constants
 void Converter::op_const_only(const kite_tf::NodeDef& n)
 {
@@ -860,6 +989,8 @@ void Converter::op_const_only(const kite_tf::NodeDef& n)
         set_output(n, 0, const_value(c));
         return;
     }
+    if (op == "Transpose" && !input(n, 0).is_const)
+        return op_transpose(n);
     if (op != "Pack" && op != "Fill" && op != "Transpose")
         throw Unsupported("");
     for (int i = 0; i < input_count(n); i++)
@@ -915,7 +1046,7 @@ bool known_op(const std::string& op)
         "FusedBatchNormV2", "FusedBatchNormV3", "BiasAdd", "FloorDiv", "FloorMod", "SquaredDifference", "Relu", "Relu6",
         "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Mean", "Max", "Min", "Sum", "Prod", "Pad", "PadV2",
         "MirrorPad", "ConcatV2", "Concat", "Reshape", "Squeeze", "ExpandDims", "StridedSlice", "Slice", "MatMul", "Softmax",
-        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose"};
+        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput"};
     for (const char* o : ops)
         if (op == o)
             return true;
@@ -973,6 +1104,8 @@ void Converter::convert_node(const kite_tf::NodeDef& n)
         return op_conv(n, op != "Conv2D");
     if (op == "MaxPool" || op == "AvgPool")
         return op_pool(n);
+    if (op == "Conv2DBackpropInput")
+        return op_deconv(n);
     if (op == "FusedBatchNorm" || op == "FusedBatchNormV3" || op == "FusedBatchNormV2")
         return op_batchnorm(n);
     if (op == "BiasAdd")
@@ -998,6 +1131,8 @@ void Converter::convert_node(const kite_tf::NodeDef& n)
         return op_slice(n);
     if (op == "MatMul")
         return op_matmul(n);
+    if (op == "ResizeBilinear" || op == "ResizeNearestNeighbor")
+        return op_resize(n);
     if (op == "Softmax")
     {
         const Value x = blob_input(n, 0);

@@ -110,6 +110,13 @@ def op_graphs():
     sc5, of5, mu5, var5 = const(rng, 5), const(rng, 5), const(rng, 5), tf.constant(rng.uniform(0.5, 2, 5).astype(np.float32))
     g.append(("fused_batchnorm_standalone", [1, 7, 6, 5], lambda x: tf.nn.sigmoid(tf.compat.v1.nn.fused_batch_norm(
         x, sc5, of5, mu5, var5, epsilon=1e-3, is_training=False)[0])))
+    wt = const(rng, 3, 3, 6, 5)
+    g.append(("deconv_same_s2_bias_relu", [1, 5, 4, 5], lambda x: tf.nn.relu(tf.nn.bias_add(
+        tf.nn.conv2d_transpose(x, wt, [1, 10, 8, 6], 2, "SAME"), const(rng, 6)))))
+    g.append(("deconv_same_s2_odd_out", [1, 5, 4, 5], lambda x: tf.nn.conv2d_transpose(x, wt, [1, 9, 7, 6], 2, "SAME")))
+    wt2 = const(rng, 4, 3, 6, 5)
+    g.append(("deconv_valid_s3", [1, 4, 5, 5], lambda x: tf.nn.conv2d_transpose(x, wt2, [1, 13, 15, 6], 3, "VALID")))
+    g.append(("deconv_valid_s2_extra", [1, 4, 5, 5], lambda x: tf.nn.conv2d_transpose(x, wt2, [1, 11, 12, 6], 2, "VALID")))
     g.append(("maxpool_same_odd", [1, 11, 9, 4], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME")))
     g.append(("avgpool_same_excludes_pad", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME")))
     g.append(("avgpool_valid", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, [2, 3], [2, 1], "VALID")))
@@ -152,6 +159,15 @@ def op_graphs():
     g.append(("strided_slice_shrink", [1, 8, 9, 6], lambda x: x[:, 3, :, :] * 2.0))
     g.append(("slice", [1, 8, 9, 6], lambda x: tf.slice(x, [0, 1, 2, 0], [1, 5, -1, 4])))
     g.append(("softmax_channels", [1, 5, 4, 6], lambda x: tf.nn.softmax(x, axis=-1)))
+    g.append(("transpose", [1, 5, 4, 6], lambda x: tf.concat([
+        tf.transpose(x, [0, 2, 1, 3]), tf.transpose(tf.transpose(x, [0, 3, 1, 2]), [0, 3, 2, 1])], axis=3) + 1.0))
+    g.append(("transpose_rank3", [1, 4, 6, 3], lambda x: tf.transpose(tf.reshape(x, [1, 12, 6]), [0, 2, 1])))
+    g.append(("resize_bilinear_half_pixel", [1, 5, 4, 3], lambda x: tf.image.resize(x, [9, 11], "bilinear")))
+    g.append(("resize_bilinear_align_corners", [1, 5, 4, 3],
+              lambda x: tf.compat.v1.image.resize_bilinear(x, [9, 11], align_corners=True)))
+    g.append(("resize_nearest_x2", [1, 5, 4, 3], lambda x: tf.image.resize(x, [10, 8], "nearest")))
+    g.append(("resize_nearest_legacy", [1, 5, 4, 3],
+              lambda x: tf.compat.v1.image.resize_nearest_neighbor(x, [7, 9])))
     g.append(("addn", [1, 5, 4, 6], lambda x: tf.add_n([x, x * 2.0, tf.nn.relu(x)])))
     g.append(("shape_chain_reshape", [1, 4, 6, 3], lambda x: tf.reshape(x, tf.stack([tf.shape(x)[0], -1]))))
     return g
