@@ -293,6 +293,9 @@ int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, i
 
 int upload_argument(Context* ctx, const float* data, int n, Image& out)
 {
+    // every layer with weights uploads an argument: build the programs now
+    if (ctx->prepare_programs() != 0)
+        return -1;
     std::vector<float> zeros;
     if (!data)
     {

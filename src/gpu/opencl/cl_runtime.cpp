@@ -16,6 +16,7 @@ namespace cl {
 
 // generated from shaders/opencl/*.cl (cmake/kite_opencl.cmake)
 const char* embedded_program_source(const char* name);
+const char* const* embedded_program_names();
 
 // ---------------------------------------------------------------------------
 // settings
@@ -323,6 +324,18 @@ cl_program Context::get_program(const char* program, const std::string& options)
     build_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     programs_[key] = p;
     return p;
+}
+
+int Context::prepare_programs()
+{
+    std::lock_guard<std::mutex> lock(mutex);
+    if (prepared_)
+        return 0;
+    prepared_ = true;
+    for (const char* const* n = embedded_program_names(); *n; n++)
+        if (!get_program(*n, ""))
+            return -1;
+    return 0;
 }
 
 cl_kernel Context::create_kernel(const char* program, const char* name, const std::string& options)

@@ -101,6 +101,11 @@ public:
     // disk. Returns a new kernel object (the caller releases it) or nullptr.
     cl_kernel create_kernel(const char* program, const char* name, const std::string& options);
 
+    // build (or load from the binary cache) every embedded program once, so
+    // that a net's first start pays for it in load_model, not at its first
+    // inference (the layers with weights call it from create_pipeline)
+    int prepare_programs();
+
     // an image for weights (owned by the caller: release_image)
     int create_image(int width, int height, bool half, Image& out);
     void release_image(Image& img);
@@ -118,6 +123,7 @@ public:
 
 private:
     cl_program get_program(const char* program, const std::string& options);
+    bool prepared_ = false;
     std::map<std::string, cl_program> programs_;
 };
 
