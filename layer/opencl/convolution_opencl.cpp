@@ -1,10 +1,13 @@
 // Convolution on OpenCL images: the filter in the seeds' conv-filter layout,
 // conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl);
 // filters too large for the seed layout's image go through conv2d_wide.
+// int8 layers (int8_scale_term) run conv2d_int8 (int8.cl) with the CPU's
+// int8 arithmetic; their requantized outputs are int8 blobs.
 #include "convolution.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "common/int8.h"
 #include "gpu/opencl/cl_ops.h"
 #include "log.h"
 
@@ -14,7 +17,7 @@ class Convolution_opencl : public Convolution
 {
 public:
     Convolution_opencl() { support_opencl = true; }
-    bool accept() const override { return dynamic_weight == 0 && int8_scale_term == 0; }
+    bool accept() const override { return dynamic_weight == 0; }
     int create_pipeline(const Option& opt) override;
     int destroy_pipeline(const Option& opt) override;
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& s,
@@ -24,6 +27,8 @@ private:
     cl::Weights w_;
     int num_input_ = 0;
     bool wide_ = false; // filter too large for the seed layout: conv2d_wide
+    bool int8_ = false; // int8 weights: conv2d_int8 (wide int8 filters run on the CPU)
+    int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
 };
 
 int Convolution_opencl::create_pipeline(const Option& opt)
@@ -37,6 +42,26 @@ int Convolution_opencl::create_pipeline(const Option& opt)
     num_input_ = weight_data_size / (num_output * kernel_w * kernel_h);
     const int K = num_input_ * kernel_h * kernel_w;
     wide_ = (size_t)num_input_ > w_.ctx->image_max_w || (size_t)cl::div4(num_output) * kernel_h * kernel_w > w_.ctx->image_max_h;
+    int8_ = weight_data.elemsize == 1u;
+    if (int8_)
+    {
+        if (wide_)
+            return 0; // forward runs on the CPU
+        std::vector<float> wf = cl::int8_to_float(weight_data);
+        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, kernel_h,
+                                     kernel_w, false, w_.add());
+        if (ret != 0)
+            return ret;
+        // the scales of Convolution::forward_int8
+        std::vector<float> scale_in(num_output), scale_out(num_output);
+        for (int p = 0; p < num_output; p++)
+        {
+            scale_in[p] = int8_dequant_scale(bottom_blob_int8_scales[0], weight_data_int8_scales[p]);
+            scale_out[p] = int8_scale_term > 100 ? top_blob_int8_scales[0] : 1.f;
+        }
+        return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr, scale_in.data(),
+                                         scale_out.data(), nullptr, w_.add());
+    }
     if (wide_)
         ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, K, w_.add());
     else
@@ -73,13 +98,19 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         KITE_LOGE("Convolution '%s': input %d x %d is smaller than the kernel", name.c_str(), in->W, in->H);
         return -1;
     }
+    if (int8_ && wide_)
+        return cl::run_on_cpu(this, bottoms, tops, s, opt);
     cl::ClBlobPtr out;
     int ret = s.create_blob(cl::shape3(OW, OH, num_output), out);
     if (ret != 0)
         return ret;
     const Activation act(activation_type, activation_params);
     const int OB = cl::div4(num_output);
-    if (wide_)
+    if (int8_)
+    {
+        ret = forward_int8_gpu(in, OW, OH, pads, s, out);
+    }
+    else if (wide_)
     {
         cl_kernel k = s.kernel("conv", "conv2d_wide");
         if (!k)
@@ -114,6 +145,27 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         return ret;
     tops[0] = out;
     return 0;
+}
+
+int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
+                                         cl::ClBlobPtr& out) const
+{
+    cl_kernel k = s.kernel("int8", "conv2d_int8");
+    if (!k)
+        return -1;
+    const Activation act(activation_type, activation_params);
+    const int OB = cl::div4(num_output);
+    const bool requant = int8_scale_term > 100;
+    // Convolution::forward_int8: fma(sum, scale_in, bias), add-half requantize
+    const int numerics = 1 | 2;
+    cl::KernelArgs a(k);
+    a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
+    a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]);
+    a.f((float)pad_value_int8(pad_value)).i(in->int8).f(bottom_blob_int8_scales[0]);
+    a.i(bias_term).i(numerics).i(requant).i(act.type).f(act.p0).f(act.p1);
+    int ret = cl::run2d(s, k, "conv2d_int8", OW * OB, OH, a);
+    out->int8 = requant;
+    return ret;
 }
 
 DEFINE_LAYER_CREATOR(Convolution_opencl)

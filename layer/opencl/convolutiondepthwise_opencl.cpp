@@ -1,10 +1,12 @@
 // Depth-wise convolution (group == channels == num_output, multiplier 1) on
 // OpenCL images, the filter in the seeds' depth-wise layout; other groupings
-// are declined and run on the CPU.
+// are declined and run on the CPU. int8 layers run dwconv2d_int8 (int8.cl)
+// with the CPU's int8 arithmetic.
 #include "convolutiondepthwise.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "common/int8.h"
 #include "gpu/opencl/cl_ops.h"
 #include "log.h"
 
@@ -16,7 +18,7 @@ public:
     ConvolutionDepthWise_opencl() { support_opencl = true; }
     bool accept() const override
     {
-        return dynamic_weight == 0 && int8_scale_term == 0 && group == num_output && kernel_w > 0 && kernel_h > 0
+        return dynamic_weight == 0 && group == num_output && kernel_w > 0 && kernel_h > 0
                && weight_data_size == num_output * kernel_w * kernel_h;
     }
     int create_pipeline(const Option& opt) override
@@ -27,6 +29,9 @@ public:
         w_.ctx = cl::Context::get(opt.opencl_device);
         if (!w_.ctx)
             return -1;
+        int8_ = weight_data.elemsize == 1u;
+        if (int8_)
+            return upload_int8(opt);
         ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, weight_data, (size_t)weight_data_size, num_output,
                                      kernel_h, kernel_w, 1, false, w_.add());
         if (ret != 0)
@@ -63,6 +68,14 @@ public:
         if (ret != 0)
             return ret;
         const Activation act(activation_type, activation_params);
+        if (int8_)
+        {
+            ret = forward_int8_gpu(in, OW, OH, pads, s, out);
+            if (ret != 0)
+                return ret;
+            tops[0] = out;
+            return 0;
+        }
         cl_kernel k = s.kernel("conv", "dwconv2d");
         if (!k)
             return -1;
@@ -78,7 +91,48 @@ public:
     }
 
 private:
+    int upload_int8(const Option& opt)
+    {
+        std::vector<float> wf = cl::int8_to_float(weight_data);
+        int ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, wf.data(), wf.size(), num_output, kernel_h,
+                                         kernel_w, 1, false, w_.add());
+        if (ret != 0)
+            return ret;
+        // the scales and numerics of ConvolutionDepthWise::forward_int8 (one
+        // channel per group here), including its choice of the approximate
+        // reciprocal for the packed x86 kernel
+        const bool packed_dw = opt.use_packing_layout && num_output % 8 == 0;
+        numerics_ = packed_dw ? 2 : 0;
+        std::vector<float> scale_in(num_output), scale_out(num_output);
+        for (int p = 0; p < num_output; p++)
+        {
+            scale_in[p] = packed_dw ? int8_dequant_scale_rcp(bottom_blob_int8_scales[p], weight_data_int8_scales[p])
+                                    : int8_dequant_scale(bottom_blob_int8_scales[p], weight_data_int8_scales[p]);
+            scale_out[p] = int8_scale_term > 100 ? top_blob_int8_scales[p] : 1.f;
+        }
+        return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr,
+                                         scale_in.data(), scale_out.data(), bottom_blob_int8_scales, w_.add());
+    }
+    int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const
+    {
+        cl_kernel k = s.kernel("int8", "dwconv2d_int8");
+        if (!k)
+            return -1;
+        const Activation act(activation_type, activation_params);
+        const bool requant = int8_scale_term > 100;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]);
+        a.f((float)pad_value_int8(pad_value)).i(in->int8).i(bias_term).i(numerics_).i(requant);
+        a.i(act.type).f(act.p0).f(act.p1);
+        int ret = cl::run2d(s, k, "dwconv2d_int8", OW * cl::div4(num_output), OH, a);
+        out->int8 = requant;
+        return ret;
+    }
+
     cl::Weights w_;
+    bool int8_ = false;
+    int numerics_ = 0;
 };
 
 DEFINE_LAYER_CREATOR(ConvolutionDepthWise_opencl)

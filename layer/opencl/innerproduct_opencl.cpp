@@ -1,9 +1,11 @@
 // InnerProduct on OpenCL images: weights in the conv-filter layout
 // ([num_input, (num_output+3)/4], 1x1 taps); the row mode (dims-2 input of
 // w == num_input) and inputs wider than the device's image limit run on the CPU.
+// int8 layers run innerproduct_int8 (int8.cl) with the CPU's int8 arithmetic.
 #include "innerproduct.h"
 
 #include "common/activation.h"
+#include "common/int8.h"
 #include "gpu/opencl/cl_ops.h"
 #include "log.h"
 
@@ -13,8 +15,7 @@ class InnerProduct_opencl : public InnerProduct
 {
 public:
     InnerProduct_opencl() { support_opencl = true; }
-    bool accept() const override { return int8_scale_term == 0; }
-    int create_pipeline(const Option& opt) override
+        int create_pipeline(const Option& opt) override
     {
         int ret = InnerProduct::create_pipeline(opt);
         if (ret != 0)
@@ -25,6 +26,20 @@ public:
         num_input_ = weight_data_size / num_output;
         if ((size_t)num_input_ > w_.ctx->image_max_w)
             return 0; // forward runs on the CPU
+        int8_ = weight_data.elemsize == 1u;
+        if (int8_)
+        {
+            std::vector<float> wf = cl::int8_to_float(weight_data);
+            ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, 1, 1,
+                                         false, w_.add());
+            if (ret != 0)
+                return ret;
+            std::vector<float> scale_in(num_output);
+            for (int p = 0; p < num_output; p++)
+                scale_in[p] = int8_dequant_scale(bottom_blob_int8_scales[0], weight_data_int8_scales[p]);
+            return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr,
+                                             scale_in.data(), nullptr, nullptr, w_.add());
+        }
         ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
                                      num_input_, 1, 1, false, w_.add());
         if (ret != 0)
@@ -49,14 +64,19 @@ public:
         if (ret != 0)
             return ret;
         const Activation act(activation_type, activation_params);
-        cl_kernel k = s.kernel("conv", "innerproduct");
+        const char* kname = int8_ ? "innerproduct_int8" : "innerproduct";
+        cl_kernel k = s.kernel(int8_ ? "int8" : "conv", kname);
         if (!k)
             return -1;
         const int OB = cl::div4(num_output);
         cl::KernelArgs a(k);
         a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB);
-        a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
-        ret = cl::run2d(s, k, "innerproduct", OB, 1, a);
+        if (int8_) // InnerProduct::forward: sum * scale_in, then + bias
+            a.i(in->int8).f(bottom_blob_int8_scales[0]).i(bias_term).i(0);
+        else
+            a.i(bias_term);
+        a.i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, kname, OB, 1, a);
         if (ret != 0)
             return ret;
         tops[0] = out;
@@ -66,6 +86,7 @@ public:
 private:
     cl::Weights w_;
     int num_input_ = 0;
+    bool int8_ = false;
 };
 
 DEFINE_LAYER_CREATOR(InnerProduct_opencl)

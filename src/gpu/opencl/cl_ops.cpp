@@ -2,6 +2,7 @@
 
 #include "../../log.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -200,6 +201,10 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
     cl_kernel k = s.kernel("shape", "gather");
     if (!k)
         return -1;
+    // int8 blobs stay int8 through the layers that move int8 data on the CPU
+    bool int8 = l->support_int8_storage;
+    for (const GpuBlobPtr& b : bottoms)
+        int8 = int8 && blob(b)->int8;
     for (size_t i = 0; i < e->outs.size(); i++)
     {
         const ClBlob* map = e->outs[i].get();
@@ -215,6 +220,7 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
         ret = run2d(s, k, "gather", out->image.width, out->image.height, a);
         if (ret != 0)
             return ret;
+        out->int8 = int8;
         tops[i] = out;
     }
     return 0;
@@ -303,6 +309,30 @@ int upload_argument(Context* ctx, const float* data, int n, Image& out)
         data = zeros.data();
     }
     return upload_seed_layout(ctx, SEED_ARGUMENT, data, (size_t)n, std::max(n, 1), 1, 1, 1, false, out);
+}
+
+std::vector<float> int8_to_float(const Mat& m)
+{
+    const size_t n = m.total();
+    std::vector<float> f(n);
+    const signed char* p = m;
+    for (size_t i = 0; i < n; i++)
+        f[i] = (float)p[i];
+    return f;
+}
+
+int upload_int8_arguments(Context* ctx, int n, const float* bias, const float* scale_in, const float* scale_out,
+                          const float* bottom_scale, Image& out)
+{
+    if (ctx->prepare_programs() != 0)
+        return -1;
+    // rows of n channels: the channel-major layout with N = 1, H = 4, W = 1
+    const float* rows[4] = {bias, scale_in, scale_out, bottom_scale};
+    std::vector<float> data((size_t)n * 4, 0.f);
+    for (int r = 0; r < 4; r++)
+        if (rows[r])
+            std::copy(rows[r], rows[r] + n, data.begin() + (size_t)r * n);
+    return upload_seed_layout(ctx, SEED_CHANNEL_MAJOR, data.data(), data.size(), 1, 4, 1, n, false, out);
 }
 
 } // namespace cl

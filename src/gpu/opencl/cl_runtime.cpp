@@ -5,6 +5,7 @@
 #include "cl_layout.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -256,7 +257,8 @@ cl_program Context::get_program(const char* program, const std::string& options)
         return nullptr;
     }
     const Api* a = api();
-    std::string opts = "-cl-mad-enable " + options;
+    // int8.cl emulates the CPU's int8 arithmetic bit for bit: no mad
+    std::string opts = (strcmp(program, "int8") == 0 ? std::string() : std::string("-cl-mad-enable ")) + options;
     auto t0 = std::chrono::steady_clock::now();
     std::string dir;
     {
@@ -785,10 +787,16 @@ int Session::upload_float(const Mat& m, ClBlobPtr& out, const Option& opt)
 int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const Option& opt)
 {
     Mat m = m0;
-    if (m.elembits() == 16)
+    const bool int8 = m.elembits() == 8;
+    if (m.elembits() == 16 || int8)
     {
         Mat f;
-        cast_float16_to_float32(m, f, opt);
+        if (int8)
+            cast_int8_to_float32(m, f, opt);
+        else
+            cast_float16_to_float32(m, f, opt);
+        if (f.empty())
+            return -100;
         m = f;
     }
     if (m.elembits() != 32)
@@ -829,8 +837,22 @@ int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const 
     a->clReleaseMemObject(buf); // freed once the queued kernel is done
     if (ret != 0)
         return ret;
+    b->int8 = int8;
     out = b;
     return 0;
+}
+
+// an elempack-1 Mat of `s`'s shape
+static void create_like(Mat& m, const Mat& s, size_t elemsize, const Option& opt)
+{
+    if (s.dims == 1)
+        m.create(s.w, elemsize, opt.blob_allocator);
+    else if (s.dims == 2)
+        m.create(s.w, s.h, elemsize, opt.blob_allocator);
+    else if (s.dims == 3)
+        m.create(s.w, s.h, s.c, elemsize, opt.blob_allocator);
+    else
+        m.create(s.w, s.h, s.d, s.c, elemsize, opt.blob_allocator);
 }
 
 int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
@@ -838,14 +860,7 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     const ClBlob* b = static_cast<const ClBlob*>(g.get());
     const Mat& s = b->shape;
     Mat r;
-    if (s.dims == 1)
-        r.create(s.w, 4u, opt.blob_allocator);
-    else if (s.dims == 2)
-        r.create(s.w, s.h, 4u, opt.blob_allocator);
-    else if (s.dims == 3)
-        r.create(s.w, s.h, s.c, 4u, opt.blob_allocator);
-    else
-        r.create(s.w, s.h, s.d, s.c, 4u, opt.blob_allocator);
+    create_like(r, s, 4u, opt);
     if (r.empty())
         return -100;
     const Api* a = api();
@@ -873,9 +888,27 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         }
     }
     a->clReleaseMemObject(buf);
-    if (ret == 0)
-        m = r;
-    return ret;
+    if (ret != 0)
+        return ret;
+    if (b->int8)
+    {
+        // integers in [-127, 127]: the int8 Mat the CPU layer would have made
+        Mat q;
+        create_like(q, s, 1u, opt);
+        if (q.empty())
+            return -100;
+        const size_t plane = (size_t)r.w * r.h * r.d;
+        for (int c = 0; c < r.c; c++)
+        {
+            const float* src = r.channel(c);
+            signed char* dst = q.channel(c);
+            for (size_t i = 0; i < plane; i++)
+                dst[i] = (signed char)lrintf(src[i]);
+        }
+        r = q;
+    }
+    m = r;
+    return 0;
 }
 
 // ---------------------------------------------------------------------------

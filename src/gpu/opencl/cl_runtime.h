@@ -72,6 +72,10 @@ public:
     ~ClBlob() override;
     Image image;
     int C = 0, H = 0, W = 0;
+    // the values are int8 (integers in [-127, 127] stored as floats), as a
+    // requantizing int8 layer writes them: the CPU side of such a blob is an
+    // int8 Mat, and an int8 consumer does not quantize it again
+    bool int8 = false;
     std::shared_ptr<ImagePool> pool; // where image goes back to; null: owned
 };
 typedef std::shared_ptr<ClBlob> ClBlobPtr;

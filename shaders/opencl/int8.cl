@@ -1,0 +1,157 @@
+// int8 Convolution, ConvolutionDepthWise and InnerProduct (int8_scale_term)
+// with the CPU's arithmetic: the input is quantized with the bottom scale
+// (round half away from zero, clamp to [-127, 127]) unless it already holds
+// int8 values, products are summed in int32, and the sum is dequantized,
+// biased, activated and, for int8 outputs, requantized with the same
+// roundings as the CPU layers (layer/common/conv_kernel.h conv_int8_finish).
+// Weights are int8 values stored as floats (exact). This program is built
+// without -cl-mad-enable and with contraction off so that every product and
+// sum rounds as on the CPU.
+#pragma OPENCL FP_CONTRACT OFF
+
+// float2int8(v * s) (layer/common/int8.h): NaN gives 0
+inline float4 quantize4(float4 v, float4 s)
+{
+    float4 p = v * s;
+    float4 r = clamp(round(p), (float4)(-127.f), (float4)(127.f));
+    return select(r, (float4)(0.f), isnan(p));
+}
+
+// float2int8_addhalf(p): add +-0.5 by the sign, truncate, clamp; what the
+// truncation cannot convert (NaN, |a| >= 2^31) gives -127
+inline float4 requantize_addhalf4(float4 p)
+{
+    float4 a = p + copysign((float4)(0.5f), p);
+    float4 r = clamp(trunc(a), (float4)(-127.f), (float4)(127.f));
+    int4 bad = isnan(a) | isgreaterequal(a, (float4)(2147483648.f)) | isless(a, (float4)(-2147483648.f));
+    return select(r, (float4)(-127.f), bad);
+}
+
+// numerics: bit 0 fma(sum, scale_in, bias) in one rounding, else sum *
+// scale_in then + bias; bit 1 requantize with add-half rounding, else
+// float2int8. args: row 0 bias, row 1 scale_in, row 2 scale_out (requant)
+inline float4 int8_finish(int4 sum, __read_only image2d_t args, int ob, int has_bias, int numerics, int requant,
+                          int act, float p0, float p1)
+{
+    float4 s = convert_float4(sum);
+    float4 b = has_bias ? RD(args, ob, 0) : (float4)(0.f);
+    float4 si = RD(args, ob, 1);
+    float4 v;
+    if (numerics & 1)
+    {
+        v = fma(s, si, b);
+    }
+    else
+    {
+        v = s * si;
+        if (has_bias)
+            v = v + b;
+    }
+    v = activate(v, act, p0, p1);
+    if (requant)
+    {
+        float4 so = RD(args, ob, 2);
+        v = (numerics & 2) ? requantize_addhalf4(v * so) : quantize4(v, so);
+    }
+    return v;
+}
+
+// one input pixel as int8: pad_q outside, the value itself when the input
+// holds int8 values, else quantized with `scale`
+inline int4 int8_tap(__read_only image2d_t in, bool inside, int x, int y, float pad_q, int in_int8, float4 scale)
+{
+    if (!inside)
+        return (int4)((int)pad_q);
+    float4 v = RD(in, x, y);
+    if (!in_int8)
+        v = quantize4(v, scale);
+    return convert_int4(v);
+}
+
+// Convolution, the filter in the seeds' conv-filter layout as conv2d
+// (conv.cl); one work item per output pixel (4 output channels)
+__kernel void conv2d_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
+                          __write_only image2d_t out, int C, int H, int W, int OB, int OH, int OW, int kw, int kh,
+                          int sw, int sh, int dw, int dh, int pl, int pt, float pad_q, int in_int8, float bottom_scale,
+                          int has_bias, int numerics, int requant, int act, float p0, float p1)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW * OB || oy >= OH)
+        return;
+    int ob = x / OW, ox = x % OW;
+    int4 sum = (int4)(0);
+    int taps = kh * kw;
+    int CB = DIV4(C);
+    float4 scale = (float4)(bottom_scale);
+    for (int cb = 0; cb < CB; cb++)
+    {
+        for (int ky = 0; ky < kh; ky++)
+        {
+            int iy = oy * sh + ky * dh - pt;
+            bool yin = iy >= 0 && iy < H;
+            for (int kx = 0; kx < kw; kx++)
+            {
+                int ix = ox * sw + kx * dw - pl;
+                int4 q = int8_tap(in, yin && ix >= 0 && ix < W, cb * W + ix, iy, pad_q, in_int8, scale);
+                int n = ob * taps + ky * kw + kx;
+                sum += q.x * convert_int4(RD(filt, cb * 4 + 0, n));
+                sum += q.y * convert_int4(RD(filt, cb * 4 + 1, n));
+                sum += q.z * convert_int4(RD(filt, cb * 4 + 2, n));
+                sum += q.w * convert_int4(RD(filt, cb * 4 + 3, n));
+            }
+        }
+    }
+    WR(out, x, oy, int8_finish(sum, args, ob, has_bias, numerics, requant, act, p0, p1));
+}
+
+// depth-wise (multiplier 1), the filter in the seeds' dw layout [KH * KW,
+// (C+3)/4]; args row 3: the bottom scale of each channel
+__kernel void dwconv2d_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
+                            __write_only image2d_t out, int C, int H, int W, int OH, int OW, int kw, int kh, int sw,
+                            int sh, int dw, int dh, int pl, int pt, float pad_q, int in_int8, int has_bias,
+                            int numerics, int requant, int act, float p0, float p1)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    int CB = DIV4(C);
+    if (x >= OW * CB || oy >= OH)
+        return;
+    int cb = x / OW, ox = x % OW;
+    float4 scale = RD(args, cb, 3);
+    int4 sum = (int4)(0);
+    for (int ky = 0; ky < kh; ky++)
+    {
+        int iy = oy * sh + ky * dh - pt;
+        bool yin = iy >= 0 && iy < H;
+        for (int kx = 0; kx < kw; kx++)
+        {
+            int ix = ox * sw + kx * dw - pl;
+            int4 q = int8_tap(in, yin && ix >= 0 && ix < W, cb * W + ix, iy, pad_q, in_int8, scale);
+            sum += q * convert_int4(RD(filt, ky * kw + kx, cb));
+        }
+    }
+    WR(out, x, oy, int8_finish(sum, args, cb, has_bias, numerics, requant, act, p0, p1));
+}
+
+// InnerProduct (fp32 output), the input viewed flat and the weights in the
+// conv-filter layout with H = W = 1 as innerproduct (conv.cl)
+__kernel void innerproduct_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
+                                __write_only image2d_t out, int C, int H, int W, int OB, int in_int8,
+                                float bottom_scale, int has_bias, int numerics, int act, float p0, float p1)
+{
+    int ob = get_global_id(0);
+    if (ob >= OB)
+        return;
+    int4 sum = (int4)(0);
+    int CB = DIV4(C), HW = H * W;
+    float4 scale = (float4)(bottom_scale);
+    for (int cb = 0; cb < CB; cb++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+            {
+                int4 q = int8_tap(in, true, cb * W + x, y, 0.f, in_int8, scale);
+                int base = cb * 4 * HW + y * W + x;
+                sum += q.x * convert_int4(RD(filt, base, ob)) + q.y * convert_int4(RD(filt, base + HW, ob))
+                       + q.z * convert_int4(RD(filt, base + 2 * HW, ob)) + q.w * convert_int4(RD(filt, base + 3 * HW, ob));
+            }
+    WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
+}
