@@ -52,17 +52,19 @@ public:
         const int M = q->C, T = k->C, E = embed_dim, hd = embed_dim / num_heads;
         const std::vector<cl::Image>& W = w_.images;
         cl::ClBlobPtr xq, xk, xv, scores, probs, att, out;
-        int ret = cl::run_linear(s, q, W[0], W[1], 1, qdim, E, 1.f, 1.f, xq);
+        // the intermediates stay float with fp16 storage: only the layer's
+        // output is rounded to half (as a CPU layer's fp16 output)
+        int ret = cl::run_linear(s, q, W[0], W[1], 1, qdim, E, 1.f, 1.f, xq, true);
         if (ret == 0)
-            ret = cl::run_linear(s, k, W[2], W[3], 1, kdim, E, 1.f, 1.f, xk);
+            ret = cl::run_linear(s, k, W[2], W[3], 1, kdim, E, 1.f, 1.f, xk, true);
         if (ret == 0)
-            ret = cl::run_linear(s, v, W[4], W[5], 1, vdim, E, 1.f, 1.f, xv);
+            ret = cl::run_linear(s, v, W[4], W[5], 1, vdim, E, 1.f, 1.f, xv, true);
         if (ret == 0)
-            ret = s.create_blob(cl::shape2(num_heads * T, M), scores);
+            ret = s.create_blob(cl::shape2(num_heads * T, M), scores, true);
         if (ret == 0)
-            ret = s.create_blob(cl::shape2(num_heads * T, M), probs);
+            ret = s.create_blob(cl::shape2(num_heads * T, M), probs, true);
         if (ret == 0)
-            ret = s.create_blob(cl::shape2(E, M), att);
+            ret = s.create_blob(cl::shape2(E, M), att, true);
         if (ret != 0)
             return ret;
         const int QB = cl::div4(M);

@@ -123,11 +123,15 @@ TEST(MultiHeadAttention, gemm_sized)
     pd.set(5, 1);
     EXPECT_EQ(run_all("MultiHeadAttention", pd, w, {q, k, v, RandomMat(Lk, Lq, -4.f, 4.f)}).size(), 1u);
     EXPECT_EQ(run_all("MultiHeadAttention", pd, w, {q, k, v, RandomMat(Lk, Lq, H, -4.f, 4.f)}).size(), 1u);
-    // self-attention shaped like a transformer block, explicit scale
+    // self-attention shaped like a transformer block, explicit scale. Its
+    // logits are large: rounding the input to fp16 alone moves the reference
+    // output by about 0.09, so no fp16-storage variants (the GPU rows) here
     ParamDict ps;
     ps.set(0, 64);
     ps.set(1, 2);
     ps.set(2, 64 * 64);
     ps.set(6, 0.3f);
-    EXPECT_EQ(run_all("MultiHeadAttention", ps, mha_weights(64, 64, 64, 64), {RandomMat(64, 50)}).size(), 1u);
+    TestLayerFlags fp32_only;
+    fp32_only.test_fp16 = false;
+    KITE_EXPECT_LAYER_OK(test_layer("MultiHeadAttention", ps, mha_weights(64, 64, 64, 64), {RandomMat(64, 50)}, fp32_only));
 }

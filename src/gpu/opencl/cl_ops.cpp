@@ -283,9 +283,9 @@ int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out
 }
 
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
-               float beta, ClBlobPtr& out)
+               float beta, ClBlobPtr& out, bool force_float)
 {
-    int ret = s.create_blob(shape2(N, x->C), out);
+    int ret = s.create_blob(shape2(N, x->C), out, force_float);
     if (ret != 0)
         return ret;
     cl_kernel k = s.kernel("transformer", "linear");

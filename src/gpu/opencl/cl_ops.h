@@ -99,10 +99,11 @@ int cpu_forward(const Layer* l, std::vector<Mat>& in, std::vector<Mat>& out, int
 // y = alpha * (x w^T + beta * bias) over the rows of a dims-2 blob x (w = K,
 // h = rows); w [N][K] is uploaded in the seeds' width-major layout
 // (NHWC 1, N, K, 1: pixel (kb, n) = w[n][kb*4..+3]); bias_mode 0 none,
-// 1 per output column, 2 one scalar. Output dims 2 (w = N, h = rows).
+// 1 per output column, 2 one scalar. Output dims 2 (w = N, h = rows), a float
+// image with force_float (a layer's intermediate) whatever the storage.
 int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out);
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
-               float beta, ClBlobPtr& out);
+               float beta, ClBlobPtr& out, bool force_float = false);
 
 // a 1-D argument image of n floats (zeros where data is null)
 int upload_argument(Context* ctx, const float* data, int n, Image& out);
