@@ -1,0 +1,581 @@
+#include "vk_runtime.h"
+
+#include "vk_shaders.h"
+
+#include "../../log.h"
+#include "../../mat.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kite {
+namespace vk {
+
+// ---------------------------------------------------------------- instance
+
+static std::atomic<int> g_validation_errors(0);
+
+int validation_error_count()
+{
+    return g_validation_errors.load();
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data, void*)
+{
+    if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
+    {
+        g_validation_errors++;
+        KITE_LOGE("Vulkan validation: %s", data && data->pMessage ? data->pMessage : "(no message)");
+    }
+    else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
+        KITE_LOGW("Vulkan validation: %s", data && data->pMessage ? data->pMessage : "(no message)");
+    return VK_FALSE;
+}
+
+struct Instance
+{
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    std::vector<VkPhysicalDevice> gpus;
+};
+
+static bool has_layer(const char* name)
+{
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, nullptr);
+    std::vector<VkLayerProperties> v(n);
+    vkEnumerateInstanceLayerProperties(&n, v.data());
+    for (const VkLayerProperties& l : v)
+        if (strcmp(l.layerName, name) == 0)
+            return true;
+    return false;
+}
+
+static bool has_instance_extension(const char* name)
+{
+    uint32_t n = 0;
+    vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> v(n);
+    vkEnumerateInstanceExtensionProperties(nullptr, &n, v.data());
+    for (const VkExtensionProperties& e : v)
+        if (strcmp(e.extensionName, name) == 0)
+            return true;
+    return false;
+}
+
+// The process-wide instance, created on first use; nullptr (logged once) when
+// there is no loader or no instance. Never destroyed: devices and pipelines
+// live for the whole process.
+static Instance* instance()
+{
+    static std::once_flag once;
+    static Instance* g = nullptr;
+    std::call_once(once, [] {
+        if (!load_library())
+            return;
+        const char* v = getenv("KITE_VULKAN_VALIDATION");
+        bool validation = v && v[0] && strcmp(v, "0") != 0;
+        std::vector<const char*> layers, exts;
+        if (validation)
+        {
+            if (has_layer("VK_LAYER_KHRONOS_validation") && has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
+            {
+                layers.push_back("VK_LAYER_KHRONOS_validation");
+                exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+            }
+            else
+            {
+                KITE_LOGE("KITE_VULKAN_VALIDATION is set but VK_LAYER_KHRONOS_validation (or VK_EXT_debug_utils) is not installed");
+                g_validation_errors++;
+            }
+        }
+        bool portability = has_instance_extension("VK_KHR_portability_enumeration");
+        if (portability)
+            exts.push_back("VK_KHR_portability_enumeration");
+        VkApplicationInfo app = {};
+        app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+        app.pApplicationName = "kite";
+        app.pEngineName = "kite";
+        app.apiVersion = VK_API_VERSION_1_1;
+        VkInstanceCreateInfo ci = {};
+        ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+        ci.flags = portability ? 0x00000001 /* VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR */ : 0;
+        ci.pApplicationInfo = &app;
+        ci.enabledLayerCount = (uint32_t)layers.size();
+        ci.ppEnabledLayerNames = layers.data();
+        ci.enabledExtensionCount = (uint32_t)exts.size();
+        ci.ppEnabledExtensionNames = exts.data();
+        VkInstance inst = VK_NULL_HANDLE;
+        VkResult r = vkCreateInstance(&ci, nullptr, &inst);
+        if (r != VK_SUCCESS)
+        {
+            KITE_LOGW("Vulkan: vkCreateInstance failed (%d)", (int)r);
+            return;
+        }
+        if (!load_instance_funcs(inst) || !load_device_funcs(inst))
+        {
+            KITE_LOGW("Vulkan: the loader lacks Vulkan 1.1 entry points");
+            return;
+        }
+        Instance* in = new Instance;
+        in->instance = inst;
+        if (!layers.empty() && vkCreateDebugUtilsMessengerEXT)
+        {
+            VkDebugUtilsMessengerCreateInfoEXT mi = {};
+            mi.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+            mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+            mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+            mi.pfnUserCallback = debug_callback;
+            vkCreateDebugUtilsMessengerEXT(inst, &mi, nullptr, &in->messenger);
+        }
+        uint32_t n = 0;
+        vkEnumeratePhysicalDevices(inst, &n, nullptr);
+        in->gpus.resize(n);
+        if (n)
+            vkEnumeratePhysicalDevices(inst, &n, in->gpus.data());
+        g = in;
+    });
+    return g;
+}
+
+// ---------------------------------------------------------------- device
+
+VulkanDevice* VulkanDevice::get(int index)
+{
+    static std::mutex lock;
+    static std::map<int, VulkanDevice*> devices; // never destroyed (see instance())
+    static std::map<int, bool> failed;
+    std::lock_guard<std::mutex> g(lock);
+    auto it = devices.find(index);
+    if (it != devices.end())
+        return it->second;
+    if (failed[index])
+        return nullptr;
+    failed[index] = true;
+    Instance* in = instance();
+    if (!in)
+        return nullptr;
+    if (index < 0 || index >= (int)in->gpus.size())
+    {
+        KITE_LOGW("Vulkan: no device %d (this machine has %d)", index, (int)in->gpus.size());
+        return nullptr;
+    }
+    VulkanDevice* d = new VulkanDevice;
+    if (!d->init(in->gpus[index], index))
+    {
+        delete d;
+        return nullptr;
+    }
+    failed[index] = false;
+    devices[index] = d;
+    return d;
+}
+
+static int find_memory_type(const VkPhysicalDeviceMemoryProperties& mp, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+        if ((mp.memoryTypes[i].propertyFlags & want) == want)
+            return (int)i;
+    return -1;
+}
+
+bool VulkanDevice::init(VkPhysicalDevice pd, int idx)
+{
+    physical = pd;
+    index = idx;
+    vkGetPhysicalDeviceProperties(pd, &props);
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, nullptr);
+    std::vector<VkQueueFamilyProperties> qf(nq);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf.data());
+    int family = -1;
+    for (uint32_t i = 0; i < nq; i++)
+    {
+        // prefer a compute queue without graphics (async compute) when there is one
+        if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && (family < 0 || !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)))
+            family = (int)i;
+    }
+    if (family < 0)
+    {
+        KITE_LOGW("Vulkan: device %d (%s) has no compute queue", idx, props.deviceName);
+        return false;
+    }
+    queue_family = (uint32_t)family;
+
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+    int dl = find_memory_type(mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    int hv = find_memory_type(mp, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    if (hv < 0)
+        hv = find_memory_type(mp, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (dl < 0 || hv < 0)
+    {
+        KITE_LOGW("Vulkan: device %d (%s) lacks device-local or host-coherent memory", idx, props.deviceName);
+        return false;
+    }
+    mem_device_local = (uint32_t)dl;
+    mem_host_visible = (uint32_t)hv;
+
+    uint32_t ne = 0;
+    vkEnumerateDeviceExtensionProperties(pd, nullptr, &ne, nullptr);
+    std::vector<VkExtensionProperties> ext(ne);
+    vkEnumerateDeviceExtensionProperties(pd, nullptr, &ne, ext.data());
+    std::vector<const char*> enable;
+    for (const VkExtensionProperties& e : ext)
+        if (strcmp(e.extensionName, "VK_KHR_portability_subset") == 0)
+            enable.push_back("VK_KHR_portability_subset"); // required where present (MoltenVK)
+
+    float prio = 1.f;
+    VkDeviceQueueCreateInfo qi = {};
+    qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    qi.queueFamilyIndex = queue_family;
+    qi.queueCount = 1;
+    qi.pQueuePriorities = &prio;
+    VkDeviceCreateInfo di = {};
+    di.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    di.queueCreateInfoCount = 1;
+    di.pQueueCreateInfos = &qi;
+    di.enabledExtensionCount = (uint32_t)enable.size();
+    di.ppEnabledExtensionNames = enable.data();
+    VkResult r = vkCreateDevice(pd, &di, nullptr, &device);
+    if (r != VK_SUCCESS)
+    {
+        KITE_LOGW("Vulkan: vkCreateDevice failed for device %d (%s): %d", idx, props.deviceName, (int)r);
+        return false;
+    }
+    vkGetDeviceQueue(device, queue_family, 0, &queue);
+
+    blob_pool = std::make_shared<BufferPool>(this, false, nullptr);
+    staging_pool = std::make_shared<BufferPool>(this, true, nullptr);
+
+    // the pipeline cache: whatever an earlier run left on disk for this device+driver
+    std::vector<char> data;
+    std::string path = cache_path();
+    if (!path.empty())
+    {
+        FILE* f = fopen(path.c_str(), "rb");
+        if (f)
+        {
+            char buf[65536];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+                data.insert(data.end(), buf, buf + n);
+            fclose(f);
+        }
+    }
+    VkPipelineCacheCreateInfo pci = {};
+    pci.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+    pci.initialDataSize = data.size();
+    pci.pInitialData = data.empty() ? nullptr : data.data();
+    if (vkCreatePipelineCache(device, &pci, nullptr, &pipeline_cache) != VK_SUCCESS)
+    {
+        // a stale or foreign file: start empty
+        pci.initialDataSize = 0;
+        pci.pInitialData = nullptr;
+        if (vkCreatePipelineCache(device, &pci, nullptr, &pipeline_cache) != VK_SUCCESS)
+            pipeline_cache = VK_NULL_HANDLE;
+    }
+    return true;
+}
+
+VulkanDevice::~VulkanDevice()
+{
+    // devices live for the whole process; this only runs when init() failed
+    if (device)
+        vkDestroyDevice(device, nullptr);
+}
+
+// <dir>/vk_<vendor>_<device>_<driver>_<cache uuid>_<shader hash>.bin, where dir
+// is KITE_VULKAN_CACHE_DIR, else $XDG_CACHE_HOME/kite or $HOME/.cache/kite;
+// KITE_VULKAN_CACHE_DIR=off disables the disk cache.
+std::string VulkanDevice::cache_path() const
+{
+    std::string dir;
+    const char* env = getenv("KITE_VULKAN_CACHE_DIR");
+    if (env && strcmp(env, "off") == 0)
+        return "";
+    if (env && env[0])
+        dir = env;
+    else if (getenv("XDG_CACHE_HOME") && getenv("XDG_CACHE_HOME")[0])
+        dir = std::string(getenv("XDG_CACHE_HOME")) + "/kite";
+    else if (getenv("HOME") && getenv("HOME")[0])
+        dir = std::string(getenv("HOME")) + "/.cache/kite";
+    else
+        return "";
+    char name[160];
+    std::string uuid;
+    for (uint32_t i = 0; i < VK_UUID_SIZE; i++)
+    {
+        char h[3];
+        snprintf(h, sizeof(h), "%02x", props.pipelineCacheUUID[i]);
+        uuid += h;
+    }
+    snprintf(name, sizeof(name), "/vk_%04x_%04x_%08x_%s_%016llx.bin", props.vendorID, props.deviceID, props.driverVersion,
+             uuid.c_str(), (unsigned long long)shaders_hash());
+    return dir + name;
+}
+
+static void make_dirs(const std::string& path)
+{
+    for (size_t i = 1; i < path.size(); i++)
+        if (path[i] == '/')
+            mkdir(path.substr(0, i).c_str(), 0755);
+}
+
+void VulkanDevice::save_pipeline_cache()
+{
+    std::lock_guard<std::mutex> g(pipeline_lock);
+    if (!cache_dirty || !pipeline_cache)
+        return;
+    cache_dirty = false;
+    std::string path = cache_path();
+    if (path.empty())
+        return;
+    size_t n = 0;
+    if (vkGetPipelineCacheData(device, pipeline_cache, &n, nullptr) != VK_SUCCESS || n == 0)
+        return;
+    std::vector<char> data(n);
+    if (vkGetPipelineCacheData(device, pipeline_cache, &n, data.data()) != VK_SUCCESS)
+        return;
+    make_dirs(path);
+    std::string tmp = path + ".tmp" + std::to_string((long)getpid());
+    FILE* f = fopen(tmp.c_str(), "wb");
+    if (!f)
+        return; // a read-only cache folder only costs start-up time
+    bool ok = fwrite(data.data(), 1, n, f) == n;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp.c_str(), path.c_str()) != 0)
+        remove(tmp.c_str());
+}
+
+int VulkanDevice::pipeline_count()
+{
+    std::lock_guard<std::mutex> g(pipeline_lock);
+    return (int)pipelines.size();
+}
+
+const Pipeline* VulkanDevice::pipeline(const char* shader, int bindings, uint32_t lx, uint32_t ly, uint32_t lz)
+{
+    std::string key = std::string(shader) + "/" + std::to_string(bindings) + "/" + std::to_string(lx) + "x" + std::to_string(ly) + "x" + std::to_string(lz);
+    std::lock_guard<std::mutex> g(pipeline_lock);
+    auto it = pipelines.find(key);
+    if (it != pipelines.end())
+        return it->second;
+    size_t bytes = 0;
+    const uint32_t* code = embedded_spirv(shader, &bytes);
+    if (!code)
+    {
+        KITE_LOGE("Vulkan: no shader '%s' in this build", shader);
+        return nullptr;
+    }
+    Pipeline* p = new Pipeline;
+    p->bindings = bindings;
+    p->local[0] = lx;
+    p->local[1] = ly;
+    p->local[2] = lz;
+    VkShaderModuleCreateInfo smi = {};
+    smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    smi.codeSize = bytes;
+    smi.pCode = code;
+    std::vector<VkDescriptorSetLayoutBinding> b(bindings);
+    for (int i = 0; i < bindings; i++)
+    {
+        b[i] = {};
+        b[i].binding = (uint32_t)i;
+        b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        b[i].descriptorCount = 1;
+        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo dli = {};
+    dli.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+    dli.bindingCount = (uint32_t)bindings;
+    dli.pBindings = b.data();
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, MAX_PUSH_BYTES};
+    VkPipelineLayoutCreateInfo pli = {};
+    pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+    pli.setLayoutCount = 1;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &pcr;
+    VkSpecializationMapEntry me[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo si = {3, me, sizeof(p->local), p->local};
+    VkComputePipelineCreateInfo cpi = {};
+    cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    cpi.stage.pName = "main";
+    cpi.stage.pSpecializationInfo = &si;
+    bool ok = vkCreateShaderModule(device, &smi, nullptr, &p->module) == VK_SUCCESS
+              && vkCreateDescriptorSetLayout(device, &dli, nullptr, &p->set_layout) == VK_SUCCESS;
+    if (ok)
+    {
+        pli.pSetLayouts = &p->set_layout;
+        ok = vkCreatePipelineLayout(device, &pli, nullptr, &p->layout) == VK_SUCCESS;
+    }
+    if (ok)
+    {
+        cpi.stage.module = p->module;
+        cpi.layout = p->layout;
+        ok = vkCreateComputePipelines(device, pipeline_cache, 1, &cpi, nullptr, &p->pipeline) == VK_SUCCESS;
+    }
+    if (!ok)
+    {
+        KITE_LOGE("Vulkan: could not create the pipeline of shader '%s'", shader);
+        if (p->pipeline)
+            vkDestroyPipeline(device, p->pipeline, nullptr);
+        if (p->layout)
+            vkDestroyPipelineLayout(device, p->layout, nullptr);
+        if (p->set_layout)
+            vkDestroyDescriptorSetLayout(device, p->set_layout, nullptr);
+        if (p->module)
+            vkDestroyShaderModule(device, p->module, nullptr);
+        delete p;
+        return nullptr;
+    }
+    cache_dirty = true;
+    pipelines[key] = p;
+    return p;
+}
+
+bool VulkanDevice::create_buffer(VkDeviceSize size, bool host_visible, Buffer& out)
+{
+    out = Buffer();
+    VkBufferCreateInfo bi = {};
+    bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if (vkCreateBuffer(device, &bi, nullptr, &out.buffer) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkCreateBuffer of %llu bytes failed", (unsigned long long)size);
+        return false;
+    }
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, out.buffer, &req);
+    uint32_t type = host_visible ? mem_host_visible : mem_device_local;
+    if (!(req.memoryTypeBits & (1u << type)))
+    {
+        // pick any type the buffer allows with the properties wanted
+        VkPhysicalDeviceMemoryProperties mp;
+        vkGetPhysicalDeviceMemoryProperties(physical, &mp);
+        VkMemoryPropertyFlags want = host_visible ? (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+        type = ~0u;
+        for (uint32_t i = 0; i < mp.memoryTypeCount && type == ~0u; i++)
+            if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want)
+                type = i;
+        if (type == ~0u)
+        {
+            KITE_LOGE("Vulkan: no memory type for a buffer");
+            vkDestroyBuffer(device, out.buffer, nullptr);
+            out.buffer = VK_NULL_HANDLE;
+            return false;
+        }
+    }
+    VkMemoryAllocateInfo ai = {};
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    if (vkAllocateMemory(device, &ai, nullptr, &out.memory) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: out of device memory (%llu bytes)", (unsigned long long)req.size);
+        vkDestroyBuffer(device, out.buffer, nullptr);
+        out.buffer = VK_NULL_HANDLE;
+        return false;
+    }
+    vkBindBufferMemory(device, out.buffer, out.memory, 0);
+    if (host_visible && vkMapMemory(device, out.memory, 0, VK_WHOLE_SIZE, 0, &out.mapped) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkMapMemory failed");
+        destroy_buffer(out);
+        return false;
+    }
+    out.size = size;
+    return true;
+}
+
+void VulkanDevice::destroy_buffer(Buffer& b)
+{
+    if (b.mapped)
+        vkUnmapMemory(device, b.memory);
+    if (b.buffer)
+        vkDestroyBuffer(device, b.buffer, nullptr);
+    if (b.memory)
+        vkFreeMemory(device, b.memory, nullptr);
+    b = Buffer();
+}
+
+VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const float* data)
+{
+    Session s(this);
+    if (!s.ok())
+        return nullptr;
+    GpuBlobPtr g;
+    Option opt;
+    Mat flat(shape.w * shape.h * shape.d * shape.c, (void*)data);
+    if (s.upload(flat, g, nullptr, opt) != 0 || s.finish() != 0)
+        return nullptr;
+    VkBlobPtr b = std::static_pointer_cast<VkBlob>(g);
+    b->shape = gpu_shape_of(shape);
+    b->shape.elempack = 1;
+    b->shape.elemsize = 4;
+    b->shape.cstep = (size_t)shape.w * shape.h * shape.d;
+    return b;
+}
+
+// ---------------------------------------------------------------- pools
+
+BufferPool::BufferPool(VulkanDevice* d, bool hv, std::shared_ptr<BufferPool> p)
+    : dev(d), host_visible(hv), parent(std::move(p))
+{
+}
+
+BufferPool::~BufferPool()
+{
+    for (auto& kv : idle)
+    {
+        if (parent)
+            parent->release(kv.second);
+        else
+            dev->destroy_buffer(kv.second);
+    }
+}
+
+bool BufferPool::acquire(VkDeviceSize size, Buffer& out)
+{
+    size = (size + 255) & ~(VkDeviceSize)255;
+    {
+        std::lock_guard<std::mutex> g(lock);
+        // the smallest idle buffer that fits and wastes at most half of itself
+        auto it = idle.lower_bound(size);
+        if (it != idle.end() && it->first <= size * 2)
+        {
+            out = it->second;
+            idle.erase(it);
+            return true;
+        }
+    }
+    if (parent)
+        return parent->acquire(size, out);
+    return dev->create_buffer(size, host_visible, out);
+}
+
+void BufferPool::release(const Buffer& b)
+{
+    if (!b.buffer)
+        return;
+    std::lock_guard<std::mutex> g(lock);
+    idle.emplace(b.size, b);
+}
+
+VkBlob::~VkBlob()
+{
+    if (pool)
+        pool->release(buf);
+}
+
+} // namespace vk
+} // namespace kite

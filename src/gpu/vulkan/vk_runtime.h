@@ -1,0 +1,179 @@
+#ifndef KITE_GPU_VULKAN_VK_RUNTIME_H
+#define KITE_GPU_VULKAN_VK_RUNTIME_H
+
+// kite's Vulkan runtime: instance and device selection, buffer pools with
+// reuse, compute pipelines from the embedded SPIR-V (with an on-disk
+// VkPipelineCache), and the per-Extractor Session that records dispatches.
+//
+// Device blobs are fp32 storage buffers in elempack-1, channel-contiguous
+// layout (cstep = w*h*d): index = ((c*d + z)*h + y)*w + x. Uploads and
+// downloads convert any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and from
+// that layout.
+
+#include "vk_api.h"
+
+#include "../gpu.h"
+#include "../../option.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kite {
+namespace vk {
+
+struct Buffer
+{
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    void* mapped = nullptr; // host-visible pools only
+};
+
+class VulkanDevice;
+
+// Buffers of one memory kind, handed out and taken back for reuse. A pool with
+// a parent gives its idle buffers to the parent when it dies (a Session's
+// pools feed the device's); the root pool frees them.
+class BufferPool
+{
+public:
+    BufferPool(VulkanDevice* dev, bool host_visible, std::shared_ptr<BufferPool> parent);
+    ~BufferPool();
+    // a buffer of at least `size` bytes; false (logged) on failure
+    bool acquire(VkDeviceSize size, Buffer& out);
+    void release(const Buffer& b);
+
+private:
+    VulkanDevice* dev;
+    bool host_visible;
+    std::shared_ptr<BufferPool> parent;
+    std::mutex lock;
+    std::multimap<VkDeviceSize, Buffer> idle;
+};
+
+// A tensor on the device (see the layout above).
+class VkBlob : public GpuBlob
+{
+public:
+    ~VkBlob() override;
+    Buffer buf;
+    std::shared_ptr<BufferPool> pool;
+    size_t total() const { return (size_t)shape.w * shape.h * shape.d * shape.c; }
+};
+typedef std::shared_ptr<VkBlob> VkBlobPtr;
+
+struct Pipeline
+{
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    int bindings = 0;
+    uint32_t local[3] = {1, 1, 1};
+};
+
+// Push constants are at most this many bytes (the Vulkan minimum guarantee).
+enum
+{
+    MAX_PUSH_BYTES = 128
+};
+
+class VulkanDevice
+{
+public:
+    // the device with this index (created on first use), or nullptr (logged)
+    static VulkanDevice* get(int index);
+    ~VulkanDevice();
+
+    VkDevice device = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    uint32_t queue_family = 0;
+    VkPhysicalDeviceProperties props;
+    int index = 0;
+    uint32_t mem_device_local = ~0u;
+    uint32_t mem_host_visible = ~0u; // host-visible + coherent (+ cached when there is one)
+    std::mutex queue_lock;           // vkQueueSubmit is externally synchronised
+
+    std::shared_ptr<BufferPool> blob_pool;
+    std::shared_ptr<BufferPool> staging_pool;
+
+    // the compute pipeline of shaders/vulkan/<shader>.comp with `bindings`
+    // storage buffers and the local size (x, y, z); cached, never nullptr
+    // unless creation failed (logged)
+    const Pipeline* pipeline(const char* shader, int bindings, uint32_t lx, uint32_t ly, uint32_t lz);
+    // number of pipelines created so far in this process (for start-up measurements)
+    int pipeline_count();
+    // write the VkPipelineCache to disk (also done at exit)
+    void save_pipeline_cache();
+
+    // copy host data into a new device blob of shape `shape` (fp32, elempack 1),
+    // waiting for the copy; for weights at create_pipeline time
+    VkBlobPtr upload_constant(const Mat& shape, const float* data);
+
+    bool create_buffer(VkDeviceSize size, bool host_visible, Buffer& out);
+    void destroy_buffer(Buffer& b);
+
+private:
+    VulkanDevice() {}
+    bool init(VkPhysicalDevice pd, int index);
+    std::string cache_path() const;
+
+    std::mutex pipeline_lock;
+    std::map<std::string, Pipeline*> pipelines;
+    VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+    bool cache_dirty = false;
+};
+
+// One Extractor's command stream: dispatches are recorded into one command
+// buffer with a full compute/transfer barrier after each, and submitted when
+// something is downloaded or finish() is called.
+class Session : public GpuSession
+{
+public:
+    explicit Session(VulkanDevice* dev);
+    ~Session() override;
+    bool ok() const { return cmd != VK_NULL_HANDLE; }
+
+    int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) override;
+    int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
+    int finish() override;
+
+    VulkanDevice* device() const { return dev; }
+    // a device blob of the given shape (dims, w, h, d, c); nullptr on failure
+    VkBlobPtr create_blob(int dims, int w, int h, int d, int c);
+    VkBlobPtr create_blob_like(const Mat& shape) { return create_blob(shape.dims, shape.w, shape.h, shape.d, shape.c); }
+    // record one dispatch of `p` over (gx, gy, gz) invocations; buffers bind
+    // to 0..n-1 in order; push holds the push constants
+    int dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs, const void* push, size_t push_size,
+                 uint32_t gx, uint32_t gy, uint32_t gz);
+    // record a device copy of `n` bytes (after a barrier)
+    int copy(const VkBlob* src, size_t src_offset, const VkBlob* dst, size_t dst_offset, size_t n);
+
+private:
+    int begin();
+    void barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+
+    VulkanDevice* dev;
+    VkCommandPool cmd_pool = VK_NULL_HANDLE;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    std::vector<VkDescriptorPool> desc_pools;
+    uint32_t sets_in_pool = 0;
+    bool recording = false;
+    bool dirty = false; // commands recorded since begin
+    std::shared_ptr<BufferPool> blobs;
+    std::shared_ptr<BufferPool> staging;
+    std::vector<Buffer> staging_used; // until the next submit completes
+};
+
+// errors the validation layer reported (KITE_VULKAN_VALIDATION=1), process-wide
+int validation_error_count();
+
+} // namespace vk
+} // namespace kite
+
+#endif // KITE_GPU_VULKAN_VK_RUNTIME_H

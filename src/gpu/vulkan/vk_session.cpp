@@ -1,0 +1,375 @@
+// Session: command recording, uploads/downloads and the GpuBackend entry.
+#include "vk_runtime.h"
+
+#include "../../layer.h"
+#include "../../log.h"
+#include "../../mat.h"
+
+#include <cstring>
+
+namespace kite {
+namespace vk {
+
+enum
+{
+    SETS_PER_POOL = 256,
+    BINDINGS_PER_SET = 8
+};
+
+Session::Session(VulkanDevice* d)
+    : dev(d)
+{
+    blobs = std::make_shared<BufferPool>(dev, false, dev->blob_pool);
+    staging = std::make_shared<BufferPool>(dev, true, dev->staging_pool);
+    VkCommandPoolCreateInfo pi = {};
+    pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = dev->queue_family;
+    if (vkCreateCommandPool(dev->device, &pi, nullptr, &cmd_pool) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkCreateCommandPool failed");
+        return;
+    }
+    VkFenceCreateInfo fi = {};
+    fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    if (vkCreateFence(dev->device, &fi, nullptr, &fence) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkCreateFence failed");
+        return;
+    }
+    VkCommandBufferAllocateInfo ai = {};
+    ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    ai.commandPool = cmd_pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    if (vkAllocateCommandBuffers(dev->device, &ai, &cmd) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkAllocateCommandBuffers failed");
+        cmd = VK_NULL_HANDLE;
+    }
+}
+
+Session::~Session()
+{
+    if (cmd)
+        finish();
+    for (VkDescriptorPool p : desc_pools)
+        vkDestroyDescriptorPool(dev->device, p, nullptr);
+    if (cmd)
+        vkFreeCommandBuffers(dev->device, cmd_pool, 1, &cmd);
+    if (fence)
+        vkDestroyFence(dev->device, fence, nullptr);
+    if (cmd_pool)
+        vkDestroyCommandPool(dev->device, cmd_pool, nullptr);
+    for (Buffer& b : staging_used)
+        staging->release(b);
+    dev->save_pipeline_cache();
+}
+
+int Session::begin()
+{
+    if (recording)
+        return 0;
+    if (!cmd)
+        return -1;
+    VkCommandBufferBeginInfo bi = {};
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (vkBeginCommandBuffer(cmd, &bi) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkBeginCommandBuffer failed");
+        return -1;
+    }
+    recording = true;
+    dirty = false;
+    // make the previous submissions' writes visible to this one
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    return 0;
+}
+
+// Every command is followed by a global memory barrier: later commands see
+// earlier writes (read-after-write) and do not overwrite what earlier ones
+// still read (write-after-read), which is what lets buffers be reused within
+// one command buffer.
+void Session::barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+    VkMemoryBarrier mb = {};
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = dst_access;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stage, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+int Session::finish()
+{
+    if (!recording)
+        return 0;
+    recording = false;
+    if (vkEndCommandBuffer(cmd) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkEndCommandBuffer failed");
+        return -1;
+    }
+    VkSubmitInfo si = {};
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    VkResult r;
+    {
+        std::lock_guard<std::mutex> g(dev->queue_lock);
+        r = vkQueueSubmit(dev->queue, 1, &si, fence);
+    }
+    if (r == VK_SUCCESS)
+        r = vkWaitForFences(dev->device, 1, &fence, VK_TRUE, UINT64_MAX);
+    vkResetFences(dev->device, 1, &fence);
+    vkResetCommandBuffer(cmd, 0);
+    // keep one descriptor pool for the next submission, drop the extra ones
+    for (size_t i = 1; i < desc_pools.size(); i++)
+        vkDestroyDescriptorPool(dev->device, desc_pools[i], nullptr);
+    if (!desc_pools.empty())
+    {
+        desc_pools.resize(1);
+        vkResetDescriptorPool(dev->device, desc_pools[0], 0);
+    }
+    sets_in_pool = 0;
+    for (Buffer& b : staging_used)
+        staging->release(b);
+    staging_used.clear();
+    if (r != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: submit/wait failed (%d)%s", (int)r, r == VK_ERROR_DEVICE_LOST ? ": device lost" : "");
+        return -1;
+    }
+    return 0;
+}
+
+VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c)
+{
+    size_t n = (size_t)w * h * d * c;
+    VkBlobPtr b = std::make_shared<VkBlob>();
+    b->backend = BACKEND_VULKAN;
+    b->shape.dims = dims;
+    b->shape.w = w;
+    b->shape.h = h;
+    b->shape.d = d;
+    b->shape.c = c;
+    b->shape.elemsize = 4;
+    b->shape.elempack = 1;
+    b->shape.cstep = (size_t)w * h * d;
+    if (!blobs->acquire(n * 4 < 16 ? 16 : n * 4, b->buf))
+        return nullptr;
+    b->pool = blobs;
+    return b;
+}
+
+int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs, const void* push, size_t push_size,
+                      uint32_t gx, uint32_t gy, uint32_t gz)
+{
+    if (!p || (int)bufs.size() != p->bindings || push_size > MAX_PUSH_BYTES || bufs.size() > BINDINGS_PER_SET)
+    {
+        KITE_LOGE("Vulkan: bad dispatch (pipeline %p, %d buffers, %d push bytes)", (const void*)p, (int)bufs.size(), (int)push_size);
+        return -1;
+    }
+    if (gx == 0 || gy == 0 || gz == 0)
+        return 0;
+    if (begin() != 0)
+        return -1;
+    if (desc_pools.empty() || sets_in_pool == SETS_PER_POOL)
+    {
+        // descriptor sets of this submission; reused after the next finish()
+        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SETS_PER_POOL * BINDINGS_PER_SET};
+        VkDescriptorPoolCreateInfo dpi = {};
+        dpi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+        dpi.maxSets = SETS_PER_POOL;
+        dpi.poolSizeCount = 1;
+        dpi.pPoolSizes = &ps;
+        VkDescriptorPool pool;
+        if (vkCreateDescriptorPool(dev->device, &dpi, nullptr, &pool) != VK_SUCCESS)
+        {
+            KITE_LOGE("Vulkan: vkCreateDescriptorPool failed");
+            return -1;
+        }
+        desc_pools.push_back(pool);
+        sets_in_pool = 0;
+    }
+    VkDescriptorSetAllocateInfo ai = {};
+    ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    ai.descriptorPool = desc_pools.back();
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &p->set_layout;
+    VkDescriptorSet set;
+    if (vkAllocateDescriptorSets(dev->device, &ai, &set) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkAllocateDescriptorSets failed");
+        return -1;
+    }
+    sets_in_pool++;
+    VkDescriptorBufferInfo info[BINDINGS_PER_SET];
+    VkWriteDescriptorSet wr[BINDINGS_PER_SET];
+    for (size_t i = 0; i < bufs.size(); i++)
+    {
+        info[i] = {bufs[i]->buf.buffer, 0, bufs[i]->buf.size};
+        wr[i] = {};
+        wr[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        wr[i].dstSet = set;
+        wr[i].dstBinding = (uint32_t)i;
+        wr[i].descriptorCount = 1;
+        wr[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        wr[i].pBufferInfo = &info[i];
+    }
+    vkUpdateDescriptorSets(dev->device, (uint32_t)bufs.size(), wr, 0, nullptr);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
+    unsigned char pc[MAX_PUSH_BYTES] = {0};
+    if (push_size)
+        memcpy(pc, push, push_size);
+    vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, MAX_PUSH_BYTES, pc);
+    vkCmdDispatch(cmd, (gx + p->local[0] - 1) / p->local[0], (gy + p->local[1] - 1) / p->local[1], (gz + p->local[2] - 1) / p->local[2]);
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    dirty = true;
+    return 0;
+}
+
+int Session::copy(const VkBlob* src, size_t src_offset, const VkBlob* dst, size_t dst_offset, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (src_offset + n > src->buf.size || dst_offset + n > dst->buf.size)
+    {
+        KITE_LOGE("Vulkan: copy out of bounds");
+        return -1;
+    }
+    if (begin() != 0)
+        return -1;
+    VkBufferCopy r = {src_offset, dst_offset, n};
+    vkCmdCopyBuffer(cmd, src->buf.buffer, dst->buf.buffer, 1, &r);
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    dirty = true;
+    return 0;
+}
+
+// CPU Mat (any elempack, fp16/fp32) -> fp32 elempack-1 device blob
+int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt)
+{
+    (void)consumer;
+    if (m.empty())
+    {
+        KITE_LOGE("Vulkan: upload of an empty Mat");
+        return -1;
+    }
+    Mat src = m;
+    if (src.elembits() == 16)
+    {
+        Mat f;
+        cast_float16_to_float32(src, f, opt);
+        src = f;
+    }
+    if (src.elembits() != 32)
+    {
+        KITE_LOGE("Vulkan: upload of a Mat with %d-bit elements (fp32 and fp16 only)", src.elembits());
+        return -1;
+    }
+    if (src.elempack != 1)
+    {
+        Mat u;
+        convert_packing(src, u, 1, opt);
+        src = u;
+    }
+    if (src.empty())
+        return -100;
+    VkBlobPtr b = create_blob(src.dims, src.w, src.h, src.d, src.c);
+    if (!b)
+        return -100;
+    size_t plane = (size_t)src.w * src.h * src.d;
+    size_t bytes = plane * src.c * 4;
+    Buffer st;
+    if (!staging->acquire(bytes, st))
+        return -100;
+    staging_used.push_back(st);
+    for (int q = 0; q < src.c; q++)
+        memcpy((float*)st.mapped + plane * q, src.channel(q).data, plane * 4);
+    if (begin() != 0)
+        return -1;
+    VkBufferCopy r = {0, 0, bytes};
+    vkCmdCopyBuffer(cmd, st.buffer, b->buf.buffer, 1, &r);
+    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    dirty = true;
+    out = b;
+    return 0;
+}
+
+int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
+{
+    if (!g || g->backend != BACKEND_VULKAN)
+    {
+        KITE_LOGE("Vulkan: download of a blob that is not on Vulkan");
+        return -1;
+    }
+    const VkBlob* b = static_cast<const VkBlob*>(g.get());
+    const Mat& s = b->shape;
+    size_t plane = (size_t)s.w * s.h * s.d;
+    size_t bytes = plane * s.c * 4;
+    Buffer st;
+    if (!staging->acquire(bytes, st))
+        return -100;
+    staging_used.push_back(st);
+    if (begin() != 0)
+        return -1;
+    VkBufferCopy r = {0, 0, bytes};
+    vkCmdCopyBuffer(cmd, b->buf.buffer, st.buffer, 1, &r);
+    barrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    if (finish() != 0)
+        return -1;
+    // finish() gave the staging buffer back to the pool, but nothing else can
+    // take it before this copy (the pool is this session's)
+    if (s.dims == 1)
+        m.create(s.w, 4u, opt.blob_allocator);
+    else if (s.dims == 2)
+        m.create(s.w, s.h, 4u, opt.blob_allocator);
+    else if (s.dims == 3)
+        m.create(s.w, s.h, s.c, 4u, opt.blob_allocator);
+    else
+        m.create(s.w, s.h, s.d, s.c, 4u, opt.blob_allocator);
+    if (m.empty())
+        return -100;
+    for (int q = 0; q < s.c; q++)
+        memcpy(m.channel(q).data, (const float*)st.mapped + plane * q, plane * 4);
+    return 0;
+}
+
+// ---------------------------------------------------------------- backend
+
+class VulkanBackend : public GpuBackend
+{
+public:
+    int backend() const override { return BACKEND_VULKAN; }
+    const char* name() const override { return "Vulkan"; }
+    bool available(const Option& opt) override { return VulkanDevice::get(opt.vulkan_device) != nullptr; }
+    GpuSession* create_session(const Option& opt) override
+    {
+        VulkanDevice* d = VulkanDevice::get(opt.vulkan_device);
+        if (!d)
+            return nullptr;
+        Session* s = new Session(d);
+        if (!s->ok())
+        {
+            delete s;
+            return nullptr;
+        }
+        return s;
+    }
+};
+
+} // namespace vk
+
+GpuBackend* vulkan_gpu_backend()
+{
+    static vk::VulkanBackend b;
+    return &b;
+}
+
+} // namespace kite

@@ -1,0 +1,161 @@
+// The Vulkan runtime on its own: device, pools, upload/download of every
+// layout, one dispatch, the pipeline cache file; the validation layer must
+// report nothing (KITE_VULKAN_VALIDATION=1 is set by ctest).
+#include "gpu/vulkan/vk_runtime.h"
+#include "testutil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace kite;
+
+namespace {
+
+vk::VulkanDevice* device_or_skip()
+{
+    vk::VulkanDevice* d = vk::VulkanDevice::get(0);
+    if (!d)
+        printf("no Vulkan device: skipped\n");
+    return d;
+}
+
+Mat random_of_dims(int dims, int w, int h, int d, int c)
+{
+    if (dims == 1)
+        return test::RandomMat(w);
+    if (dims == 2)
+        return test::RandomMat(w, h);
+    if (dims == 3)
+        return test::RandomMat(w, h, c);
+    return test::RandomMat(w, h, d, c);
+}
+
+} // namespace
+
+TEST(VulkanRuntime, UploadDownloadEveryLayout)
+{
+    test::reseed(1);
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    vk::Session s(dev);
+    ASSERT_TRUE(s.ok());
+    struct Shape
+    {
+        int dims, w, h, d, c;
+    };
+    const Shape shapes[] = {{1, 5, 1, 1, 1}, {1, 24, 1, 1, 1}, {2, 7, 8, 1, 1}, {2, 3, 5, 1, 1}, {3, 5, 3, 8, 1}, {3, 4, 3, 1, 12}, {3, 7, 3, 1, 5}, {4, 3, 2, 3, 8}, {4, 2, 2, 2, 3}};
+    for (const Shape& sh : shapes)
+    {
+        Mat a = random_of_dims(sh.dims, sh.w, sh.h, sh.d, sh.dims == 3 ? sh.c : sh.c);
+        if (sh.dims == 3)
+            a = test::RandomMat(sh.w, sh.h, sh.c);
+        for (int pack : {1, 4, 8})
+        {
+            for (int fp16 = 0; fp16 < 2; fp16++)
+            {
+                Option opt;
+                Mat m = a;
+                if (pack > 1)
+                {
+                    Mat p;
+                    convert_packing(m, p, pack, opt);
+                    if (p.elempack != pack)
+                        continue;
+                    m = p;
+                }
+                if (fp16)
+                {
+                    Mat h;
+                    cast_float32_to_float16(m, h, opt);
+                    m = h;
+                }
+                GpuBlobPtr g;
+                ASSERT_EQ(s.upload(m, g, nullptr, opt), 0);
+                ASSERT_TRUE(g);
+                EXPECT_EQ(g->shape.dims, a.dims);
+                Mat back;
+                ASSERT_EQ(s.download(g, back, opt), 0);
+                std::string c = test::compare_mat(back, a, fp16 ? 1e-3f : 0.f);
+                EXPECT_TRUE(c.empty()) << "dims " << sh.dims << " pack " << pack << " fp16 " << fp16 << ": " << c;
+            }
+        }
+    }
+    EXPECT_EQ(vk::validation_error_count(), 0);
+}
+
+TEST(VulkanRuntime, DispatchChainReusesBuffers)
+{
+    test::reseed(2);
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    const vk::Pipeline* p = dev->pipeline("unary", 2, 64, 1, 1);
+    ASSERT_TRUE(p);
+    vk::Session s(dev);
+    Option opt;
+    Mat a = test::RandomMat(37, 5, 3, -4.f, 4.f);
+    GpuBlobPtr g;
+    ASSERT_EQ(s.upload(a, g, nullptr, opt), 0);
+    vk::VkBlobPtr cur = std::static_pointer_cast<vk::VkBlob>(g);
+    g.reset();
+    // relu, then clip to [-1, 0.5], then leaky: each output released after use,
+    // so the pool hands the same buffers back within one command buffer
+    struct
+    {
+        int n, type;
+        float p0, p1;
+    } pc[3] = {{0, 1, 0.f, 0.f}, {0, 3, -1.f, 0.5f}, {0, 2, 0.1f, 0.f}};
+    for (auto& c : pc)
+    {
+        vk::VkBlobPtr out = s.create_blob_like(cur->shape);
+        ASSERT_TRUE(out);
+        c.n = (int)cur->total();
+        ASSERT_EQ(s.dispatch(p, {cur.get(), out.get()}, &c, sizeof(c), c.n, 1, 1), 0);
+        cur = out;
+    }
+    Mat back;
+    ASSERT_EQ(s.download(cur, back, opt), 0);
+    ASSERT_EQ(back.c, 3);
+    for (int q = 0; q < 3; q++)
+        for (int i = 0; i < 37 * 5; i++)
+        {
+            float v = a.channel(q)[i];
+            float want = std::min(std::max(std::max(v, 0.f), -1.f), 0.5f);
+            EXPECT_EQ(back.channel(q)[i], want) << q << " " << i;
+        }
+    EXPECT_EQ(vk::validation_error_count(), 0);
+}
+
+TEST(VulkanRuntime, BadInputIsAnError)
+{
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    vk::Session s(dev);
+    Option opt;
+    GpuBlobPtr g;
+    EXPECT_NE(s.upload(Mat(), g, nullptr, opt), 0);
+    Mat i8 = test::RandomS8Mat(16);
+    EXPECT_NE(s.upload(i8, g, nullptr, opt), 0);
+    EXPECT_EQ(dev->pipeline("no_such_shader", 2, 64, 1, 1), nullptr);
+    EXPECT_EQ(vk::VulkanDevice::get(999), nullptr);
+    EXPECT_EQ(vk::validation_error_count(), 0);
+}
+
+TEST(VulkanRuntime, PipelineCacheFileWritten)
+{
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    const char* dir = getenv("KITE_VULKAN_CACHE_DIR");
+    if (!dir || !dir[0])
+        GTEST_SKIP() << "KITE_VULKAN_CACHE_DIR not set";
+    ASSERT_TRUE(dev->pipeline("unary", 2, 32, 1, 1));
+    dev->save_pipeline_cache();
+    std::string cmd = std::string("ls ") + dir + "/vk_*.bin > /dev/null 2>&1";
+    EXPECT_EQ(system(cmd.c_str()), 0) << "no cache file in " << dir;
+}
