@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -101,12 +102,32 @@ public:
 };
 Layer* gpu_add_one_creator(void*) { return new GpuAddOne; }
 
-// in -> g1 (gpu) -> r (cpu ReLU) -> g2 (gpu) -> g3 (gpu) -> out
+// max(x, 0) on the CPU only (the built-in ReLU has real GPU rows when a
+// backend is built, which would not work on the fake device)
+class CpuRelu : public Layer
+{
+public:
+    CpuRelu()
+    {
+        one_blob_only = true;
+        support_inplace = true;
+    }
+    int forward_inplace(Mat& m, const Option&) const override
+    {
+        float* p = m;
+        for (size_t i = 0; i < m.total(); i++)
+            p[i] = std::max(p[i], 0.f);
+        return 0;
+    }
+};
+Layer* cpu_relu_creator(void*) { return new CpuRelu; }
+
+// in -> g1 (gpu) -> r (CpuRelu) -> g2 (gpu) -> g3 (gpu) -> out
 const char* kParam = "7767517\n"
                      "5 5\n"
                      "Input in 0 1 in 0=4 1=3 2=2\n"
                      "GpuAddOne g1 1 1 in a\n"
-                     "ReLU r 1 1 a b\n"
+                     "CpuRelu r 1 1 a b\n"
                      "GpuAddOne g2 1 1 b c\n"
                      "GpuAddOne g3 1 1 c out\n";
 
@@ -136,6 +157,7 @@ TEST(GpuHook, TransfersOnlyAtBackendBoundaries)
             Net net;
             net.opt.use_vulkan_compute = true;
             ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+            ASSERT_EQ(net.register_custom_layer("CpuRelu", cpu_relu_creator), 0);
             ASSERT_EQ(net.load_param_mem(kParam), 0);
             ASSERT_EQ(net.load_model_empty(), 0);
             Extractor ex = net.create_extractor();
@@ -178,6 +200,7 @@ TEST(GpuHook, MissingDeviceRunsOnTheCpuAndCustomGpuLayerFailsCleanly)
     Net net2;
     net2.opt.use_vulkan_compute = true;
     ASSERT_EQ(net2.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+    ASSERT_EQ(net2.register_custom_layer("CpuRelu", cpu_relu_creator), 0);
     EXPECT_NE(net2.load_param_mem(kParam), 0);
     EXPECT_NE(std::string(last_error()).find("GpuAddOne"), std::string::npos) << last_error();
 }
@@ -189,6 +212,7 @@ TEST(GpuHook, ProfilingObserverSeesGpuLayers)
     Net net;
     net.opt.use_vulkan_compute = true;
     ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+    ASSERT_EQ(net.register_custom_layer("CpuRelu", cpu_relu_creator), 0);
     ASSERT_EQ(net.load_param_mem(kParam), 0);
     ASSERT_EQ(net.load_model_empty(), 0);
     Extractor ex = net.create_extractor();
