@@ -9,6 +9,15 @@
 #include <random>
 #include <sstream>
 
+#include "platform.h"
+#if KITE_VULKAN
+namespace kite {
+namespace vk {
+int validation_error_count(); // src/gpu/vulkan (KITE_VULKAN_VALIDATION=1)
+}
+} // namespace kite
+#endif
+
 namespace kite {
 namespace test {
 
@@ -383,6 +392,10 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
             std::string g = test_gpu_row(type, e, pd, weights, inputs, ref, flags);
             if (!g.empty())
                 return g;
+#if KITE_VULKAN
+            if (e.backend == BACKEND_VULKAN && kite::vk::validation_error_count() != 0)
+                return describe(type, e.isa, base_option(), 1, "vulkan: the validation layer reported errors (see the log)");
+#endif
             continue;
         }
         if (std::string(e.type) != type || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE || !cpu_support_isa(e.isa))

@@ -60,7 +60,8 @@ class VkBlob : public GpuBlob
 public:
     ~VkBlob() override;
     Buffer buf;
-    std::shared_ptr<BufferPool> pool;
+    std::shared_ptr<BufferPool> pool; // where buf goes back; null for an alias
+    GpuBlobPtr alias_of;              // the blob whose buffer this one views
     size_t total() const { return (size_t)shape.w * shape.h * shape.d * shape.c; }
 };
 typedef std::shared_ptr<VkBlob> VkBlobPtr;
@@ -152,6 +153,8 @@ public:
                  uint32_t gx, uint32_t gy, uint32_t gz);
     // record a device copy of `n` bytes (after a barrier)
     int copy(const VkBlob* src, size_t src_offset, const VkBlob* dst, size_t dst_offset, size_t n);
+    // several byte ranges in one command
+    int copy_regions(const VkBlob* src, const VkBlob* dst, const std::vector<VkBufferCopy>& regions);
 
 private:
     int begin();

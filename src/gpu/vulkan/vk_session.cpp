@@ -234,17 +234,24 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
 
 int Session::copy(const VkBlob* src, size_t src_offset, const VkBlob* dst, size_t dst_offset, size_t n)
 {
-    if (n == 0)
-        return 0;
-    if (src_offset + n > src->buf.size || dst_offset + n > dst->buf.size)
+    return copy_regions(src, dst, {VkBufferCopy{src_offset, dst_offset, n}});
+}
+
+int Session::copy_regions(const VkBlob* src, const VkBlob* dst, const std::vector<VkBufferCopy>& regions)
+{
+    for (const VkBufferCopy& r : regions)
     {
-        KITE_LOGE("Vulkan: copy out of bounds");
-        return -1;
+        if (r.size == 0 || r.srcOffset + r.size > src->buf.size || r.dstOffset + r.size > dst->buf.size)
+        {
+            KITE_LOGE("Vulkan: copy region empty or out of bounds");
+            return -1;
+        }
     }
+    if (regions.empty())
+        return 0;
     if (begin() != 0)
         return -1;
-    VkBufferCopy r = {src_offset, dst_offset, n};
-    vkCmdCopyBuffer(cmd, src->buf.buffer, dst->buf.buffer, 1, &r);
+    vkCmdCopyBuffer(cmd, src->buf.buffer, dst->buf.buffer, (uint32_t)regions.size(), regions.data());
     barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     dirty = true;

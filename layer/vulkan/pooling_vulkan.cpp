@@ -1,0 +1,76 @@
+// Pooling on Vulkan (shaders/vulkan/pooling.comp): max/avg, global, every
+// pad mode; adaptive pooling stays on the CPU
+#include "pooling.h"
+
+#include "vulkan/vulkan_common.h"
+
+namespace kite {
+
+class Pooling_vulkan : public Pooling
+{
+public:
+    Pooling_vulkan()
+    {
+        support_vulkan = true;
+    }
+    bool accept() const override
+    {
+        return !p.adaptive_pooling || p.global_pooling;
+    }
+    int create_pipeline(const Option& opt) override
+    {
+        pipe = vkl::pipeline_for(opt, "pooling", 2, 8, 8, 1);
+        return pipe ? 0 : -1;
+    }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
+    {
+        vk::Session& s = vkl::session_of(session);
+        const Mat& in = bottoms[0]->shape;
+        if (in.dims != 3 && in.dims != 2)
+        {
+            KITE_LOGE("Pooling '%s': expects a 3-D (w, h, c) input, got dims %d", name.c_str(), in.dims);
+            return -1;
+        }
+        const int w = in.w, h = in.h, c = in.dims == 3 ? in.c : 1;
+        struct
+        {
+            int w, h, c, outw, outh;
+            int kw, kh, sw, sh, pl, pt;
+            int is_max, exclude_pad;
+            int ex_lo_x, ex_hi_x, ex_lo_y, ex_hi_y;
+        } pc;
+        vk::VkBlobPtr top;
+        if (p.global_pooling)
+        {
+            pc = {w, h, c, 1, 1, w, h, 1, 1, 0, 0, p.pooling_type == 0, 0, 0, w, 0, h};
+            top = s.create_blob(1, c, 1, 1, 1);
+        }
+        else
+        {
+            const PoolingAxisPlan ax = pooling_plan_axis(p, 0, w);
+            const PoolingAxisPlan ay = pooling_plan_axis(p, 1, h);
+            if (ax.padded < p.kernel[0] || ay.padded < p.kernel[1])
+            {
+                KITE_LOGE("Pooling '%s': input %d x %d with padding is smaller than the kernel", name.c_str(), w, h);
+                return -1;
+            }
+            const bool is_max = p.pooling_type == 0;
+            pc = {w, h, c, ax.out, ay.out, p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], ax.lo, ay.lo,
+                  is_max, !is_max && !p.avgpool_count_include_pad, ax.ex_lo, ax.ex_hi, ay.ex_lo, ay.ex_hi};
+            top = s.create_blob(3, ax.out, ay.out, 1, c);
+        }
+        if (!top)
+            return -100;
+        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.outw, pc.outh, c);
+        if (ret == 0)
+            tops[0] = top;
+        return ret;
+    }
+
+private:
+    const vk::Pipeline* pipe = nullptr;
+};
+
+DEFINE_LAYER_CREATOR(Pooling_vulkan)
+
+} // namespace kite

@@ -1,0 +1,122 @@
+#ifndef KITE_LAYER_VULKAN_COMMON_H
+#define KITE_LAYER_VULKAN_COMMON_H
+
+// Helpers shared by the Vulkan layer drivers (layer/vulkan/*_vulkan.cpp).
+// Device blobs are fp32, elempack 1, channel-contiguous (see
+// src/gpu/vulkan/vk_runtime.h).
+
+#include "gpu/vulkan/vk_runtime.h"
+#include "layer.h"
+#include "common/shape_util.h"
+#include "log.h"
+
+#include <vector>
+
+namespace kite {
+namespace vkl {
+
+inline vk::Session& session_of(GpuSession& s)
+{
+    return static_cast<vk::Session&>(s); // the Net hands Vulkan layers a Vulkan session
+}
+
+inline const vk::VkBlob* blob_of(const GpuBlobPtr& g)
+{
+    return static_cast<const vk::VkBlob*>(g.get());
+}
+
+// the pipeline of `shader` on the layer's device (create_pipeline time)
+inline const vk::Pipeline* pipeline_for(const Option& opt, const char* shader, int bindings, uint32_t lx, uint32_t ly = 1, uint32_t lz = 1)
+{
+    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+    return d ? d->pipeline(shader, bindings, lx, ly, lz) : nullptr;
+}
+
+// weights to the device once (create_pipeline); an empty Mat gives a small
+// zero buffer so that every binding is valid
+inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m)
+{
+    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+    if (!d)
+        return nullptr;
+    if (m.empty())
+    {
+        float zero[4] = {0.f, 0.f, 0.f, 0.f};
+        Mat s(4, (void*)zero);
+        return d->upload_constant(s, zero);
+    }
+    if (m.elemsize != 4u || m.elempack != 1)
+    {
+        KITE_LOGE("Vulkan: weights must be fp32 (got elemsize %zu)", m.elemsize);
+        return nullptr;
+    }
+    Mat flat = m.reshape(m.w * m.h * m.d * m.c);
+    if (flat.empty())
+        return nullptr;
+    return d->upload_constant(flat, (const float*)flat.data);
+}
+
+// a blob sharing `src`'s buffer with another shape of the same element count
+// (Flatten, Reshape)
+inline GpuBlobPtr alias_blob(const GpuBlobPtr& src, int dims, int w, int h, int d, int c)
+{
+    std::shared_ptr<vk::VkBlob> b = std::make_shared<vk::VkBlob>();
+    b->backend = BACKEND_VULKAN;
+    b->buf = blob_of(src)->buf;
+    b->alias_of = src;
+    b->shape = src->shape;
+    b->shape.dims = dims;
+    b->shape.w = w;
+    b->shape.h = h;
+    b->shape.d = d;
+    b->shape.c = c;
+    b->shape.cstep = (size_t)w * h * d;
+    return b;
+}
+
+// (w, h, d, c) of a blob as 4 ints
+inline void whdc(const Mat& s, int* v)
+{
+    v[0] = s.w;
+    v[1] = s.h;
+    v[2] = s.d;
+    v[3] = s.c;
+}
+
+// record a box copy (shaders/vulkan/copy_box.comp)
+struct CopyBox
+{
+    int sw, sh, sd, dw, dh, dd;
+    int bw, bh, bd, bc;
+    int sx, sy, sz, sq;
+    int dx, dy, dz, dq;
+};
+// box, src_off, dst_off: (w, h, d, c) extents / offsets
+inline int copy_box(vk::Session& s, const vk::Pipeline* p, const vk::VkBlob* src, const vk::VkBlob* dst, const int* box,
+                    const int* src_off, const int* dst_off)
+{
+    CopyBox c = {src->shape.w, src->shape.h, src->shape.d, dst->shape.w, dst->shape.h, dst->shape.d,
+                 box[0], box[1], box[2], box[3],
+                 src_off[0], src_off[1], src_off[2], src_off[3],
+                 dst_off[0], dst_off[1], dst_off[2], dst_off[3]};
+    return s.dispatch(p, {src, dst}, &c, sizeof(c), box[0], box[1], box[2] * box[3]);
+}
+
+// a new blob of the logical shape `d` (common/shape_util.h)
+inline vk::VkBlobPtr create_blob_dims(vk::Session& s, const shape::Dims& d)
+{
+    int cdhw[4];
+    shape::to_cdhw(d, cdhw);
+    return s.create_blob(d.n, cdhw[3], cdhw[2], cdhw[1], cdhw[0]);
+}
+
+// logical axis of a dims-n blob -> index into (w, h, d, c)
+inline int whdc_axis(int dims, int axis)
+{
+    return 3 - shape::cdhw_axis(dims, axis);
+}
+
+} // namespace vkl
+} // namespace kite
+
+#endif // KITE_LAYER_VULKAN_COMMON_H

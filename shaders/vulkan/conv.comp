@@ -1,0 +1,53 @@
+#version 450
+// Direct grouped convolution (Convolution, ConvolutionDepthWise) with the
+// fused activation: one invocation per output element (x, y, out channel).
+// Weights in ncnn order [outch][inch / group][kh][kw]; taps outside the input
+// read pad_value.
+#extension GL_GOOGLE_include_directive : require
+#include "activation.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer In { float a[]; };
+layout(std430, binding = 1) readonly buffer W { float wt[]; };
+layout(std430, binding = 2) readonly buffer B { float bias[]; };
+layout(std430, binding = 3) writeonly buffer Out { float b[]; };
+layout(push_constant) uniform P
+{
+    int w, h, c, outw, outh, outc;
+    int kw, kh, dw, dh, sw, sh, pl, pt;
+    int group, bias_term, act;
+    float p0, p1, pad_value;
+} p;
+
+void main()
+{
+    int ox = int(gl_GlobalInvocationID.x);
+    int oy = int(gl_GlobalInvocationID.y);
+    int oc = int(gl_GlobalInvocationID.z);
+    if (ox >= p.outw || oy >= p.outh || oc >= p.outc)
+        return;
+    int inch_g = p.c / p.group;
+    int outch_g = p.outc / p.group;
+    int g = oc / outch_g;
+    float sum = p.bias_term != 0 ? bias[oc] : 0.0;
+    int wbase = oc * inch_g * p.kh * p.kw;
+    int x0 = ox * p.sw - p.pl;
+    int y0 = oy * p.sh - p.pt;
+    for (int icl = 0; icl < inch_g; icl++)
+    {
+        int ic = g * inch_g + icl;
+        int abase = ic * p.h * p.w;
+        for (int ky = 0; ky < p.kh; ky++)
+        {
+            int y = y0 + ky * p.dh;
+            bool yin = y >= 0 && y < p.h;
+            for (int kx = 0; kx < p.kw; kx++)
+            {
+                int x = x0 + kx * p.dw;
+                float v = (yin && x >= 0 && x < p.w) ? a[abase + y * p.w + x] : p.pad_value;
+                sum += v * wt[wbase + (icl * p.kh + ky) * p.kw + kx];
+            }
+        }
+    }
+    b[(oc * p.outh + oy) * p.outw + ox] = activate(sum, p.act, p.p0, p.p1);
+}

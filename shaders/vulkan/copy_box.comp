@@ -1,0 +1,28 @@
+#version 450
+// Copy a box of (bw, bh, bd, bc) elements from src at (sx, sy, sz, sq) to dst
+// at (dx, dy, dz, dq); both are elempack-1 tensors of (w, h, d, c). Concat,
+// Slice and Crop are made of these.
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer Src { float s[]; };
+layout(std430, binding = 1) writeonly buffer Dst { float o[]; };
+layout(push_constant) uniform P
+{
+    int sw, sh, sd, dw, dh, dd;
+    int bw, bh, bd, bc;
+    int sx, sy, sz, sq;
+    int dx, dy, dz, dq;
+} p;
+
+void main()
+{
+    int x = int(gl_GlobalInvocationID.x);
+    int y = int(gl_GlobalInvocationID.y);
+    int zq = int(gl_GlobalInvocationID.z);
+    if (x >= p.bw || y >= p.bh || zq >= p.bd * p.bc)
+        return;
+    int z = zq % p.bd;
+    int q = zq / p.bd;
+    int si = (((p.sq + q) * p.sd + p.sz + z) * p.sh + p.sy + y) * p.sw + p.sx + x;
+    int di = (((p.dq + q) * p.dd + p.dz + z) * p.dh + p.dy + y) * p.dw + p.dx + x;
+    o[di] = s[si];
+}

@@ -1,0 +1,64 @@
+#version 450
+// Max / average pooling over (x, y) windows, ncnn's padding rules resolved by
+// the driver; global pooling is a window covering the whole plane.
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer In { float a[]; };
+layout(std430, binding = 1) writeonly buffer Out { float b[]; };
+layout(push_constant) uniform P
+{
+    int w, h, c, outw, outh;
+    int kw, kh, sw, sh, pl, pt;
+    int is_max, exclude_pad;
+    int ex_lo_x, ex_hi_x, ex_lo_y, ex_hi_y;
+} p;
+
+void main()
+{
+    int ox = int(gl_GlobalInvocationID.x);
+    int oy = int(gl_GlobalInvocationID.y);
+    int q = int(gl_GlobalInvocationID.z);
+    if (ox >= p.outw || oy >= p.outh || q >= p.c)
+        return;
+    int base = q * p.w * p.h;
+    int sx0 = ox * p.sw;
+    int sy0 = oy * p.sh;
+    float v;
+    if (p.is_max != 0)
+    {
+        v = -3.402823466e+38;
+        for (int ky = 0; ky < p.kh; ky++)
+        {
+            int y = sy0 + ky - p.pt;
+            for (int kx = 0; kx < p.kw; kx++)
+            {
+                int x = sx0 + kx - p.pl;
+                float t = (y >= 0 && y < p.h && x >= 0 && x < p.w) ? a[base + y * p.w + x] : -3.402823466e+38;
+                v = max(v, t);
+            }
+        }
+    }
+    else
+    {
+        float sum = 0.0;
+        int area = 0;
+        for (int ky = 0; ky < p.kh; ky++)
+        {
+            int py = sy0 + ky;
+            if (p.exclude_pad != 0 && (py < p.ex_lo_y || py >= p.ex_hi_y))
+                continue;
+            int y = py - p.pt;
+            for (int kx = 0; kx < p.kw; kx++)
+            {
+                int px = sx0 + kx;
+                if (p.exclude_pad != 0 && (px < p.ex_lo_x || px >= p.ex_hi_x))
+                    continue;
+                int x = px - p.pl;
+                if (y >= 0 && y < p.h && x >= 0 && x < p.w)
+                    sum += a[base + y * p.w + x];
+                area++;
+            }
+        }
+        v = p.exclude_pad != 0 ? sum / float(area) : sum / float(p.kw * p.kh);
+    }
+    b[(q * p.outh + oy) * p.outw + ox] = v;
+}

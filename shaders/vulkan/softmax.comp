@@ -1,0 +1,24 @@
+#version 450
+// Softmax along one axis: the tensor is viewed as (outer, n, inner); one
+// invocation per (inner, outer) line
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer In { float a[]; };
+layout(std430, binding = 1) writeonly buffer Out { float b[]; };
+layout(push_constant) uniform P { int outer, n, inner; } p;
+
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+    int o = int(gl_GlobalInvocationID.y);
+    if (i >= p.inner || o >= p.outer)
+        return;
+    int base = o * p.n * p.inner + i;
+    float m = a[base];
+    for (int k = 1; k < p.n; k++)
+        m = max(m, a[base + k * p.inner]);
+    float s = 0.0;
+    for (int k = 0; k < p.n; k++)
+        s += exp(a[base + k * p.inner] - m);
+    for (int k = 0; k < p.n; k++)
+        b[base + k * p.inner] = exp(a[base + k * p.inner] - m) / s;
+}
