@@ -397,11 +397,14 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
         fprintf(stderr, "%20s  failed: cannot load %s: %s\n", model.name.c_str(), model.path.c_str(), last_error());
         return -1;
     }
+    const double load_t0 = now_ms();
     if (net.load_model_empty() != 0)
     {
         fprintf(stderr, "%20s  failed: cannot create weights: %s\n", model.name.c_str(), last_error());
         return -1;
     }
+    if (s.gpu_device >= 0) // first-start cost on the GPU: weights + every layer's create_pipeline
+        fprintf(stderr, "%20s  load_model = %.2f ms\n", model.name.c_str(), now_ms() - load_t0);
 
     std::vector<int> inputs = net.input_indexes();
     std::vector<int> outputs = net.output_indexes();

@@ -30,21 +30,21 @@ def read_shapes(models_dir):
     return shapes
 
 
-def time_kite(benchkite, param, shape, threads, loops):
-    cmd = [benchkite, str(loops), str(threads), "0", "-1", "0", "param=" + param,
-           "shape=[%s]" % ",".join(str(v) for v in shape)]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+def time_kite(benchkite, param, shape, threads, loops, gpu_device=-1, extra=(), env=None):
+    cmd = [benchkite, str(loops), str(threads), "0", str(gpu_device), "0", "param=" + param,
+           "shape=[%s]" % ",".join(str(v) for v in shape)] + list(extra)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
     m = re.search(r"min =\s*([\d.]+)\s+max =\s*([\d.]+)\s+avg =\s*([\d.]+)", out.stdout)
     if out.returncode != 0 or not m:
         raise RuntimeError("benchkite failed on %s: %s" % (param, (out.stderr or out.stdout).strip()[-300:]))
     return float(m.group(1)), float(m.group(3))
 
 
-def time_ncnn(param, shape, threads, loops, warmup):
+def time_ncnn(param, shape, threads, loops, warmup, vulkan=False):
     import ncnn
     import numpy as np
     net = ncnn.Net()
-    net.opt.use_vulkan_compute = False
+    net.opt.use_vulkan_compute = vulkan
     net.opt.num_threads = threads
     net.opt.use_fp16_storage = False
     net.opt.use_fp16_packed = False
