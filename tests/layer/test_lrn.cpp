@@ -44,3 +44,33 @@ TEST(LRN, across_and_within)
     bad.set(0, 2);
     EXPECT_TRUE(reference_fails("LRN", bad, {}, {in}));
 }
+
+// every implementation (x86 rows: elempack 1/4/8/16, fp16 storage, 1/2 threads)
+// against the reference, channel counts packable by 4/8/16 and not
+TEST(LRN, implementations_match_reference)
+{
+    reseed(69);
+    for (int c : {3, 12, 48})
+    {
+        Mat in = RandomMat(7, 5, c, -3.f, 3.f);
+        for (int rt : {0, 1})
+            for (int ls : {c == 3 ? 1 : 3, 4})
+            {
+                ParamDict pd;
+                pd.set(0, rt);
+                pd.set(1, ls);
+                pd.set(2, 1e-1f);
+                pd.set(3, rt ? 0.5f : 0.75f);
+                pd.set(4, rt ? 2.f : 1.f);
+                SCOPED_TRACE("c=" + std::to_string(c) + " region=" + std::to_string(rt) + " local_size=" + std::to_string(ls));
+                KITE_EXPECT_LAYER_OK(test_layer("LRN", pd, {}, {in}));
+            }
+        // a non-positive bias takes the reference path
+        ParamDict z;
+        z.set(1, 3);
+        z.set(4, -0.5f);
+        z.set(2, -1.f);
+        SCOPED_TRACE("bias -0.5 c=" + std::to_string(c));
+        KITE_EXPECT_LAYER_OK(test_layer("LRN", z, {}, {in}));
+    }
+}
