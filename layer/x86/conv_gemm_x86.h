@@ -109,10 +109,11 @@ static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tof
     }
 }
 
-// acc(MR x 2 vectors) = tile[K][MR] x panel[K][2P]
+// acc(MR x 2 vectors) = tile x panel[K][2P]; tile element (k, r) at
+// a[k * ks + r * rs]: [K][MR] blocks by default, rows of K with rs = K, ks = 1
 template<int P, int MR>
 static inline void conv_micro_kernel(const float* a, const float* w, int K, typename VecF<P>::T* acc0,
-                                     typename VecF<P>::T* acc1, const float* bias)
+                                     typename VecF<P>::T* acc1, const float* bias, long rs = 1, long ks = MR)
 {
     typedef VecF<P> V;
     typename V::T c0[MR], c1[MR];
@@ -130,11 +131,11 @@ static inline void conv_micro_kernel(const float* a, const float* w, int K, type
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++)
         {
-            const typename V::T x = V::set1(a[r]);
+            const typename V::T x = V::set1(a[r * rs]);
             c0[r] = V::fmadd(x, w0, c0[r]);
             c1[r] = V::fmadd(x, w1, c1[r]);
         }
-        a += MR;
+        a += ks;
         w += 2 * P;
     }
 #pragma GCC unroll 16

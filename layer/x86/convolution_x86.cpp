@@ -10,6 +10,7 @@
 #include "common/conv_kernel.h"
 #include "conv_gemm_x86.h"
 #include "conv_int8_x86.h"
+#include "conv_winograd_x86.h"
 #include "log.h"
 
 namespace kite {
@@ -59,6 +60,12 @@ public:
             }
         conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
                           out_pack > 1 ? out_pack : kMaxPack, packed);
+        // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (a
+        // quarter less weight memory, less rounding) for wide ones
+        if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
+            && num_input >= 8 && num_output >= 8)
+            winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, packed.P,
+                                  (long long)num_input * num_output >= 128 * 128 ? 4 : 6, wino);
         act = Activation(activation_type, activation_params);
         return 0;
     }
@@ -85,6 +92,15 @@ public:
         // pad); the reference handles that rare case
         if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
             return forward_reference(bottom_blob, top_blob, opt);
+
+        // Winograd where there are enough tiles to amortise the transformed
+        // weights (packed inputs only: the transforms run on whole elements)
+        if (wino.m && pi >= 4)
+        {
+            const int outw = bottom_blob.w + pads[0] + pads[1] - 2, outh = bottom_blob.h + pads[2] + pads[3] - 2;
+            if (outw >= 1 && outh >= 1 && winograd_tiles(wino.m, outw, outh) >= 8)
+                return forward_winograd(bottom_blob, top_blob, pads, outw, outh, opt);
+        }
 
         Mat padded = bottom_blob;
         if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
@@ -140,6 +156,40 @@ protected:
     }
 
 private:
+    int forward_winograd(const Mat& bottom_blob, Mat& top_blob, const int* pads, int outw, int outh, const Option& opt) const
+    {
+        // pad right and bottom up to whole tiles
+        const int m = wino.m;
+        const int extra_w = (outw + m - 1) / m * m - outw, extra_h = (outh + m - 1) / m * m - outh;
+        Option opt_ws = opt;
+        opt_ws.blob_allocator = opt.workspace_allocator;
+        Mat padded;
+        copy_make_border(bottom_blob, padded, pads[2], pads[3] + extra_h, pads[0], pads[1] + extra_w, BORDER_CONSTANT,
+                         pad_value, opt_ws);
+        if (padded.empty())
+            return -100;
+        top_blob.create(outw, outh, num_output / out_pack, 4u * out_pack, out_pack, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        switch (wino.P)
+        {
+#if defined(__AVX512F__)
+        case 16:
+            winograd_forward<16>(padded, top_blob, wino, act, opt.num_threads);
+            break;
+#endif
+#if defined(__AVX__)
+        case 8:
+            winograd_forward<8>(padded, top_blob, wino, act, opt.num_threads);
+            break;
+#endif
+        default:
+            winograd_forward<4>(padded, top_blob, wino, act, opt.num_threads);
+            break;
+        }
+        return 0;
+    }
+
     // inputs the packed path does not take: the reference on an elempack-1 copy
     int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
@@ -156,6 +206,7 @@ private:
 
     ConvPackedWeights packed;
     ConvInt8PackedWeights packed_int8;
+    WinogradWeights wino;
     int out_pack = 1;
     Activation act;
 };

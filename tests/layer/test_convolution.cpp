@@ -377,3 +377,17 @@ TEST(Convolution, int8_planes_equal_reference_kernel)
                             << " pad " << padv;
                 }
 }
+
+// 3x3 stride 1 on packed channels with enough output tiles for the x86
+// Winograd path: F(6,3) (narrow layers) and F(4,3) (C * M >= 128 * 128),
+// partial tiles, explicit/SAME/asymmetric pads with a pad value, outputs that
+// pack by nothing, activations
+TEST(Convolution, winograd_3x3s1)
+{
+    reseed(9);
+    KITE_EXPECT_LAYER_OK(run_conv({24, 22, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({19, 23, 8, 24, 3, 3, 1, 1, 0, 2, 1, 0, 1, 2, {0.1f}, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_conv({21, 20, 32, 12, 3, 3, 1, 1, -233, -233, -233, -233, 0, 3, {0.f, 6.f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({26, 17, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({14, 13, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+}
