@@ -8,16 +8,29 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-#if defined(__aarch64__) && defined(__linux__)
+#if (defined(__aarch64__) || defined(__arm__)) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__APPLE__) && defined(__aarch64__)
+#include <sys/sysctl.h>
+#endif
 
 namespace kite {
 
 namespace {
+
+#if defined(__APPLE__) && defined(__aarch64__)
+// Apple reports arm features as sysctl integers (absent on older systems: 0)
+bool apple_feature(const char* name)
+{
+    int v = 0;
+    size_t len = sizeof(v);
+    return sysctlbyname(name, &v, &len, nullptr, 0) == 0 && v != 0;
+}
+#endif
 
 struct CpuFeatures
 {
@@ -56,14 +69,23 @@ struct CpuFeatures
         }
 #endif
 #if defined(__aarch64__)
-        neon = true;
+        neon = true; // Advanced SIMD is part of the aarch64 base
 #if defined(__linux__)
+        // the kernel's view of the CPU (Linux arm64 hwcap bits; Android too)
         unsigned long hw = getauxval(AT_HWCAP);
-        asimdhp = (hw >> 10) & 1; // HWCAP_ASIMDHP
-        asimddp = (hw >> 20) & 1; // HWCAP_ASIMDDP
+        asimdhp = (hw >> 10) & 1; // HWCAP_ASIMDHP: fp16 vector arithmetic
+        asimddp = (hw >> 20) & 1; // HWCAP_ASIMDDP: sdot/udot
+#elif defined(__APPLE__)
+        asimdhp = apple_feature("hw.optional.arm.FEAT_FP16");
+        asimddp = apple_feature("hw.optional.arm.FEAT_DotProd");
 #endif
-#elif defined(__ARM_NEON)
+#elif defined(__arm__) && defined(__ARM_NEON)
+        // armv7: the build was made with -mfpu=neon; the kernel confirms
+#if defined(__linux__)
+        neon = (getauxval(AT_HWCAP) >> 12) & 1; // HWCAP_NEON
+#else
         neon = true;
+#endif
 #endif
     }
 };
@@ -88,6 +110,7 @@ const char* cpu_isa_name(int isa)
     case CPU_ISA_AVX2: return "avx2";
     case CPU_ISA_AVX512: return "avx512";
     case CPU_ISA_NEON: return "neon";
+    case CPU_ISA_ARM82: return "arm82";
     }
     return "unknown";
 }
@@ -103,13 +126,14 @@ bool cpu_support_isa(int isa)
     case CPU_ISA_AVX2: return f.avx2;
     case CPU_ISA_AVX512: return f.avx512;
     case CPU_ISA_NEON: return f.neon;
+    case CPU_ISA_ARM82: return f.neon && f.asimdhp && f.asimddp;
     }
     return false;
 }
 
 int cpu_best_isa()
 {
-    const int order[] = {CPU_ISA_AVX512, CPU_ISA_AVX2, CPU_ISA_AVX, CPU_ISA_SSE2, CPU_ISA_NEON};
+    const int order[] = {CPU_ISA_AVX512, CPU_ISA_AVX2, CPU_ISA_AVX, CPU_ISA_SSE2, CPU_ISA_ARM82, CPU_ISA_NEON};
     for (int isa : order)
         if (cpu_support_isa(isa))
             return isa;

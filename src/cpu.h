@@ -12,7 +12,8 @@ enum CpuIsa
     CPU_ISA_AVX = 2,
     CPU_ISA_AVX2 = 3,   // AVX2 + FMA + F16C
     CPU_ISA_AVX512 = 4, // AVX-512 F/CD/BW/DQ/VL
-    CPU_ISA_NEON = 16,  // aarch64 / armv7 NEON (fp16, dotprod decided at run time inside)
+    CPU_ISA_NEON = 16,  // aarch64 / armv7 NEON (Advanced SIMD), fp32
+    CPU_ISA_ARM82 = 17, // aarch64 armv8.2-a with fp16 arithmetic (asimdhp) and dot product (asimddp)
 };
 
 const char* cpu_isa_name(int isa);

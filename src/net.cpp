@@ -906,7 +906,7 @@ static int preferred_elempack(int isa, int scalars, int elembits)
         best = 16;
     else if (isa == CPU_ISA_AVX || isa == CPU_ISA_AVX2)
         best = 8;
-    else if (isa == CPU_ISA_NEON && elembits == 16)
+    else if (isa == CPU_ISA_ARM82 && elembits == 16) // fp16 arithmetic: 8 halves per register
         best = 8;
     // 4 is the narrowest vector: an axis of 2 or 6 scalars stays unpacked
     for (int p = best; p >= 4; p /= 2)

@@ -426,7 +426,7 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
                 std::vector<int> packs = {1};
                 if (l->support_packing)
                 {
-                    int maxpack = e.isa == CPU_ISA_AVX512 ? 16 : (e.isa == CPU_ISA_AVX || e.isa == CPU_ISA_AVX2 || (e.isa == CPU_ISA_NEON && fp16)) ? 8 : 4;
+                    int maxpack = e.isa == CPU_ISA_AVX512 ? 16 : (e.isa == CPU_ISA_AVX || e.isa == CPU_ISA_AVX2 || (e.isa == CPU_ISA_ARM82 && fp16)) ? 8 : 4;
                     for (int p = 4; p <= maxpack; p *= 2)
                         packs.push_back(p);
                 }

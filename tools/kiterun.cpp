@@ -2,7 +2,7 @@
 //
 //   kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...
 //           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR]
-//           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1]
+//           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1]
 //
 // Every Input blob without input= gets uniform random values in [-1, 1) from
 // the seed; its shape comes from shape=BLOB:[w,h,c] (or shape=[w,h,c] for all
@@ -11,6 +11,7 @@
 // (tools/common/random_modelbin.h); writebin=FILE writes the weights used as
 // an ncnn-compatible .bin. Outputs default to every blob nobody consumes.
 // save=DIR writes each output as DIR/<blob name, '/' -> '_'>.npy (float32).
+// packing=0 turns the packed layouts off (Option::use_packing_layout).
 // Exit status 0 on success; on any error one line on stderr and status 1.
 
 #include "allocator.h"
@@ -88,7 +89,7 @@ void usage()
     fprintf(stderr,
             "usage: kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...\n"
             "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1]\n"
-            "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1]\n");
+            "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1]\n");
 }
 
 bool make_dir(const std::string& dir)
@@ -201,6 +202,7 @@ int main(int argc, char** argv)
     std::string device = "cpu", save_dir, writebin, paramtype;
     bool fp16 = false; // fp16=1: fp16 storage
     int loop = 1;
+    int packing = -1; // packing=0|1: Option::use_packing_layout (default: the Option default)
 
     for (int i = 3; i < argc; i++)
     {
@@ -234,6 +236,8 @@ int main(int argc, char** argv)
             g_log.verbose = n != 0;
         else if (k == "fp16" && parse_int_arg(v, n))
             fp16 = n != 0;
+        else if (k == "packing" && parse_int_arg(v, n) && (n == 0 || n == 1))
+            packing = (int)n;
         else
             return fail("bad argument '" + a + "' (run without arguments for usage)");
     }
@@ -241,6 +245,8 @@ int main(int argc, char** argv)
     Net net;
     net.opt.num_threads = threads;
     net.opt.use_fp16_storage = fp16;
+    if (packing >= 0)
+        net.opt.use_packing_layout = packing != 0;
     // device=vulkan[:N] / opencl[:N]; without that device (or backend) the Net
     // prints a one-line notice and runs on the CPU
     {
