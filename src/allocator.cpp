@@ -9,7 +9,8 @@ namespace kite {
 void* fast_malloc(size_t size)
 {
     // guard against size overflow in the caller's arithmetic
-    if (size > ((size_t)1 << 47))
+    // (2^47 on 64-bit targets, 2^31 on 32-bit ones)
+    if (size > (size_t)(sizeof(size_t) >= 8 ? (1ull << 47) : (1ull << 31)))
         return nullptr;
     void* ptr = nullptr;
     if (posix_memalign(&ptr, KITE_MALLOC_ALIGN, size + KITE_MALLOC_OVERREAD) != 0)

@@ -10,7 +10,7 @@ namespace {
 // bytes needed for count elements, or 0 on overflow / absurd size
 size_t checked_bytes(size_t a, size_t b, size_t c2, size_t d2, size_t elemsize)
 {
-    const size_t limit = (size_t)1 << 46;
+    const size_t limit = (size_t)(sizeof(size_t) >= 8 ? (1ull << 46) : (1ull << 30)); // 2^46 (64-bit), 2^30 (32-bit)
     size_t n = a;
     for (size_t f : {b, c2, d2, elemsize})
     {

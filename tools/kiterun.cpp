@@ -1,8 +1,8 @@
 // kiterun: run a model once (or N times) and print / save its outputs.
 //
 //   kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...
-//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR]
-//           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1]
+//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1]
+//           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=NAME]
 //
 // Every Input blob without input= gets uniform random values in [-1, 1) from
 // the seed; its shape comes from shape=BLOB:[w,h,c] (or shape=[w,h,c] for all
@@ -11,7 +11,9 @@
 // (tools/common/random_modelbin.h); writebin=FILE writes the weights used as
 // an ncnn-compatible .bin. Outputs default to every blob nobody consumes.
 // save=DIR writes each output as DIR/<blob name, '/' -> '_'>.npy (float32).
-// packing=0 turns the packed layouts off (Option::use_packing_layout).
+// packing=0 turns the packed layouts off (Option::use_packing_layout); isa=NAME
+// caps the CPU implementations at that level (reference, sse2, avx, avx2,
+// avx512, neon, arm82: Option::max_cpu_isa).
 // Exit status 0 on success; on any error one line on stderr and status 1.
 
 #include "allocator.h"
@@ -44,6 +46,16 @@ using namespace kite;
 using namespace kite::tools;
 
 namespace {
+
+// a CpuIsa by its cpu_isa_name(), or -1
+int isa_by_name(const std::string& name)
+{
+    const int all[] = {CPU_ISA_NONE, CPU_ISA_SSE2, CPU_ISA_AVX, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_NEON, CPU_ISA_ARM82};
+    for (int isa : all)
+        if (name == cpu_isa_name(isa))
+            return isa;
+    return -1;
+}
 
 struct LogCapture
 {
@@ -89,7 +101,7 @@ void usage()
     fprintf(stderr,
             "usage: kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...\n"
             "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1]\n"
-            "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1]\n");
+            "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=reference|neon|...]\n");
 }
 
 bool make_dir(const std::string& dir)
@@ -203,6 +215,7 @@ int main(int argc, char** argv)
     bool fp16 = false; // fp16=1: fp16 storage
     int loop = 1;
     int packing = -1; // packing=0|1: Option::use_packing_layout (default: the Option default)
+    int max_isa = -1; // isa=NAME: Option::max_cpu_isa (default: the best the CPU has)
 
     for (int i = 3; i < argc; i++)
     {
@@ -238,6 +251,8 @@ int main(int argc, char** argv)
             fp16 = n != 0;
         else if (k == "packing" && parse_int_arg(v, n) && (n == 0 || n == 1))
             packing = (int)n;
+        else if (k == "isa" && isa_by_name(v) >= 0)
+            max_isa = isa_by_name(v);
         else
             return fail("bad argument '" + a + "' (run without arguments for usage)");
     }
@@ -247,6 +262,7 @@ int main(int argc, char** argv)
     net.opt.use_fp16_storage = fp16;
     if (packing >= 0)
         net.opt.use_packing_layout = packing != 0;
+    net.opt.max_cpu_isa = max_isa;
     // device=vulkan[:N] / opencl[:N]; without that device (or backend) the Net
     // prints a one-line notice and runs on the CPU
     {

@@ -8,6 +8,8 @@ work=$2
 cxx=$3
 extra=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
+# cross builds: the emulator that runs target programs (e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu")
+read -r -a runner <<< "${KITE_TEST_RUNNER:-}"
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -26,7 +28,7 @@ cmake -S "$here/consumer" -B "$work/cm" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_CXX_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" > "$work/cm.log" || { cat "$work/cm.log"; exit 1; }
 cmake --build "$work/cm" > "$work/cm-build.log" 2>&1 || { cat "$work/cm-build.log"; exit 1; }
-"$work/cm/consumer"
+"${runner[@]+"${runner[@]}"}" "$work/cm/consumer"
 
 echo "== pkg-config kite"
 export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -35,5 +37,5 @@ flags=$(pkg-config --define-variable=prefix="$prefix" --cflags --libs kite)
 echo "pkg-config: $flags"
 # shellcheck disable=SC2086
 "$cxx" -std=c++17 -O1 $extra "$here/consumer/main.cpp" -o "$work/consumer_pc" $flags
-"$work/consumer_pc"
+"${runner[@]+"${runner[@]}"}" "$work/consumer_pc"
 echo "install test passed"

@@ -84,8 +84,12 @@ def check_model(np, exe, gdir, name, shape, tmp):
     binf = os.path.join(tmp, name, "weights.bin")
     # a: random weights, also written out; b: the same again; t2: 2 threads;
     # bin: the written .bin loaded back must give exactly run a's outputs
-    for tag, threads, weights, extra in (("a", 1, "random", ["writebin=" + binf]), ("b", 1, "random", []),
-                                         ("t2", 2, "random", []), ("bin", 1, binf, [])):
+    plan = [("a", 1, "random", ["writebin=" + binf]), ("b", 1, "random", []), ("t2", 2, "random", []), ("bin", 1, binf, [])]
+    if os.environ.get("KITE_TEST_EMULATED") == "1":
+        # under qemu-user the repeat run is left out (the native pass checks
+        # determinism); threads, finiteness and the .bin round trip remain
+        plan = [p for p in plan if p[0] != "b"]
+    for tag, threads, weights, extra in plan:
         d = os.path.join(tmp, name, tag)
         err = kiterun(exe, param, shape, d, threads, weights, extra)
         if err:
@@ -99,7 +103,7 @@ def check_model(np, exe, gdir, name, shape, tmp):
     for f, a in runs["a"].items():
         if a.size == 0:
             # no detections is a valid answer; the runs must agree on it
-            for tag in ("b", "t2"):
+            for tag in [t for t in ("b", "t2") if t in runs]:
                 if runs[tag].get(f) is None or runs[tag][f].size != 0:
                     problems.append("%s is empty in one run but not in another" % f)
             continue
@@ -107,7 +111,7 @@ def check_model(np, exe, gdir, name, shape, tmp):
         if not np.isfinite(a).all():
             problems.append("%s has %d non-finite values" % (f, int((~np.isfinite(a)).sum())))
             continue
-        b = runs["b"].get(f)
+        b = runs["b"].get(f) if "b" in runs else a
         if b is None or b.shape != a.shape or not np.array_equal(a, b):
             problems.append("%s differs between two identical runs" % f)
         w = runs["bin"].get(f)
