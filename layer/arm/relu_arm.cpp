@@ -11,6 +11,7 @@ namespace KITE_ISA_NS {
 namespace {
 struct LeakyOp
 {
+    static const bool hf8 = true;
     float slope;
     template<class V>
     typename V::T operator()(typename V::T x) const

@@ -8,7 +8,9 @@
 //   fp16, arm82   HF8 body (fp16 arithmetic), VF<1> tail in fp32
 //   fp16, neon    VF<4> with conversions, VF<1> tail
 // `op` is a functor with `template<class V> typename V::T operator()(typename V::T) const`
-// for V = VF<1>, VF<4> and (on arm82) HF8.
+// for V = VF<1>, VF<4> and, where its `static const bool hf8` is true, HF8
+// (arm82); ops that need fp32 precision (exp, tanh) set hf8 = false and take
+// the fp16 data through VF<4> conversions instead.
 
 #include "mat.h"
 #include "option.h"
@@ -42,8 +44,11 @@ static void unary_inplace(Mat& m, const Op& op, const Option& opt)
         }
         unsigned short* p = (unsigned short*)m.data + stride * q;
 #if KITE_SIMD_HF8
-        for (; i + 8 <= size; i += 8)
-            HF8::store(p + i, op.template operator()<HF8>(HF8::load(p + i)));
+        if constexpr (Op::hf8)
+        {
+            for (; i + 8 <= size; i += 8)
+                HF8::store(p + i, op.template operator()<HF8>(HF8::load(p + i)));
+        }
 #endif
         for (; i + 4 <= size; i += 4)
             V4::store(p + i, op.template operator()<V4>(V4::load(p + i)));
