@@ -40,15 +40,7 @@ int Interp::load_param(const ParamDict& pd)
     return 0;
 }
 
-// per output index: first source tap and the tap weights (2 for linear, 4 for cubic)
-struct Taps
-{
-    std::vector<int> ofs;     // first tap (may be outside; clamped when read)
-    std::vector<float> alpha; // ntaps per output index
-    int ntaps;
-};
-
-static void nearest_taps(int in, int out, float scale, Taps& t)
+static void nearest_taps(int in, int out, float scale, InterpTaps& t)
 {
     t.ntaps = 1;
     t.ofs.resize(out);
@@ -64,7 +56,7 @@ static float source_coord(int i, double scale, bool align_corner)
     return (float)((i + 0.5) * scale - 0.5);
 }
 
-static void linear_taps(int in, int out, float s, bool align_corner, Taps& t)
+static void linear_taps(int in, int out, float s, bool align_corner, InterpTaps& t)
 {
     t.ntaps = 2;
     t.ofs.resize(out);
@@ -93,7 +85,7 @@ static void linear_taps(int in, int out, float s, bool align_corner, Taps& t)
     }
 }
 
-static void cubic_taps(int in, int out, float s, bool align_corner, Taps& t)
+static void cubic_taps(int in, int out, float s, bool align_corner, InterpTaps& t)
 {
     t.ntaps = 4;
     t.ofs.resize(out);
@@ -117,7 +109,7 @@ static void cubic_taps(int in, int out, float s, bool align_corner, Taps& t)
     }
 }
 
-static void make_taps(int type, int in, int out, float s, bool align_corner, Taps& t)
+void interp_make_taps(int type, int in, int out, float s, bool align_corner, InterpTaps& t)
 {
     if (type == Interp::RESIZE_NEAREST)
         nearest_taps(in, out, s, t);
@@ -128,7 +120,7 @@ static void make_taps(int type, int in, int out, float s, bool align_corner, Tap
 }
 
 // one row resized along w
-static void resize_row(const float* src, int w, const Taps& tx, float* dst, int outw)
+static void resize_row(const float* src, int w, const InterpTaps& tx, float* dst, int outw)
 {
     for (int x = 0; x < outw; x++)
     {
@@ -146,6 +138,12 @@ static void resize_row(const float* src, int w, const Taps& tx, float* dst, int 
 int Interp::resize(const Mat& bottom_blob, Mat& top_blob, int outw, int outh, float hs, float ws, const Option& opt) const
 {
     const int dims = bottom_blob.dims;
+    if (bottom_blob.elempack != 1 || bottom_blob.elemsize != 4)
+    {
+        KITE_LOGE("Interp '%s': the reference takes fp32 elempack 1 blobs (elemsize %d, elempack %d)", name.c_str(),
+                  (int)bottom_blob.elemsize, bottom_blob.elempack);
+        return -1;
+    }
     if (outw <= 0 || outh <= 0)
     {
         KITE_LOGE("Interp '%s': empty output size %d x %d", name.c_str(), outw, outh);
@@ -169,8 +167,8 @@ int Interp::resize(const Mat& bottom_blob, Mat& top_blob, int outw, int outh, fl
 
     const int w = bottom_blob.w;
     const int h = bottom_blob.h;
-    Taps tx;
-    make_taps(resize_type, w, outw, ws, align_corner != 0, tx);
+    InterpTaps tx;
+    interp_make_taps(resize_type, w, outw, ws, align_corner != 0, tx);
 
     if (dims == 2)
     {
@@ -184,8 +182,8 @@ int Interp::resize(const Mat& bottom_blob, Mat& top_blob, int outw, int outh, fl
     }
 
     const int channels = bottom_blob.c;
-    Taps ty;
-    make_taps(resize_type, h, outh, hs, align_corner != 0, ty);
+    InterpTaps ty;
+    interp_make_taps(resize_type, h, outh, hs, align_corner != 0, ty);
     top_blob.create(outw, outh, channels, 4u, opt.blob_allocator);
     if (top_blob.empty())
         return -100;
@@ -219,14 +217,14 @@ int Interp::resize(const Mat& bottom_blob, Mat& top_blob, int outw, int outh, fl
 
 static bool interp_input_ok(const Mat& m)
 {
-    return !m.empty() && m.elempack == 1 && m.elemsize == 4 && m.dims >= 1 && m.dims <= 3;
+    return !m.empty() && m.dims >= 1 && m.dims <= 3;
 }
 
 int Interp::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
 {
     if (!interp_input_ok(bottom_blob))
     {
-        KITE_LOGE("Interp '%s': input must be a non-empty fp32 elempack 1 blob of dims 1..3 (dims %d)", name.c_str(), bottom_blob.dims);
+        KITE_LOGE("Interp '%s': input must be a non-empty blob of dims 1..3 (dims %d)", name.c_str(), bottom_blob.dims);
         return -1;
     }
     const int w = bottom_blob.dims == 1 ? 1 : bottom_blob.w;
@@ -261,7 +259,7 @@ int Interp::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_
     const Mat& reference_blob = bottom_blobs[1];
     if (!interp_input_ok(bottom_blob) || reference_blob.dims < 1)
     {
-        KITE_LOGE("Interp '%s': input must be a non-empty fp32 elempack 1 blob of dims 1..3 and a reference blob", name.c_str());
+        KITE_LOGE("Interp '%s': input must be a non-empty blob of dims 1..3 and a reference blob", name.c_str());
         return -1;
     }
     const int w = bottom_blob.dims == 1 ? 1 : bottom_blob.w;

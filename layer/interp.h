@@ -3,6 +3,8 @@
 
 #include "layer.h"
 
+#include <vector>
+
 namespace kite {
 
 // Resizes the h/w plane of every channel (as ncnn's Interp).
@@ -50,9 +52,22 @@ public:
     int align_corner;
 
 protected:
-    // outw/outh: target size; hs/ws: source step per output pixel
-    int resize(const Mat& bottom_blob, Mat& top_blob, int outw, int outh, float hs, float ws, const Option& opt) const;
+    // outw/outh: target size; hs/ws: source step per output pixel; the
+    // reference takes fp32 elempack 1, drivers override it for their layouts
+    virtual int resize(const Mat& bottom_blob, Mat& top_blob, int outw, int outh, float hs, float ws, const Option& opt) const;
 };
+
+// per output index: first source tap (may be outside; clamped when read) and
+// the tap weights, ntaps each (1 nearest, 2 linear, 4 cubic)
+struct InterpTaps
+{
+    std::vector<int> ofs;
+    std::vector<float> alpha;
+    int ntaps;
+};
+
+// the taps of resize_type (Interp::RESIZE_*) from `in` to `out` samples, scale s = in/out
+void interp_make_taps(int type, int in, int out, float s, bool align_corner, InterpTaps& t);
 
 } // namespace kite
 

@@ -121,3 +121,26 @@ TEST(Interp, small_inputs_and_errors)
     EXPECT_TRUE(fails("Interp", tiny, {seq({2, 3, 3})})); // empty output
     EXPECT_TRUE(fails("Interp", params({{0, 2}, {5, 1}}), {seq({2, 3, 3})}, 1)); // missing reference
 }
+
+// packed layouts: the x86 rows take elempack 4/8/16 (fp32 and fp16 storage)
+// of 3-D and 1-D blobs; the harness compares each with the reference
+TEST(Interp, packed_channel_counts)
+{
+    kite::test::reseed(12);
+    for (int c : {8, 12, 32})
+    {
+        Mat in = RandomMat(6, 5, c);
+        for (int type = 1; type <= 3; type++)
+        {
+            ParamDict ps = params({{0, type}});
+            ps.set(1, 2.f);
+            ps.set(2, 2.f);
+            run("Interp", ps, {in});
+            ParamDict pd = params({{0, type}, {3, 7}, {4, 4}, {6, type == 1 ? 0 : 1}});
+            run("Interp", pd, {in});
+            run("Interp", params({{0, type}, {5, 1}}), {in, Mat(9, 3, 1)});
+        }
+        Mat v = RandomMat(c);
+        run("Interp", params({{0, 2}, {3, 3}, {4, 2}}), {v});
+    }
+}
