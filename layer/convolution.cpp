@@ -420,7 +420,9 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     }
     g.pad_left = pads[0];
     g.pad_top = pads[2];
-    top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, num_output, out_elemsize, opt.blob_allocator);
+    const int out_pack = requant ? 1 : int8_out_elempack();
+    top_blob.create(outw_span / stride_w + 1, outh_span / stride_h + 1, num_output / out_pack, out_elemsize * out_pack, out_pack,
+                    opt.blob_allocator);
     if (top_blob.empty())
         return -100;
     ConvInt8Job job;
@@ -435,6 +437,7 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     job.pad_value = pad_value_int8(pad_value);
     job.act = act;
     job.numerics = numerics;
+    job.out_elempack = out_pack;
     run_int8(job, opt.num_threads);
     return 0;
 }

@@ -49,6 +49,9 @@ protected:
     // the int32 sums and epilogue of forward_int8 once the input is quantized
     // and the scales are set; optimised layers override it
     virtual void run_int8(const ConvInt8Job& job, int num_threads) const;
+    // elempack of a 3-D fp32 (not requantized) int8-path output; run_int8 must
+    // then write that layout (the reference: 1)
+    virtual int int8_out_elempack() const { return 1; }
     // shared by the static and dynamic paths
     int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
                      int kw, int kh, int outch, int inch_g, const Option& opt) const;

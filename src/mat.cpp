@@ -2,6 +2,8 @@
 
 #include "log.h"
 
+#include <cstdint>
+#include <cstring>
 #include <cmath>
 
 namespace kite {
@@ -310,6 +312,18 @@ Mat Mat::reshape(int _w, int _h, int _d, int _c, Allocator* _allocator) const { 
 // ---------------------------------------------------------------------------
 // packing
 
+// n scalars of type T from src (every sstride bytes) to dst (every dstride bytes)
+template<typename T>
+static void strided_copy(unsigned char* dst, size_t dstride, const unsigned char* src, size_t sstride, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+    {
+        T v;
+        memcpy(&v, src + i * sstride, sizeof(T));
+        memcpy(dst + i * dstride, &v, sizeof(T));
+    }
+}
+
 void convert_packing(const Mat& src, Mat& dst, int out_elempack, const Option& opt)
 {
     if (src.empty() || src.elempack == out_elempack || out_elempack <= 0)
@@ -372,8 +386,17 @@ void convert_packing(const Mat& src, Mat& dst, int out_elempack, const Option& o
             int ik = s % in_elempack;
             const unsigned char* sptr = sp + (src_stride * iq) * src.elemsize + ik * scalar;
             unsigned char* dptr = dp + (dst_stride * oq) * out_elemsize + k * scalar;
-            for (size_t i = 0; i < plane; i++)
-                memcpy(dptr + i * out_elemsize, sptr + i * src.elemsize, scalar);
+            // typed copies for the usual scalar sizes (a memcpy call per
+            // scalar costs more than the copy)
+            if (scalar == 4)
+                strided_copy<uint32_t>(dptr, out_elemsize, sptr, src.elemsize, plane);
+            else if (scalar == 2)
+                strided_copy<uint16_t>(dptr, out_elemsize, sptr, src.elemsize, plane);
+            else if (scalar == 1)
+                strided_copy<uint8_t>(dptr, out_elemsize, sptr, src.elemsize, plane);
+            else
+                for (size_t i = 0; i < plane; i++)
+                    memcpy(dptr + i * out_elemsize, sptr + i * src.elemsize, scalar);
         }
     }
     dst = out;

@@ -278,6 +278,10 @@ struct ConvInt8Job
     signed char pad_value;
     Activation act;
     int numerics;
+    // out's elempack: 1 for the reference kernels; an optimised run_int8 may
+    // ask for packed fp32 outputs (Convolution::int8_out_elempack), then out.c
+    // and out.cstep count packed elements
+    int out_elempack = 1;
 };
 
 // int8 grouped convolution on an already quantized input. Per out channel:

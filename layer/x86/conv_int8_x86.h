@@ -83,6 +83,19 @@ static inline bool int8_vec_finish_ok(const Activation& act, int numerics)
            || act.type == ACTIVATION_CLIP;
 }
 
+// float2int8 on lanes: round half away from zero, clamp to [-127, 127],
+// NaN -> 0; integral floats
+template<class V>
+static inline typename V::T float2int8_ps(typename V::T v)
+{
+    const typename V::T sign = V::bits(0x80000000u);
+    const typename V::T tr = V::or_bits(V::and_bits(v, sign), V::floor(V::abs(v)));
+    const typename V::M up = V::le(V::set1(0.5f), V::abs(V::sub(v, tr)));
+    typename V::T t = V::select(up, V::add(tr, V::or_bits(V::and_bits(v, sign), V::set1(1.f))), tr);
+    t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
+    return V::select(V::eq(v, v), t, V::zero());
+}
+
 static inline VecIF::T int8_vec_finish(VecIF::T sum, VecIF::T scale_in, VecIF::T bias, VecIF::T scale_out, bool requant,
                                        int numerics, const Activation& act)
 {
@@ -101,12 +114,35 @@ static inline VecIF::T int8_vec_finish(VecIF::T sum, VecIF::T scale_in, VecIF::T
         t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
         return V::select(V::eq(a, a), t, V::set1(-127.f));
     }
-    // float2int8: round half away from zero; NaN -> 0
-    const V::T tr = V::or_bits(V::and_bits(v, sign), V::floor(V::abs(v)));
-    const V::M up = V::le(V::set1(0.5f), V::abs(V::sub(v, tr)));
-    V::T t = V::select(up, V::add(tr, V::or_bits(V::and_bits(v, sign), V::set1(1.f))), tr);
-    t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
-    return V::select(V::eq(v, v), t, V::zero());
+    return float2int8_ps<V>(v);
+}
+
+// Quantize a packed fp32 blob (elempack P, dims 3) into a planar int8 one with
+// one scale: float2int8(x * scale) per value, as quantize_blob_int8 on the
+// unpacked blob
+template<int P>
+static inline int quantize_unpack_int8(const Mat& in, Mat& out, float scale, Allocator* allocator, int num_threads)
+{
+    typedef VecF<P> V;
+    out.create(in.w, in.h, in.c * P, (size_t)1u, allocator);
+    if (out.empty())
+        return -100;
+    const int size = in.w * in.h;
+    const typename V::T s = V::set1(scale);
+    #pragma omp parallel for num_threads(num_threads)
+    for (int g = 0; g < in.c; g++)
+    {
+        const float* src = (const float*)in.data + in.cstep * P * g;
+        signed char* dst = (signed char*)out.data + out.cstep * P * g;
+        float lanes[P];
+        for (int n = 0; n < size; n++)
+        {
+            V::store(lanes, float2int8_ps<V>(V::mul(V::load(src + (size_t)n * P), s)));
+            for (int i = 0; i < P; i++)
+                dst[out.cstep * i + n] = (signed char)(int)lanes[i];
+        }
+    }
+    return 0;
 }
 
 static const int kInt8MR = VecI::L == 16 ? 8 : 6; // pixels per tile
@@ -204,6 +240,11 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
         scale_out[m] = requant ? j.scale_out[m] : 1.f;
     }
 
+    // output (m, n) at out_offset(m) + n * op: planar, or packed fp32 (requant
+    // outputs are planar int8)
+    const int op = j.out_elempack;
+    auto out_offset = [&](int m) -> size_t { return j.out.cstep * op * (size_t)(m / op) + m % op; };
+
     #pragma omp parallel num_threads(num_threads)
     {
         std::vector<int32_t> tile((size_t)chunk * K2 * MR);
@@ -273,13 +314,13 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                         }
                         for (int jj = 0; jj < mm; jj++)
                         {
-                            const size_t o = j.out.cstep * (m0 + jj) + n0;
+                            const size_t o = out_offset(m0 + jj) + (size_t)n0 * op;
                             if (requant)
                                 for (int r = 0; r < nn; r++)
                                     ((signed char*)j.out.data)[o + r] = (signed char)(int)fin[r * NR + jj];
                             else
                                 for (int r = 0; r < nn; r++)
-                                    ((float*)j.out.data)[o + r] = fin[r * NR + jj];
+                                    ((float*)j.out.data)[o + (size_t)r * op] = fin[r * NR + jj];
                         }
                         continue;
                     }
@@ -293,7 +334,7 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                         const int m = m0 + jj;
                         for (int r = 0; r < nn; r++)
                             conv_int8_finish(sums[r * NR + jj], m, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
-                                             j.out.cstep * m + n0 + r);
+                                             out_offset(m) + (size_t)(n0 + r) * op);
                     }
                 }
             }

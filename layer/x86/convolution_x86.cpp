@@ -13,6 +13,8 @@
 #include "conv_winograd_x86.h"
 #include "log.h"
 
+#include <cstring>
+
 namespace kite {
 namespace KITE_ISA_NS {
 
@@ -29,18 +31,21 @@ public:
         return !dynamic_weight;
     }
 
-    int load_param(const ParamDict& pd) override
-    {
-        int ret = Convolution::load_param(pd);
-        support_packing = int8_scale_term == 0; // int8 blobs stay elempack 1
-        return ret;
-    }
 
     int create_pipeline(const Option& opt) override
     {
         int ret = Convolution::create_pipeline(opt);
         if (ret != 0)
             return ret;
+        // the output elempack (fp32 outputs): the widest this ISA has that
+        // divides num_output
+        out_pack = 1;
+        for (int p = kMaxPack; p >= 4; p /= 2)
+            if (num_output % p == 0)
+            {
+                out_pack = p;
+                break;
+            }
         if (weight_data.elemsize == 1u)
         {
             conv_int8_pack_weights(weight_data, num_output, weight_data_size / num_output, packed_int8);
@@ -50,14 +55,6 @@ public:
             return 0;
         const int maxk = kernel_w * kernel_h;
         const int num_input = weight_data_size / (num_output * maxk);
-        // the output elempack: the widest this ISA has that divides num_output
-        out_pack = 1;
-        for (int p = kMaxPack; p >= 4; p /= 2)
-            if (num_output % p == 0)
-            {
-                out_pack = p;
-                break;
-            }
         conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
                           out_pack > 1 ? out_pack : kMaxPack, packed);
         // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (a
@@ -73,6 +70,8 @@ public:
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
         const int pi = bottom_blob.elempack;
+        if (weight_data.elemsize == 1u && pi > 1 && bottom_blob.dims == 3 && opt.use_int8_inference)
+            return forward_int8_packed(bottom_blob, top_blob, opt);
         if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * pi || packed.M == 0)
             return forward_reference(bottom_blob, top_blob, opt);
 
@@ -147,15 +146,79 @@ public:
     using Convolution::forward;
 
 protected:
+    // fp32 int8-path outputs come packed, as the fp32 path's
+    int int8_out_elempack() const override
+    {
+        return packed_int8.M == num_output ? out_pack : 1;
+    }
+
     void run_int8(const ConvInt8Job& job, int num_threads) const override
     {
-        if (job.group != 1 || job.in.d != 1 || job.out.d != 1 || packed_int8.M != job.out.c
-            || packed_int8.K != job.in.c * kernel_w * kernel_h)
+        if (job.group == 1 && job.in.d == 1 && job.out.d == 1 && packed_int8.M == job.out.c * job.out_elempack
+            && packed_int8.K == job.in.c * kernel_w * kernel_h)
+            return conv_int8_gemm(job, packed_int8, num_threads);
+        if (job.out_elempack == 1)
             return Convolution::run_int8(job, num_threads);
-        conv_int8_gemm(job, packed_int8, num_threads);
+        // the reference kernels write planar outputs: run them on a planar
+        // copy of the job and pack the result
+        ConvInt8Job planar = job;
+        Mat tmp(job.out.w, job.out.h, job.out.c * job.out_elempack, (size_t)4u);
+        if (tmp.empty())
+            return;
+        planar.out = conv_view_spatial(tmp);
+        planar.out_elempack = 1;
+        Convolution::run_int8(planar, num_threads);
+        Mat packed_out;
+        Option o;
+        o.num_threads = num_threads;
+        convert_packing(tmp, packed_out, job.out_elempack, o);
+        for (int q = 0; q < job.out.c && !packed_out.empty(); q++)
+            memcpy((float*)job.out.data + job.out.cstep * job.out_elempack * q, packed_out.channel(q).data,
+                   (size_t)job.out.w * job.out.h * job.out_elempack * sizeof(float));
     }
 
 private:
+    // int8 weights, packed input: fp32 quantized and unpacked in one pass (as
+    // the reference quantizes), int8 unpacked; then the reference's int8 path
+    int forward_int8_packed(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        Mat planar;
+        const int pi = bottom_blob.elempack;
+        if (bottom_blob.elemsize == 4u * pi && !bottom_blob_int8_scales.empty())
+        {
+            const float scale = bottom_blob_int8_scales[0];
+            int ret = -1;
+            switch (pi)
+            {
+#if defined(__AVX512F__)
+            case 16:
+                ret = quantize_unpack_int8<16>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+                break;
+#endif
+#if defined(__AVX__)
+            case 8:
+                ret = quantize_unpack_int8<8>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+                break;
+#endif
+            case 4:
+                ret = quantize_unpack_int8<4>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+                break;
+            default:
+                break;
+            }
+            if (ret == 0)
+                return Convolution::forward(planar, top_blob, opt);
+            if (ret == -100)
+                return ret;
+        }
+        Option opt_ws = opt;
+        opt_ws.blob_allocator = opt.workspace_allocator;
+        convert_packing(bottom_blob, planar, 1, opt_ws);
+        if (planar.empty())
+            return -100;
+        return Convolution::forward(planar, top_blob, opt);
+    }
+
     int forward_winograd(const Mat& bottom_blob, Mat& top_blob, const int* pads, int outw, int outh, const Option& opt) const
     {
         // pad right and bottom up to whole tiles

@@ -391,3 +391,15 @@ TEST(Convolution, winograd_3x3s1)
     KITE_EXPECT_LAYER_OK(run_conv({26, 17, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({14, 13, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
 }
+
+// int8 weights with channel counts that pack (the x86 layer then takes packed
+// fp32 or int8 inputs and gives packed fp32 outputs), 1x1 and 3x3, fp32 and
+// requantized outputs
+TEST(Convolution, int8_packed_channels)
+{
+    reseed(10);
+    KITE_EXPECT_LAYER_OK(run_conv_int8(9, 7, 16, 32, 1, 1, 0, 1, {}, true, 2, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(8, 9, 32, 48, 3, 1, 1, 1, {}, true, 2, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(10, 7, 24, 16, 3, 2, 1, 0, {}, false, 102, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 16, 20, 3, 1, 1, 2, {0.1f}, true, 102, false));
+}
