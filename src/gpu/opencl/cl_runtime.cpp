@@ -30,6 +30,7 @@ struct Settings
     bool tune = false;
     std::string tuned_file;
     double time_limit_ms = 0;
+    bool verbose = false; // KITE_OPENCL_VERBOSE=1: program builds, tuning and split launches on stderr
 };
 static Settings g_settings;
 
@@ -61,6 +62,8 @@ static Settings& settings()
         const char* l = getenv("KITE_OPENCL_KERNEL_TIME_LIMIT_MS");
         if (l)
             g_settings.time_limit_ms = atof(l);
+        const char* v = getenv("KITE_OPENCL_VERBOSE");
+        g_settings.verbose = v && atoi(v) != 0;
     }
     return g_settings;
 }
@@ -261,10 +264,12 @@ cl_program Context::get_program(const char* program, const std::string& options)
     std::string opts = (strcmp(program, "int8") == 0 ? std::string() : std::string("-cl-mad-enable ")) + options;
     auto t0 = std::chrono::steady_clock::now();
     std::string dir;
+    bool verbose;
     {
         Settings& s = settings();
         std::lock_guard<std::mutex> lock(s.mutex);
         dir = s.cache_dir;
+        verbose = s.verbose;
     }
     std::string path;
     if (!dir.empty())
@@ -291,6 +296,7 @@ cl_program Context::get_program(const char* program, const std::string& options)
         if (p)
             programs_from_cache++;
     }
+    const bool from_cache = p != nullptr;
     if (!p)
     {
         p = a->clCreateProgramWithSource(context, 1, &src, nullptr, &err);
@@ -323,7 +329,10 @@ cl_program Context::get_program(const char* program, const std::string& options)
             }
         }
     }
-    build_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    build_ms += ms;
+    if (verbose)
+        fprintf(stderr, "kite: OpenCL program %s %s in %.1f ms\n", program, from_cache ? "loaded from the binary cache" : "built", ms);
     programs_[key] = p;
     return p;
 }
@@ -617,12 +626,24 @@ static size_t round_up(size_t x, size_t m)
     return (x + m - 1) / m * m;
 }
 
+static size_t pow2_ceil(size_t x)
+{
+    size_t p = 1;
+    while (p < x)
+        p *= 2;
+    return p;
+}
+
 static double launch_ms(cl_command_queue q, cl_kernel k, int dims, const size_t* gws, const size_t* lws, int reps)
 {
     const Api* a = api();
     size_t g[3];
     for (int d = 0; d < dims; d++)
         g[d] = lws ? round_up(gws[d], lws[d]) : gws[d];
+    // one untimed launch first: some drivers (PoCL) compile a kernel for each
+    // local size at its first launch
+    if (a->clEnqueueNDRangeKernel(q, k, (cl_uint)dims, nullptr, g, lws, 0, nullptr, nullptr) != CL_SUCCESS)
+        return 1e30;
     a->clFinish(q);
     auto t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < reps; r++)
@@ -643,14 +664,16 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
     for (char* p = key; *p; p++)
         if (*p == ' ')
             *p = '_';
-    bool tune;
+    bool tune, verbose;
     double limit;
     {
         Settings& s = settings();
         std::lock_guard<std::mutex> lock(s.mutex);
         tune = s.tune;
         limit = s.time_limit_ms;
+        verbose = s.verbose;
     }
+    bool measured = false;
     Tuned t;
     bool known = Tuner::get().lookup(key, t);
     if (!known && (tune || limit > 0))
@@ -663,14 +686,16 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
         t.ms = best;
         if (tune)
         {
-            const size_t c0[] = {1, 2, 4, 8, 16, 32, 64, 128};
-            for (size_t x : c0)
-                for (size_t y : c0)
+            // work groups of 16, 64 or 256 items (fewer where the work is
+            // smaller) in every power-of-two shape that fits the global size:
+            // about a dozen launches per kernel and shape
+            const size_t gx = pow2_ceil(gws[0]), gy = dims > 1 ? pow2_ceil(gws[1]) : 1;
+            const size_t all = std::min(gx * gy, (size_t)16);
+            for (size_t x = 1; x <= gx; x *= 2)
+                for (size_t y = 1; y <= gy; y *= 2)
                 {
-                    if (dims == 1 && y > 1)
-                        continue;
-                    size_t z = 1;
-                    if (x * y * z > kmax || x > round_up(gws[0], 1) * 2 || (dims > 1 && y > gws[1] * 2))
+                    const size_t n = x * y, z = 1;
+                    if (n > kmax || !(n == all || n == 64 || n == 256))
                         continue;
                     size_t l[3] = {x, y, z};
                     double ms = launch_ms(queue, k, dims, gws, l, 2);
@@ -686,6 +711,9 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
         }
         Tuner::get().store(key, t, tune);
         known = true;
+        measured = true;
+        if (verbose && tune)
+            fprintf(stderr, "kite: OpenCL tuned %s: local size %zu x %zu (%.3f ms)\n", key, t.lws[0], t.lws[1], t.ms);
     }
     size_t* lws = nullptr;
     size_t l[3] = {1, 1, 1};
@@ -708,6 +736,9 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
     if (chunks > blocks)
         chunks = blocks;
     size_t per = (blocks + chunks - 1) / chunks * unit;
+    if (verbose && measured && chunks > 1)
+        fprintf(stderr, "kite: OpenCL %s split into %zu launches (one launch %.3f ms, limit %.3f ms)\n", key,
+                (g[last] + per - 1) / per, t.ms, limit);
     for (size_t start = 0; start < g[last]; start += per)
     {
         size_t off[3] = {0, 0, 0};

@@ -25,8 +25,11 @@ namespace cl {
 // environment: KITE_OPENCL_CACHE_DIR (program binaries; default
 // $XDG_CACHE_HOME/kite or ~/.cache/kite), KITE_OPENCL_TUNE (1: search local
 // sizes), KITE_OPENCL_TUNED_FILE (tuned-parameter file, default
-// <cache dir>/tuned.txt), KITE_OPENCL_KERNEL_TIME_LIMIT_MS (split launches so
-// that none runs longer, 0 = off; limit_opencl_kernel_time: 1 means 1 ms).
+// <cache dir>/opencl-tuned.txt: "kernel:global-size@device lws0 lws1 lws2 ms"
+// per line), KITE_OPENCL_KERNEL_TIME_LIMIT_MS (split launches so that none
+// runs longer, 0 = off; limit_opencl_kernel_time: 1 means 1 ms),
+// KITE_OPENCL_VERBOSE (1: program builds / cache loads, tuning results and
+// split launches on stderr).
 void set_binary_cache_dir(const std::string& dir);
 void set_tuning(bool on);
 void set_kernel_time_limit_ms(double ms);
