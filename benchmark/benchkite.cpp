@@ -465,6 +465,8 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
             fprintf(stderr, "%20s  failed: %s\n", model.name.c_str(), last_error());
             return -1;
         }
+        if (i == 0 && s.gpu_device >= 0) // the rest of the first-start cost: the first inference
+            fprintf(stderr, "%20s  first_run = %.2f ms\n", model.name.c_str(), ms);
     }
 
     double tmin = 1e300, tmax = 0, tsum = 0;

@@ -20,9 +20,13 @@ echo "## Vulkan (device $DEV, $LOOPS loops, 1 CPU thread)"
 python3 "$ROOT/benchmark/gpu_bench.py" --benchkite "$BUILD/benchmark/benchkite" --models "$SHARED/models/ncnn" \
     --device "$DEV" --loops "$LOOPS" --backend vulkan
 if [ "$OPENCL" = ON ]; then
-    echo "## OpenCL (device $DEV)"
-    python3 "$ROOT/benchmark/gpu_bench.py" --benchkite "$BUILD/benchmark/benchkite" --models "$SHARED/models/ncnn" \
-        --device "$DEV" --loops "$LOOPS" --backend opencl --no-ncnn
+    command -v clinfo > /dev/null && clinfo -l 2>/dev/null || true
+    echo "## OpenCL next to Vulkan (device $DEV, $LOOPS loops, 1 CPU thread; first starts in fresh processes)"
+    python3 "$ROOT/benchmark/opencl_bench.py" --benchkite "$BUILD/benchmark/benchkite" --models "$SHARED/models/ncnn" \
+        --device "$DEV" --vulkan-device "$DEV" --loops "$LOOPS"
+    echo "## OpenCL vs CPU outputs (random weights, full input sizes; fp32, then fp16 storage)"
+    python3 "$ROOT/tests/opencl/graphs.py" "$BUILD/tools/kiterun" "$SHARED" --device "$DEV" || true
+    python3 "$ROOT/tests/opencl/graphs.py" "$BUILD/tools/kiterun" "$SHARED" --device "$DEV" --fp16 || true
 fi
 echo "## Vulkan vs CPU outputs (random weights, full input sizes)"
 python3 "$ROOT/tests/vulkan/run_vulkan_graphs.py" --kiterun "$BUILD/tools/kiterun" --shared-dir "$SHARED" --device "$DEV" || true

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every shared ncnn graph end to end on an OpenCL device against the CPU.
 
-usage: graphs.py KITERUN SHARED_DIR [--fp16] [--only a,b] [--skip a,b]
+usage: graphs.py KITERUN SHARED_DIR [--fp16] [--only a,b] [--skip a,b] [--device N]
 
 Runs kiterun with random weights (seed 1) on the CPU and with device=opencl,
 then checks
@@ -34,7 +34,10 @@ def main():
     args = sys.argv[1:]
     fp16 = "--fp16" in args
     only = skip = None
+    device = "opencl"
     for i, a in enumerate(args):
+        if a == "--device":
+            device = "opencl:" + args[i + 1]
         if a == "--only":
             only = set(args[i + 1].split(","))
         if a == "--skip":
@@ -70,7 +73,7 @@ def main():
             if rc != 0:
                 failures.append("%s: CPU run failed:\n%s" % (name, out))
                 continue
-            rc, out = run(kiterun, param, shape_arg, "opencl", dcl, fp16)
+            rc, out = run(kiterun, param, shape_arg, device, dcl, fp16)
             if rc != 0:
                 failures.append("%s: OpenCL run failed:\n%s" % (name, out))
                 continue
