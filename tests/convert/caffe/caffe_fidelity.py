@@ -38,8 +38,9 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "optimize"))
-from optimize_graphs import bn_after_conv, read_param  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, ".."))
+import convert_report  # noqa: E402
+from convert_report import bn_after_conv  # noqa: E402
 
 
 def load_cv2():
@@ -502,27 +503,27 @@ def compare(name, ref, got, tol_rel, detection):
         r = r[r[:, 1] > 0] if r.size else r
         g = got.reshape(-1, 6) if got.size else np.zeros((0, 6), np.float32)
         if r.shape[0] != g.shape[0]:
-            return False, "detections: opencv %d, kite %d" % (r.shape[0], g.shape[0]), 0.0
+            return False, "detections: opencv %d, kite %d" % (r.shape[0], g.shape[0]), 0.0, 0.0
         if r.shape[0] == 0:
-            return True, "0 detections (both)", 0.0
+            return True, "0 detections (both)", 0.0, 0.0
         r = r[np.lexsort((r[:, 2], -r[:, 1]))]
         g = g[np.lexsort((g[:, 2], -g[:, 1]))]
         if not np.array_equal(r[:, 0], g[:, 0]):
-            return False, "detection labels differ: %s vs %s" % (r[:, 0], g[:, 0]), 0.0
+            return False, "detection labels differ: %s vs %s" % (r[:, 0], g[:, 0]), 0.0, 0.0
         d = float(np.max(np.abs(r[:, 1:] - g[:, 1:])))
         ok = d <= 1e-4
-        return ok, "%d detections, max diff %.3g" % (r.shape[0], d), d
+        return ok, "%d detections, max diff %.3g" % (r.shape[0], d), d, 1.0
     ref = ref.reshape(-1)
     got = got.reshape(-1)
     if ref.size != got.size:
-        return False, "size: opencv %d, kite %d" % (ref.size, got.size), float("inf")
+        return False, "size: opencv %d, kite %d" % (ref.size, got.size), float("inf"), 1.0
     rng = float(ref.max() - ref.min()) if ref.size else 0.0
     d = float(np.max(np.abs(ref - got))) if ref.size else 0.0
     lim = tol_rel * max(rng, 1e-6)
-    return d <= lim, "max diff %.3g (limit %.3g, range %.3g)" % (d, lim, rng), d / max(rng, 1e-6)
+    return d <= lim, "max diff %.3g (limit %.3g, range %.3g)" % (d, lim, rng), d, rng
 
 
-def check_model(args, cv2, name, proto_path, results):
+def check_model(args, cv2, name, proto_path, table):
     work = os.path.join(args.work, name)
     os.makedirs(work, exist_ok=True)
     if proto_path is None:
@@ -548,7 +549,7 @@ def check_model(args, cv2, name, proto_path, results):
     if r.returncode != 0:
         print("FAIL %s: caffe2kite: %s" % (name, r.stderr.strip()))
         return False
-    ops = sorted(set(t[0] for t in read_param(param)))
+    src = [l[1] for l in net_layers(net) if l[1] != "Input"]
 
     # the input: the shared cat photo resized (values roughly in [-1, 1])
     ishape = shapes[inputs[0]]
@@ -607,6 +608,7 @@ def check_model(args, cv2, name, proto_path, results):
             variants.append(("kiteoptimize-" + mode, po, bo, tol))
 
     ok_all = True
+    diffs = {}
     for vname, p, b, tol in variants:
         outdir = os.path.join(work, "out_" + vname)
         cmd = [args.kiterun, p, b, "input=%s:%s" % (inputs[0], os.path.join(work, "input.npy")), "save=" + outdir]
@@ -616,18 +618,21 @@ def check_model(args, cv2, name, proto_path, results):
             print("FAIL %s (%s): kiterun: %s" % (name, vname, r.stderr.strip()))
             ok_all = False
             continue
-        worst = 0.0
+        diffs[vname] = []
         for (t, lname, typ), ref in zip(outs, refs):
             got = np.load(os.path.join(outdir, t.replace("/", "_") + ".npy"))
             # fp16 weights change which boxes pass the thresholds: compare the raw heads only
             if typ == "DetectionOutput" and vname.endswith("fp16"):
                 continue
-            ok, msg, d = compare(t, ref, got, tol, typ == "DetectionOutput")
-            worst = max(worst, d) if typ != "DetectionOutput" else worst
+            ok, msg, d, r = compare(t, ref, got, tol, typ == "DetectionOutput")
+            if typ != "DetectionOutput":  # detections: equal count/labels, boxes within 1e-4 (checked above)
+                diffs[vname].append((d, r))
             print("%s %s (%s) output %s: %s" % ("ok  " if ok else "FAIL", name, vname, t, msg))
             ok_all = ok_all and ok
-        if vname == "caffe2kite":
-            results.append((name, ops, conv_s, worst))
+    opt = None
+    if "kiteoptimize-fp32" in diffs:
+        opt = dict(param=os.path.join(work, "opt_fp32.param"), diffs=diffs["kiteoptimize-fp32"], ok=ok_all)
+    table.add(name, len(src), len(set(src)), param, conv_s, diffs.get("caffe2kite", []), ok_all, opt)
     return ok_all
 
 
@@ -651,16 +656,14 @@ def main():
         return 77
     models = model_list(args.shared_dir)
     names = args.model or list(models)
-    results = []
+    table = convert_report.Table("caffe", "OpenCV dnn")
     ok = True
     for n in names:
         if n not in models:
             print("FAIL: unknown model %s (known: %s)" % (n, ", ".join(models)))
             return 1
-        ok = check_model(args, cv2, n, models[n], results) and ok
-    print("\nmodel | kite ops | caffe2kite time | max diff / output range")
-    for name, ops, t, d in results:
-        print("%s | %s | %.2f s | %.2e" % (name, " ".join(ops), t, d))
+        ok = check_model(args, cv2, n, models[n], table) and ok
+    table.print()
     return 0 if ok else 1
 
 

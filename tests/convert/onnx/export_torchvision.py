@@ -6,18 +6,26 @@ CI checks the same architectures rebuilt with onnx.helper instead).
 For each torchvision architecture: random weights (fixed seed), eval mode,
 torch.onnx.export at the given opset, onnxruntime's output as the reference,
 onnx2kite + kiterun on the same input, max abs diff relative to the output
-range. Prints a markdown table.
+range (must be <= 1e-4), and the same after kiteoptimize (no BatchNorm may
+stay behind a conv). Prints the per-model table of tests/convert/convert_report.py;
+with KITE_CONVERT_RESULTS=FILE the rows are appended to FILE for
+tests/convert/gen_report.py.
 
   python3 tests/convert/onnx/export_torchvision.py --onnx2kite build/tools/onnx/onnx2kite \
-      --kiterun build/tools/kiterun --out /tmp/tv [--opset 17] [--models resnet18 ...]
+      --kiterun build/tools/kiterun --kiteoptimize build/tools/optimize/kiteoptimize \
+      --out /tmp/tv [--opset 17] [--models resnet18 ...]
 """
 import argparse
+import collections
 import os
 import subprocess
 import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import convert_report  # noqa: E402
 
 MODELS = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "shufflenet_v2_x1_0",
           "squeezenet1_1", "efficientnet_b0", "vit_b_16"]
@@ -27,18 +35,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnx2kite", required=True)
     ap.add_argument("--kiterun", required=True)
+    ap.add_argument("--kiteoptimize", help="also check each model after kiteoptimize")
     ap.add_argument("--out", required=True)
     ap.add_argument("--opset", type=int, default=17)
     ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--threads", type=int, default=4)
     args = ap.parse_args()
 
+    import onnx
+    import onnxruntime as ort
     import torch
     import torchvision
-    import onnxruntime as ort
 
     os.makedirs(args.out, exist_ok=True)
-    rows = []
+    table = convert_report.Table("onnx (torch.onnx.export)", "onnxruntime")
     failed = 0
     for name in args.models:
         torch.manual_seed(0)
@@ -52,8 +62,11 @@ def main():
         onnx_path = os.path.join(args.out, name + ".onnx")
         torch.onnx.export(model, x, onnx_path, opset_version=args.opset, input_names=["input"],
                           output_names=["output"], dynamo=False)
+        ops = collections.Counter(n.op_type for n in onnx.load(onnx_path).graph.node)
         sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
         ref = sess.run(None, {"input": x.numpy()})[0].reshape(-1)
+        inp = os.path.join(args.out, name + "_in.npy")
+        np.save(inp, x.numpy()[0])
 
         param = os.path.join(args.out, name + ".param")
         binf = os.path.join(args.out, name + ".bin")
@@ -61,40 +74,45 @@ def main():
         conv = subprocess.run([args.onnx2kite, onnx_path, param, binf], capture_output=True, text=True)
         conv_s = time.time() - t0
         if conv.returncode != 0:
-            rows.append((name, "-", "%.2f" % conv_s, "conversion failed: " + (conv.stderr or conv.stdout).strip()[-200:]))
+            print("FAIL %s: onnx2kite: %s" % (name, (conv.stderr or conv.stdout).strip()[-400:]))
             failed += 1
             continue
-        ops = {}
-        with open(param) as f:
-            lines = f.read().split("\n")[2:]
-        for line in lines:
-            if line.strip():
-                t = line.split()[0]
-                ops[t] = ops.get(t, 0) + 1
-        inp = os.path.join(args.out, name + "_in.npy")
-        np.save(inp, x.numpy()[0])
-        save = os.path.join(args.out, name + "_kite")
-        os.makedirs(save, exist_ok=True)
-        run = subprocess.run([args.kiterun, param, binf, "input=input:" + inp, "output=output",
-                              "threads=%d" % args.threads, "save=" + save], capture_output=True, text=True)
-        if run.returncode != 0:
-            rows.append((name, " ".join("%s:%d" % kv for kv in sorted(ops.items())), "%.2f" % conv_s,
-                         "kiterun failed: " + (run.stderr or run.stdout).strip()[-200:]))
-            failed += 1
-            continue
-        got = np.load(os.path.join(save, "output.npy")).reshape(-1)
-        rng = float(ref.max() - ref.min()) or 1.0
-        diff = float(np.abs(got - ref).max()) if got.size == ref.size else float("inf")
-        ok = diff <= 1e-4 * rng
+        err, diff = run_kite(args, param, binf, inp, ref, os.path.join(args.out, name + "_kite"))
+        rng = float(ref.max() - ref.min())
+        ok = err is None and diff <= 1e-4 * max(rng, 1e-30)
+        print("%s %s: convert %.2f s, %s" % ("ok  " if ok else "FAIL", name, conv_s,
+                                            err or "max diff %.3g (range %.3g)" % (diff, rng)), flush=True)
+        opt = None
+        if args.kiteoptimize and err is None:
+            oparam, obin = os.path.join(args.out, name + ".opt.param"), os.path.join(args.out, name + ".opt.bin")
+            r = subprocess.run([args.kiteoptimize, param, binf, oparam, obin], capture_output=True, text=True)
+            if r.returncode != 0:
+                print("FAIL %s: kiteoptimize: %s" % (name, r.stderr.strip()))
+                ok = False
+            else:
+                oerr, odiff = run_kite(args, oparam, obin, inp, ref, os.path.join(args.out, name + "_opt"))
+                ook = oerr is None and odiff <= 1e-4 * max(rng, 1e-30) and convert_report.bn_after_conv(oparam) == 0
+                print("%s %s after kiteoptimize: %s" % ("ok  " if ook else "FAIL", name, oerr or "max diff %.3g" % odiff))
+                opt = dict(param=oparam, diffs=[(odiff, rng)], ok=ook)
+                ok = ok and ook
+        if err is None:
+            table.add(name, sum(ops.values()), len(ops), param, conv_s, [(diff, rng)], ok, opt)
         failed += 0 if ok else 1
-        rows.append((name, " ".join("%s:%d" % kv for kv in sorted(ops.items())), "%.2f" % conv_s,
-                     "%.3g (%.2g of range) %s" % (diff, diff / rng, "ok" if ok else "FAIL")))
-    print("| model | kite ops | conversion s | max abs diff vs onnxruntime |")
-    print("|---|---|---:|---|")
-    for r in rows:
-        print("| %s | %s | %s | %s |" % r)
+    table.print()
     return 1 if failed else 0
 
+
+def run_kite(args, param, binf, inp, ref, save):
+    """kiterun on one input -> (error or None, max abs diff against ref)"""
+    os.makedirs(save, exist_ok=True)
+    run = subprocess.run([args.kiterun, param, binf, "input=input:" + inp, "output=output",
+                          "threads=%d" % args.threads, "save=" + save], capture_output=True, text=True)
+    if run.returncode != 0:
+        return "kiterun failed: " + (run.stderr or run.stdout).strip()[-400:], 0.0
+    got = np.load(os.path.join(save, "output.npy")).reshape(-1)
+    if got.size != ref.size:
+        return "output size %d, onnxruntime %d" % (got.size, ref.size), 0.0
+    return None, float(np.abs(got - ref).max())
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,6 +20,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kite_npy  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import convert_report  # noqa: E402
+
 
 def main():
     if len(sys.argv) < 5:
@@ -37,7 +40,7 @@ def main():
     import onnxruntime as ort
     os.makedirs(work, exist_ok=True)
     bad = 0
-    rows = []
+    table = convert_report.Table("onnx", "onnxruntime")
     for name in names:
         path = os.path.join(mdir, name + ".onnx")
         m = onnx.load(path)
@@ -66,25 +69,21 @@ def main():
             print("FAIL %s: kiterun: %s" % (name, err))
             bad += 1
             continue
-        worst = 0.0
-        ok = True
-        for o, e in zip(outs, expected):
-            d, r = kite_npy.max_diff(e, got[o])
-            worst = max(worst, d / max(r, 1e-30))
-            ok = ok and d <= 1e-4 * r
-            rows.append((name, o, sum(ops.values()), len(ops), conv_s, layers, run_s, d, r))
+        diffs = [kite_npy.max_diff(e, got[o]) for o, e in zip(outs, expected)]
+        ok = all(d <= 1e-4 * r for d, r in diffs)
+        d, r = convert_report.worst(diffs)
         print("%s %s: %d ONNX nodes, %d kite layers, convert %.2f s, kite run %.2f s, max diff %.3g (range %.3g, %.2g of it)" %
-              ("ok  " if ok else "FAIL", name, sum(ops.values()), layers, conv_s, run_s, d, r, worst))
+              ("ok  " if ok else "FAIL", name, sum(ops.values()), layers, conv_s, run_s, d, r, d / max(r, 1e-30)))
         print("      ops: " + ", ".join("%s x%d" % kv for kv in sorted(ops.items())))
+        opt = None
         if kiteoptimize and ok:
-            ok = check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, work, name)
+            opt = check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, work, name)
+            ok = opt is not None and opt["ok"]
+        table.add(name, sum(ops.values()), len(ops), param, conv_s, diffs, ok, opt)
         if not ok:
             bad += 1
+    table.print()
     return 1 if bad else 0
-
-
-def layer_lines(param):
-    return [ln.split() for ln in open(param).read().split("\n")[2:] if ln.strip()]
 
 
 def check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, work, name):
@@ -93,25 +92,19 @@ def check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, 
                        capture_output=True, text=True, errors="replace")
     if r.returncode != 0:
         print("FAIL %s: kiteoptimize: %s" % (name, r.stderr.strip()))
-        return False
-    lines = layer_lines(oparam)
-    producer = {}
-    for ln in lines:
-        nin, nout = int(ln[2]), int(ln[3])
-        for t in ln[4 + nin:4 + nin + nout]:
-            producer[t] = ln[0]
-    left = [ln[1] for ln in lines if ln[0] == "BatchNorm" and producer.get(ln[4], "").startswith(("Convolution", "Deconvolution"))]
+        return None
+    left = convert_report.bn_after_conv(oparam)
     err, got = kite_npy.run_kite(kiterun, oparam, obin, inputs, outs, os.path.join(work, name + "-opt"), threads=2)
     if err:
         print("FAIL %s: optimised model: %s" % (name, err))
-        return False
-    ok = not left
-    for o, e in zip(outs, expected):
-        d, r = kite_npy.max_diff(e, got[o])
-        ok = ok and d <= 1e-4 * r
-        print("%s %s after kiteoptimize: %d -> %d layers, %d BatchNorm left after a conv, max diff %.3g (range %.3g)" %
-              ("ok  " if ok else "FAIL", name, len(layer_lines(param)), len(lines), len(left), d, r))
-    return ok
+        return None
+    diffs = [kite_npy.max_diff(e, got[o]) for o, e in zip(outs, expected)]
+    ok = left == 0 and all(d <= 1e-4 * r for d, r in diffs)
+    d, r = convert_report.worst(diffs)
+    print("%s %s after kiteoptimize: %d -> %d layers, %d BatchNorm left after a conv, max diff %.3g (range %.3g)" %
+          ("ok  " if ok else "FAIL", name, len(convert_report.read_param(param)), len(convert_report.read_param(oparam)),
+           left, d, r))
+    return dict(param=oparam, diffs=diffs, ok=ok)
 
 
 if __name__ == "__main__":

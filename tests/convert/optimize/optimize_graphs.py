@@ -25,6 +25,10 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "models"))
 from run_models import blobs_to_check  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, ".."))
+from convert_report import bn_after_conv, read_param  # noqa: E402
+
 POSTPROCESS = ("Softmax", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetectionOutput")
 
 # conv -> BN -> Scale -> ReLU, depthwise -> scalar mul/add -> Clip, deconv ->
@@ -69,11 +73,6 @@ def synthetic_param():
     return "\n".join(lines) + "\n"
 
 
-def read_param(path):
-    with open(path) as f:
-        return [l.split() for l in f if l.strip()][2:]
-
-
 def outputs_to_check(param):
     """the blobs run_models.py checks, split into outputs and the inputs of
     post-processing layers, and each blob's producer type"""
@@ -87,16 +86,6 @@ def outputs_to_check(param):
             producer[b] = (t[0], t[4:4 + nin])
     outs = [b for b in checked if b not in consumed]
     return outs, [b for b in checked if b in consumed], producer
-
-
-def bn_after_conv(param):
-    lines = read_param(param)
-    producer = {}
-    for t in lines:
-        nin, nout = int(t[2]), int(t[3])
-        for b in t[4 + nin:4 + nin + nout]:
-            producer[b] = t[0]
-    return sum(1 for t in lines if t[0] == "BatchNorm" and producer.get(t[4], "").startswith(("Convolution", "Deconvolution", "InnerProduct")))
 
 
 def run(cmd):

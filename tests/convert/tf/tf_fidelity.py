@@ -28,6 +28,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import convert_report  # noqa: E402
+
 try:
     import tensorflow as tf  # noqa: E402
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2  # noqa: E402
@@ -174,7 +177,7 @@ def op_graphs():
     return g
 
 
-def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=False):
+def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=False, table=None):
     work = os.path.join(args.work, name)
     os.makedirs(work, exist_ok=True)
     pb = os.path.join(work, "frozen.pb")
@@ -195,46 +198,73 @@ def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=Fals
     conv_ms = (time.time() - t0) * 1000
     if conv.returncode != 0:
         return False, "%-30s conversion failed: %s" % (name, (conv.stderr or conv.stdout).strip())
-    out_dir = os.path.join(work, "out")
+    want = ref.reshape(ref.shape[1:]) if ref.ndim >= 2 and ref.shape[0] == 1 else ref
+    err, diff, ok = run_kite(args, param, binf, os.path.join(work, "out"), want, fp16)
+    if err:
+        return False, "%-30s %s" % (name, err)
+    rng_ = float(np.max(want) - np.min(want))
+    ops = collections.Counter(n.op for n in graph_def.node if n.op not in ("Const", "Identity", "NoOp", "Placeholder"))
+    n_layers = len(convert_report.read_param(param))
+    line = "%-30s %s  convert %6.0f ms  layers %4d  max diff %.3g (range %.3g, %.2g of range)  ops: %s" % (
+        name, "ok  " if ok else "FAIL", conv_ms, n_layers, diff, rng_, diff / max(rng_, 1e-30),
+        " ".join("%s:%d" % kv for kv in sorted(ops.items())))
+    tf_ops.update(ops)
+    opt = None
+    if args.kiteoptimize:
+        # the optimised model: same tolerance, no BatchNorm left behind a conv
+        oparam, obin = os.path.join(work, "opt.param"), os.path.join(work, "opt.bin")
+        r = subprocess.run([args.kiteoptimize, param, binf, oparam, obin], capture_output=True, text=True)
+        if r.returncode != 0:
+            return False, line + "\n%-30s kiteoptimize failed: %s" % (name, (r.stderr or r.stdout).strip())
+        err, odiff, ook = run_kite(args, oparam, obin, os.path.join(work, "out_opt"), want, fp16)
+        if err:
+            return False, line + "\n%-30s optimised: %s" % (name, err)
+        nbn = convert_report.bn_after_conv(oparam)
+        ook = ook and nbn == 0
+        opt = dict(param=oparam, diffs=[(odiff, rng_)], ok=ook)
+        line += "\n%-30s %s  after kiteoptimize: layers %4d  max diff %.3g  %d BatchNorm after a conv" % (
+            name, "ok  " if ook else "FAIL", len(convert_report.read_param(oparam)), odiff, nbn)
+        ok = ok and ook
+    if table is not None:
+        table.add(name, sum(ops.values()), len(ops), param, conv_ms / 1000, [(diff, rng_)], ok, opt)
+    return ok, line
+
+
+def run_kite(args, param, binf, out_dir, want, fp16):
+    """kiterun on input.npy next to param -> (error or None, max diff, within tolerance)"""
     os.makedirs(out_dir, exist_ok=True)
     for f in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, f))
-    run = subprocess.run([args.kiterun, param, binf, "input=x:" + os.path.join(work, "input.npy"), "save=" + out_dir],
-                         capture_output=True, text=True)
+    run = subprocess.run([args.kiterun, param, binf, "input=x:" + os.path.join(os.path.dirname(param), "input.npy"),
+                          "save=" + out_dir], capture_output=True, text=True)
     if run.returncode != 0:
-        return False, "%-30s kiterun failed: %s" % (name, (run.stderr or run.stdout).strip())
+        return "kiterun failed: %s" % (run.stderr or run.stdout).strip(), 0.0, False
     outs = sorted(os.listdir(out_dir))
     if len(outs) != 1:
-        return False, "%-30s expected one output, kite wrote %s" % (name, outs)
+        return "expected one output, kite wrote %s" % outs, 0.0, False
     got = np.load(os.path.join(out_dir, outs[0]))
-    want = ref.reshape(ref.shape[1:]) if ref.ndim >= 2 and ref.shape[0] == 1 else ref
     if got.size != want.size or (got.shape != want.shape and got.squeeze().shape != want.squeeze().shape):
-        return False, "%-30s shape mismatch: kite %s, tf %s" % (name, got.shape, want.shape)
+        return "shape mismatch: kite %s, tf %s" % (got.shape, want.shape), 0.0, False
     got = got.reshape(want.shape)
     diff = float(np.max(np.abs(got - want)))
     rng_ = float(np.max(want) - np.min(want))
     # fp16 weights: 2^-11 relative per weight, a few hundred terms per output
     tol = 5e-3 if fp16 else TOL
-    ok = diff <= tol * max(rng_, 1e-6) and np.all(np.isfinite(got))
-    ops = collections.Counter(n.op for n in graph_def.node if n.op not in ("Const", "Identity", "NoOp", "Placeholder"))
-    n_layers = sum(1 for line in open(param).read().splitlines()[2:] if line.strip())
-    line = "%-30s %s  convert %6.0f ms  layers %4d  max diff %.3g (range %.3g, %.2g of range)  ops: %s" % (
-        name, "ok  " if ok else "FAIL", conv_ms, n_layers, diff, rng_, diff / max(rng_, 1e-30),
-        " ".join("%s:%d" % kv for kv in sorted(ops.items())))
-    tf_ops.update(ops)
-    return ok, line
+    return None, diff, bool(diff <= tol * max(rng_, 1e-6) and np.all(np.isfinite(got)))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tool", required=True)
     ap.add_argument("--kiterun", required=True)
+    ap.add_argument("--kiteoptimize", help="also check every graph after kiteoptimize")
     ap.add_argument("--work", required=True)
     ap.add_argument("cases", nargs="+")
     args = ap.parse_args()
     cases = list(APPS) + ["ops"] if args.cases == ["all"] else args.cases
     failures = 0
     tf_ops = collections.Counter()
+    table = convert_report.Table("tensorflow", "TensorFlow")
     for case in cases:
         if case == "ops":
             for name, shape, fn in op_graphs():
@@ -260,13 +290,15 @@ def main():
             gd, frozen = keras_app(case)
             build_s = time.time() - t0
             size = APPS[case][0]
-            ok, line = run_graph(case, gd, frozen, [1, size, size, 3], args, tf_ops)
+            ok, line = run_graph(case, gd, frozen, [1, size, size, 3], args, tf_ops, table=table)
             print(line + "  (tf build+freeze %.1f s)" % build_s, flush=True)
             failures += not ok
         else:
             print("unknown case", case)
             return 2
     print("TF ops covered: " + " ".join(sorted(tf_ops)))
+    if table.rows:
+        table.print()
     return 1 if failures else 0
 
 
