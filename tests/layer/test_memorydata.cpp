@@ -29,6 +29,8 @@ TEST(MemoryData, every_dims_from_the_model)
         ASSERT_EQ(out.size(), 1u) << why;
         size_t k = 0;
         EXPECT_TRUE(matches(out[0], c.out, [&](const Shape&) { return 0.5f + (float)k++; })) << str(c.out);
+        // every other implementation (GPU rows keep the data on the device)
+        EXPECT_EQ(run("MemoryData", params(c.p), {}, 1, {w}).size(), 1u) << str(c.out);
     }
     // the model must provide the data
     std::string why;

@@ -171,6 +171,16 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
         KITE_LOGE("Vulkan: bad dispatch (pipeline %p, %d buffers, %d push bytes)", (const void*)p, (int)bufs.size(), (int)push_size);
         return -1;
     }
+    const uint32_t groups[3] = {(gx + p->local[0] - 1) / p->local[0], (gy + p->local[1] - 1) / p->local[1], (gz + p->local[2] - 1) / p->local[2]};
+    for (int i = 0; i < 3; i++)
+    {
+        if (groups[i] > dev->props.limits.maxComputeWorkGroupCount[i])
+        {
+            KITE_LOGE("Vulkan: dispatch of %u x %u x %u invocations needs %u groups on axis %d, the device allows %u",
+                      gx, gy, gz, groups[i], i, dev->props.limits.maxComputeWorkGroupCount[i]);
+            return -1;
+        }
+    }
     if (gx == 0 || gy == 0 || gz == 0)
         return 0;
     if (begin() != 0)
@@ -225,7 +235,7 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
     if (push_size)
         memcpy(pc, push, push_size);
     vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, MAX_PUSH_BYTES, pc);
-    vkCmdDispatch(cmd, (gx + p->local[0] - 1) / p->local[0], (gy + p->local[1] - 1) / p->local[1], (gz + p->local[2] - 1) / p->local[2]);
+    vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
     barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     dirty = true;
