@@ -27,7 +27,7 @@ namespace kite {
 namespace KITE_ISA_NS {
 
 // L int32 lanes; madd(acc, pair, w): acc + pairwise int16 products of the
-// broadcast pair with w
+// broadcast pair with w; load_s8: L int8 values sign-extended
 #if defined(__AVX512BW__)
 struct VecI
 {
@@ -38,6 +38,7 @@ struct VecI
     static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
     static T madd(T acc, int32_t pair, T w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_set1_epi32(pair), w)); }
     static __m512 to_float(T v) { return _mm512_cvtepi32_ps(v); }
+    static T load_s8(const signed char* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)p)); }
 };
 #elif defined(__AVX2__)
 struct VecI
@@ -49,6 +50,7 @@ struct VecI
     static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
     static T madd(T acc, int32_t pair, T w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_set1_epi32(pair), w)); }
     static __m256 to_float(T v) { return _mm256_cvtepi32_ps(v); }
+    static T load_s8(const signed char* p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)p)); }
 };
 #else
 struct VecI
@@ -60,6 +62,15 @@ struct VecI
     static void store(int32_t* p, T v) { _mm_storeu_si128((__m128i*)p, v); }
     static T madd(T acc, int32_t pair, T w) { return _mm_add_epi32(acc, _mm_madd_epi16(_mm_set1_epi32(pair), w)); }
     static __m128 to_float(T v) { return _mm_cvtepi32_ps(v); }
+    static T load_s8(const signed char* p)
+    {
+        int32_t v;
+        memcpy(&v, p, 4);
+        __m128i x = _mm_cvtsi32_si128(v);
+        x = _mm_unpacklo_epi8(x, x);
+        x = _mm_unpacklo_epi16(x, x);
+        return _mm_srai_epi32(x, 24);
+    }
 };
 #endif
 
@@ -179,6 +190,8 @@ static inline void conv_int8_pack_weights(const signed char* weight, int M, int 
     }
 }
 
+static const int kInt8Slack = 64; // bytes readable past the end of a padded input
+
 // The job's input with its padding made real: out.w/out.h follow from the
 // output size, stride and kernel extent; channels planes of ph * pw.
 static inline void conv_int8_pad_input(const ConvInt8Job& j, std::vector<signed char>& padded, int* pw, int* ph)
@@ -187,7 +200,8 @@ static inline void conv_int8_pad_input(const ConvInt8Job& j, std::vector<signed 
     *pw = (j.out.w - 1) * g.stride_w + conv_kernel_extent(g.kernel_w, g.dilation_w);
     *ph = (j.out.h - 1) * g.stride_h + conv_kernel_extent(g.kernel_h, g.dilation_h);
     const int W = *pw, H = *ph;
-    padded.assign((size_t)j.in.c * W * H, j.pad_value);
+    // (slack past the last plane: vector loads may read a row's tail)
+    padded.assign((size_t)j.in.c * W * H + kInt8Slack, j.pad_value);
     // columns of the padded row that hold input values
     const int x0 = std::max(0, g.pad_left), x1 = std::min(W, g.pad_left + j.in.w);
     for (int q = 0; q < j.in.c; q++)
@@ -343,7 +357,10 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
 }
 
 // Depth-wise (group == channels == outputs, 2-D): per channel, rows of int32
-// sums accumulated tap by tap (the inner loop vectorises), then the epilogue
+// sums accumulated tap by tap over contiguous int8 runs, L lanes at a time
+// (a strided plane is first split into its column phases),
+// then the vector epilogue over whole rows (the row buffers are padded to the
+// vector width) where the numerics allow it
 static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 {
     const ConvGeometry& g = j.g;
@@ -352,59 +369,84 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
     conv_int8_pad_input(j, padded, &W, &H);
     const int maxk = g.kernel_w * g.kernel_h;
     const int outw = j.out.w, outh = j.out.h;
+    const int L = VecI::L;
+    const int outw_pad = (outw + L - 1) / L * L;
     const bool requant = j.scale_out != nullptr;
     const bool vec_finish = int8_vec_finish_ok(j.act, j.numerics);
+    // columns are read in runs of stride 1 from `phases` planes: column x of
+    // the padded row is phase x % sw at x / sw
+    const int sw = g.stride_w;
+    const bool split = sw > 1 && sw <= 4;
+    const int phases = split ? sw : 1;
+    const int pw = split ? (W + sw - 1) / sw : W;
     #pragma omp parallel num_threads(num_threads)
     {
-        std::vector<int32_t> acc(outw);
+        std::vector<int32_t> acc(outw_pad);
+        std::vector<float> fin(outw_pad);
+        std::vector<signed char> planes(split ? (size_t)phases * pw * H + kInt8Slack : 0);
         #pragma omp for
         for (int q = 0; q < j.out.c; q++)
         {
             const signed char* plane = padded.data() + (size_t)q * W * H;
+            if (split)
+            {
+                for (int ph = 0; ph < phases; ph++)
+                {
+                    const int n = (W - ph + sw - 1) / sw;
+                    for (int y = 0; y < H; y++)
+                    {
+                        const signed char* src = plane + (size_t)y * W + ph;
+                        signed char* dst = planes.data() + ((size_t)ph * H + y) * pw;
+                        for (int xi = 0; xi < n; xi++)
+                            dst[xi] = src[xi * sw];
+                    }
+                }
+            }
             const signed char* wq = j.weight + (size_t)q * maxk;
             for (int oy = 0; oy < outh; oy++)
             {
+                int32_t* __restrict a = acc.data();
                 std::fill(acc.begin(), acc.end(), 0);
                 for (int ky = 0; ky < g.kernel_h; ky++)
                 {
+                    const int y = oy * g.stride_h + ky * g.dilation_h;
                     for (int kx = 0; kx < g.kernel_w; kx++)
                     {
                         const int wv = wq[ky * g.kernel_w + kx];
-                        const signed char* s = plane + (size_t)(oy * g.stride_h + ky * g.dilation_h) * W + kx * g.dilation_w;
-                        int* a = acc.data();
-                        if (g.stride_w == 1)
+                        const int x = kx * g.dilation_w;
+                        if (split || sw == 1)
                         {
-                            for (int ox = 0; ox < outw; ox++)
-                                a[ox] += (int)s[ox] * wv;
+                            const signed char* s = split ? planes.data() + ((size_t)(x % sw) * H + y) * pw + x / sw
+                                                         : plane + (size_t)y * W + x;
+                            // lanes past outw read the slack and are dropped
+                            const int32_t wpair = int16_pair(wv, 0);
+                            for (int ox = 0; ox < outw_pad; ox += L)
+                                VecI::store(a + ox, VecI::madd(VecI::load(a + ox), wpair, VecI::load_s8(s + ox)));
                         }
                         else
                         {
+                            const signed char* s = plane + (size_t)y * W + x;
                             for (int ox = 0; ox < outw; ox++)
-                                a[ox] += (int)s[ox * g.stride_w] * wv;
+                                a[ox] += (int)s[ox * sw] * wv;
                         }
                     }
                 }
                 const size_t o = j.out.cstep * q + (size_t)oy * outw;
-                int ox = 0;
                 if (vec_finish)
                 {
                     const VecIF::T si = VecIF::set1(j.scale_in[q]), bi = VecIF::set1(j.bias ? j.bias[q] : 0.f);
                     const VecIF::T so = VecIF::set1(requant ? j.scale_out[q] : 1.f);
-                    float fin[VecI::L];
-                    for (; ox + VecI::L <= outw; ox += VecI::L)
-                    {
-                        VecIF::store(fin, int8_vec_finish(VecI::to_float(VecI::load(acc.data() + ox)), si, bi, so, requant,
-                                                          j.numerics, j.act));
-                        for (int i = 0; i < VecI::L; i++)
-                        {
-                            if (requant)
-                                ((signed char*)j.out.data)[o + ox + i] = (signed char)(int)fin[i];
-                            else
-                                ((float*)j.out.data)[o + ox + i] = fin[i];
-                        }
-                    }
+                    for (int ox = 0; ox < outw_pad; ox += L)
+                        VecIF::store(fin.data() + ox, int8_vec_finish(VecI::to_float(VecI::load(acc.data() + ox)), si, bi, so,
+                                                                      requant, j.numerics, j.act));
+                    if (requant)
+                        for (int ox = 0; ox < outw; ox++)
+                            ((signed char*)j.out.data)[o + ox] = (signed char)(int)fin[ox];
+                    else
+                        memcpy((float*)j.out.data + o, fin.data(), (size_t)outw * sizeof(float));
+                    continue;
                 }
-                for (; ox < outw; ox++)
+                for (int ox = 0; ox < outw; ox++)
                     conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + ox);
             }
         }

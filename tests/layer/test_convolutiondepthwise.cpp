@@ -91,7 +91,7 @@ TEST(ConvolutionDepthWise, activations)
     }
 }
 
-static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act)
+static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act, int w = 9, int h = 8)
 {
     ParamDict pd;
     const int k = 3, wsize = outc * (c / group) * k * k;
@@ -111,7 +111,7 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
     std::vector<Mat> weights = {wt, RandomMat(outc), wscales, bscale};
     if (scale_term > 100)
         weights.push_back(tscale);
-    Mat in = RandomMat(9, 8, c);
+    Mat in = RandomMat(w, h, c);
     std::vector<Mat> out;
     // no fp16-storage variants (the CPU int8 rows take fp32 only): an fp16
     // input is rounded before it is quantized, which moves int8 values by a
@@ -157,6 +157,12 @@ TEST(ConvolutionDepthWise, int8)
     KITE_EXPECT_LAYER_OK(run_dw_int8(24, 24, 24, 2, 2, false, 0));
     KITE_EXPECT_LAYER_OK(run_dw_int8(20, 20, 20, 2, 102, false, 0));
     KITE_EXPECT_LAYER_OK(run_dw_int8(16, 16, 16, 2, 1, true, 1));
+    // rows of several vectors plus a tail, strides 1-3 (the x86 kernel splits
+    // strided planes into column phases)
+    KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 1, 1, true, 1, 37, 11));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 2, 2, false, 0, 38, 9));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 3, 1, true, 1, 41, 10));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 101, true, 1, 35, 7));
 }
 
 TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)
