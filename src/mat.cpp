@@ -2,6 +2,7 @@
 
 #include "log.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <cmath>
@@ -324,6 +325,61 @@ static void strided_copy(unsigned char* dst, size_t dstride, const unsigned char
     }
 }
 
+// Repacking where one elempack divides the other moves runs of `run` bytes
+// (the smaller elempack's element): gathering `ratio` runs from consecutive
+// source slices into each wider element (packing), or scattering each wider
+// source element into `ratio` slices (unpacking). The wide side is walked
+// sequentially, one slice per task. Run sizes are compile-time so every copy
+// (a fixed-size memcpy) is a plain load/store; false when `run` has no instance (caller falls back).
+template<size_t N>
+static void pack_runs_n(const unsigned char* sp, size_t sstride, size_t selem, unsigned char* dp, size_t dstride,
+                        size_t delem, size_t plane, int groups, int ratio, bool packing, int num_threads)
+{
+    #pragma omp parallel for num_threads(num_threads)
+    for (int g = 0; g < groups; g++)
+    {
+        if (packing)
+        {
+            // wide destination slice g gathers source slices g*ratio .. g*ratio+ratio-1
+            unsigned char* d = dp + dstride * g;
+            const unsigned char* s0 = sp + sstride * g * ratio;
+            for (size_t i = 0; i < plane; i++)
+                for (int r = 0; r < ratio; r++)
+                    memcpy(d + i * delem + r * N, s0 + sstride * r + i * selem, N);
+        }
+        else
+        {
+            const unsigned char* s = sp + sstride * g;
+            unsigned char* d0 = dp + dstride * g * ratio;
+            for (size_t i = 0; i < plane; i++)
+                for (int r = 0; r < ratio; r++)
+                    memcpy(d0 + dstride * r + i * delem, s + i * selem + r * N, N);
+        }
+    }
+}
+
+static bool pack_runs(const unsigned char* sp, size_t sstride, size_t selem, unsigned char* dp, size_t dstride, size_t delem,
+                      size_t plane, int groups, int ratio, size_t run, bool packing, int num_threads)
+{
+#define KITE_PACK_RUN_CASE(N) \
+    case N:                   \
+        pack_runs_n<N>(sp, sstride, selem, dp, dstride, delem, plane, groups, ratio, packing, num_threads); \
+        return true;
+    switch (run)
+    {
+        KITE_PACK_RUN_CASE(1)
+        KITE_PACK_RUN_CASE(2)
+        KITE_PACK_RUN_CASE(4)
+        KITE_PACK_RUN_CASE(8)
+        KITE_PACK_RUN_CASE(16)
+        KITE_PACK_RUN_CASE(32)
+        KITE_PACK_RUN_CASE(64)
+    default:
+        return false;
+    }
+#undef KITE_PACK_RUN_CASE
+}
+
 void convert_packing(const Mat& src, Mat& dst, int out_elempack, const Option& opt)
 {
     if (src.empty() || src.elempack == out_elempack || out_elempack <= 0)
@@ -375,6 +431,15 @@ void convert_packing(const Mat& src, Mat& dst, int out_elempack, const Option& o
     const size_t dst_stride = src.dims == 2 ? (size_t)out.w : out.cstep;
     const unsigned char* sp = (const unsigned char*)src.data;
     unsigned char* dp = (unsigned char*)out.data;
+
+    const int lo = std::min(in_elempack, out_elempack), hi = std::max(in_elempack, out_elempack);
+    if (hi % lo == 0 && pack_runs(sp, src_stride * src.elemsize, src.elemsize, dp, dst_stride * out_elemsize, out_elemsize,
+                                  plane, in_elempack < out_elempack ? out_axis : axis, hi / lo, lo * scalar,
+                                  in_elempack < out_elempack, opt.num_threads))
+    {
+        dst = out;
+        return;
+    }
 
     #pragma omp parallel for num_threads(opt.num_threads)
     for (int oq = 0; oq < out_axis; oq++)
