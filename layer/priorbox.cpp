@@ -11,6 +11,18 @@ PriorBox::PriorBox()
 {
     one_blob_only = false;
     support_inplace = false;
+    // only the inputs' w and h are read: any layout and storage will do, so
+    // the Net hands the (packed) feature map over without converting it
+    support_packing = true;
+    support_fp16_storage = true;
+    support_bf16_storage = true;
+    support_int8_storage = true;
+}
+
+// h of a blob whatever its packing (dims 2 pack along h)
+static int logical_h(const Mat& m)
+{
+    return m.dims == 2 ? m.h * m.elempack : m.h;
 }
 
 int PriorBox::load_param(const ParamDict& pd)
@@ -116,7 +128,7 @@ int PriorBox::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& to
         return -1;
     }
     const int w = bottom_blobs[0].w;
-    const int h = bottom_blobs[0].h;
+    const int h = logical_h(bottom_blobs[0]);
     Mat& top_blob = top_blobs[0];
 
     if (bottom_blobs.size() == 1 && image_width == -233 && image_height == -233 && max_sizes.empty())
@@ -134,7 +146,7 @@ int PriorBox::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& to
         if (image_w == -233)
             image_w = bottom_blobs[1].w;
         if (image_h == -233)
-            image_h = bottom_blobs[1].h;
+            image_h = logical_h(bottom_blobs[1]);
     }
     if (image_w <= 0 || image_h <= 0)
     {
