@@ -146,8 +146,8 @@ static inline void conv_micro_kernel(const float* a, const float* w, int K, type
     }
 }
 
-// in: padded input (any elempack, C channels); out: outw x outh x M, elempack
-// P (when M % P == 0) or 1.
+// in: padded input (any elempack, C channels); out: outw x outh x M, any
+// elempack (P is the fastest).
 template<int P>
 static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
                                      const Activation& act, int num_threads)
@@ -219,13 +219,12 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
                         }
                         else
                         {
-                            // elempack-1 output: scatter the lanes
+                            // another output elempack: the lanes in pieces
                             float tmp[P];
                             for (int r = 0; r < nn; r++)
                             {
                                 store_activated<P>(tmp, acc[r], act);
-                                for (int i = 0; i < P && m + i < M; i++)
-                                    ((float*)out.data)[out.cstep * (m + i) + n0 + r] = tmp[i];
+                                store_channels<P>((float*)out.data, out.cstep, po, M, m, (size_t)n0 + r, tmp);
                             }
                         }
                     }

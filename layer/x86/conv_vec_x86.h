@@ -62,6 +62,22 @@ static inline void store_activated(float* p, typename VecF<P>::T v, const Activa
     VecF<P>::store(p, activate<P>(v, act));
 }
 
+// The P finished lanes of output pixel n for channels m..m+P-1 (m a multiple
+// of P) into a blob of elempack po (1, 4, 8 or 16; cstep in its elements),
+// channels from M on dropped
+template<int P>
+static inline void store_channels(float* out, size_t cstep, int po, int M, int m, size_t n, const float* lanes)
+{
+    const int c = P < po ? P : po; // lanes that stay contiguous
+    for (int k = 0; k < P && m + k < M; k += c)
+    {
+        const int ch = m + k;
+        float* dst = out + cstep * po * (size_t)(ch / po) + n * po + ch % po;
+        for (int i = 0; i < c && ch + i < M; i++)
+            dst[i] = lanes[k + i];
+    }
+}
+
 } // namespace KITE_ISA_NS
 } // namespace kite
 

@@ -300,8 +300,7 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
                     {
                         float lanes[P];
                         store_activated<P>(lanes, v, act);
-                        for (int i2 = 0; i2 < P && mp * P + i2 < M; i2++)
-                            ((float*)out.data)[out.cstep * (mp * P + i2) + (size_t)oy * outw + ox] = lanes[i2];
+                        store_channels<P>((float*)out.data, out.cstep, po, M, mp * P, (size_t)oy * outw + ox, lanes);
                     }
                 }
             }
@@ -310,7 +309,7 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
 }
 
 // in: input padded so that the tiles cover it (w >= tiles_x * m + 2, same for
-// h), elempack PI >= 4; out: outw x outh x M, elempack P or 1
+// h), elempack PI >= 4; out: outw x outh x M, any elempack
 template<int P>
 static inline void winograd_forward(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
                                     int num_threads)

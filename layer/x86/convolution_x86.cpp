@@ -55,8 +55,13 @@ public:
             return 0;
         const int maxk = kernel_w * kernel_h;
         const int num_input = weight_data_size / (num_output * maxk);
-        conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
-                          out_pack > 1 ? out_pack : kMaxPack, packed);
+        // the GEMM's vector width: the widest whose 2-vector panels are at
+        // least half used (the output elempack does not constrain it)
+        int gemm_pack = kMaxPack;
+        while (gemm_pack > 4 && 2 * gemm_pack > num_output)
+            gemm_pack /= 2;
+        conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk, gemm_pack,
+                          packed);
         // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (a
         // quarter less weight memory, less rounding) for wide ones
         if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1

@@ -390,6 +390,9 @@ TEST(Convolution, winograd_3x3s1)
     KITE_EXPECT_LAYER_OK(run_conv({21, 20, 32, 12, 3, 3, 1, 1, -233, -233, -233, -233, 0, 3, {0.f, 6.f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({26, 17, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({14, 13, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    // output elempacks narrower than the GEMM's vectors (20 -> 4, 40 -> 8)
+    KITE_EXPECT_LAYER_OK(run_conv({18, 17, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({17, 18, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
 }
 
 // int8 weights with channel counts that pack (the x86 layer then takes packed
