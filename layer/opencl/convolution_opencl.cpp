@@ -2,7 +2,9 @@
 // conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl);
 // filters too large for the seed layout's image go through conv2d_wide.
 // int8 layers (int8_scale_term) run conv2d_int8 (int8.cl) with the CPU's
-// int8 arithmetic; their requantized outputs are int8 blobs.
+// int8 arithmetic; their requantized outputs are int8 blobs. 3x3 stride-1
+// convolutions with enough channels run Winograd F(2x2, 3x3) through the
+// seeds' height-/width-major images (winograd.cl).
 #include "convolution.h"
 
 #include "common/activation.h"
@@ -10,6 +12,8 @@
 #include "common/int8.h"
 #include "gpu/opencl/cl_ops.h"
 #include "log.h"
+
+#include <algorithm>
 
 namespace kite {
 
@@ -29,6 +33,10 @@ private:
     bool wide_ = false; // filter too large for the seed layout: conv2d_wide
     bool int8_ = false; // int8 weights: conv2d_int8 (wide int8 filters run on the CPU)
     int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
+    bool winograd_ = false; // images[2]: the transformed filter U (winograd.cl)
+    int upload_winograd_filter();
+    // 1: not applicable to this shape (run the direct kernel)
+    int forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
 };
 
 int Convolution_opencl::create_pipeline(const Option& opt)
@@ -69,7 +77,90 @@ int Convolution_opencl::create_pipeline(const Option& opt)
                                  num_input_, kernel_h, kernel_w, false, w_.add());
     if (ret != 0)
         return ret;
-    return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
+    ret = cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
+    if (ret != 0)
+        return ret;
+    // Winograd where its transforms pay: 3x3, stride 1, no dilation, >= 8 channels in and out
+    winograd_ = !wide_ && kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1 && dilation_w == 1
+                && dilation_h == 1 && num_input_ >= 8 && num_output >= 8
+                && (size_t)16 * num_output <= w_.ctx->image_max_h;
+    return winograd_ ? upload_winograd_filter() : 0;
+}
+
+int Convolution_opencl::upload_winograd_filter()
+{
+    // U = G g G^T per (o, c), G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], stored
+    // NHWC (N = 16 transform points, H = O, W = C, C = 1) in the seeds'
+    // width-major layout
+    const int O = num_output, C = num_input_;
+    std::vector<float> u((size_t)16 * O * C);
+    const float* w = weight_data;
+    for (int o = 0; o < O; o++)
+        for (int c = 0; c < C; c++)
+        {
+            const float* g = w + ((size_t)o * C + c) * 9;
+            float t[4][3]; // G g
+            for (int j = 0; j < 3; j++)
+            {
+                t[0][j] = g[j];
+                t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
+                t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
+                t[3][j] = g[6 + j];
+            }
+            for (int i = 0; i < 4; i++)
+            {
+                const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
+                for (int j = 0; j < 4; j++)
+                    u[((size_t)(i * 4 + j) * O + o) * C + c] = r[j];
+            }
+        }
+    return cl::upload_seed_layout(w_.ctx, cl::SEED_WIDTH_MAJOR, u.data(), u.size(), 16, O, C, 1, false, w_.add());
+}
+
+int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
+                                         cl::ClBlobPtr& out) const
+{
+    const int TW = (OW + 1) / 2, T = TW * ((OH + 1) / 2);
+    const int CB = cl::div4(in->C), OB = cl::div4(num_output);
+    if ((size_t)T > w_.ctx->image_max_w || (size_t)16 * std::max(CB, OB) > w_.ctx->image_max_h)
+        return 1;
+    cl_kernel ki = s.kernel("winograd", "winograd_input");
+    cl_kernel kg = s.kernel("winograd", "winograd_gemm");
+    cl_kernel ko = s.kernel("winograd", "winograd_output");
+    if (!ki || !kg || !ko)
+        return -1;
+    // V and M in float whatever the storage (intermediates of this layer)
+    cl::Image v, m;
+    int ret = s.pool->acquire(T, 16 * CB, false, v);
+    if (ret != 0)
+        return ret;
+    ret = s.pool->acquire(T, 16 * OB, false, m);
+    if (ret != 0)
+    {
+        s.pool->release(v);
+        return ret;
+    }
+    cl::KernelArgs ai(ki);
+    ai.img(in->image).img(v).i(in->C).i(in->H).i(in->W).i(TW).i(T).i(pads[0]).i(pads[2]).f(pad_value);
+    ret = cl::run2d(s, ki, "winograd_input", T, CB, ai);
+    if (ret == 0)
+    {
+        cl::KernelArgs ag(kg);
+        ag.img(w_.images[2]).img(v).img(m).i(in->C).i(num_output).i(T);
+        ret = cl::run2d(s, kg, "winograd_gemm", T, OB * 16, ag);
+    }
+    if (ret == 0)
+    {
+        const Activation act(activation_type, activation_params);
+        cl::KernelArgs ao(ko);
+        ao.img(m).img(w_.images[1]).img(out->image).i(num_output).i(OH).i(OW).i(TW).i(T).i(bias_term);
+        ao.i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, ko, "winograd_output", T, OB, ao);
+    }
+    // back to the pool: later users are queued after these kernels (in-order queue)
+    s.pool->release(v);
+    s.pool->release(m);
+    return ret;
 }
 
 int Convolution_opencl::destroy_pipeline(const Option& opt)
@@ -109,6 +200,10 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     if (int8_)
     {
         ret = forward_int8_gpu(in, OW, OH, pads, s, out);
+    }
+    else if (winograd_ && (ret = forward_winograd(in, OW, OH, pads, s, out)) <= 0)
+    {
+        // done (0) or failed (< 0)
     }
     else if (wide_)
     {

@@ -7,7 +7,8 @@ Runs kiterun with random weights (seed 1) on the CPU and with device=opencl,
 then checks
   - the 'backends:' line: only Input and detection post-processing
     (DetectionOutput, Yolov3DetectionOutput, YoloDetectionOutput) on the CPU
-  - every output: fp32 max |a - b| <= 1e-3 of the CPU output's range;
+  - every output and the first input of the last layer: fp32 max |a - b| <=
+    1e-3 of the CPU output's range;
     --fp16 (fp16 storage): cosine similarity >= 0.999
 Exits 77 (ctest skip) when kiterun finds no OpenCL device.
 """
@@ -22,8 +23,9 @@ import numpy as np
 CPU_ALLOWED = {"Input", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetectionOutput"}
 
 
-def run(kiterun, param, shape_arg, device, out_dir, fp16):
+def run(kiterun, param, shape_arg, device, out_dir, fp16, outputs):
     cmd = [kiterun, param, "random", shape_arg, "device=" + device, "seed=1", "save=" + out_dir]
+    cmd += ["output=" + o for o in outputs]
     if fp16:
         cmd.append("fp16=1")
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
@@ -57,6 +59,7 @@ def main():
         param = os.path.join(models, name + ".param")
         types = {}
         input_blob = None
+        produced, consumed, last = [], set(), None
         with open(param) as f:
             for line in f.readlines()[2:]:
                 t = line.split()
@@ -65,15 +68,24 @@ def main():
                 types[t[0]] = types.get(t[0], 0) + 1
                 if t[0] == "Input" and input_blob is None:
                     input_blob = t[4]
+                nb, nt = int(t[2]), int(t[3])
+                consumed.update(t[4:4 + nb])
+                produced += t[4 + nb:4 + nb + nt]
+                last = t
+        # the graph's outputs and the first input of its last layer (a final
+        # Softmax over one element, as vision_transformer's, says nothing)
+        outputs = [b for b in produced if b not in consumed]
+        if int(last[2]) > 0 and last[4] not in outputs and last[4] != input_blob:
+            outputs.append(last[4])
         allowed = sum(n for t, n in types.items() if t in CPU_ALLOWED)
         shape_arg = "shape=%s:[%d,%d,%d]" % (input_blob, w, h, c)
         with tempfile.TemporaryDirectory() as tmp:
             dcpu, dcl = os.path.join(tmp, "cpu"), os.path.join(tmp, "cl")
-            rc, out = run(kiterun, param, shape_arg, "cpu", dcpu, False)
+            rc, out = run(kiterun, param, shape_arg, "cpu", dcpu, False, outputs)
             if rc != 0:
                 failures.append("%s: CPU run failed:\n%s" % (name, out))
                 continue
-            rc, out = run(kiterun, param, shape_arg, device, dcl, fp16)
+            rc, out = run(kiterun, param, shape_arg, device, dcl, fp16, outputs)
             if rc != 0:
                 failures.append("%s: OpenCL run failed:\n%s" % (name, out))
                 continue
