@@ -226,7 +226,13 @@ std::string shape_string(const Mat& m)
         snprintf(buf, sizeof(buf), "[%d,%d,%d]", m.w, m.h, m.c * p);
     else
         snprintf(buf, sizeof(buf), "[%d,%d,%d,%d]", m.w, m.h, m.d, m.c * p);
-    return buf;
+    std::string r = buf;
+    // the layout the layer produced: elempack and 16-bit storage
+    if (p > 1)
+        r += "p" + std::to_string(p);
+    if (m.elembits() == 16)
+        r += "h";
+    return r;
 }
 
 std::string json_escape(const std::string& s)
@@ -338,7 +344,7 @@ void print_profile(const Profile& p, const char* model, double peak_gflops, cons
     for (const Profile::Row& r : p.rows)
         total += r.ms;
     printf("%s: per-layer time over the timed loops (total %.2f ms)\n", model, total);
-    printf("  %-22s %-36s %-20s %10s %7s %9s\n", "type", "name", "output", "ms", "%", "GFLOP/s");
+    printf("  %-22s %-36s %-20s %10s %7s %9s\n", "type", "name", "output (pN: elempack)", "ms", "%", "GFLOP/s");
     for (const Profile::Row& r : p.rows)
     {
         if (r.runs == 0)
