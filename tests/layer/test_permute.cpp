@@ -63,6 +63,23 @@ TEST(Permute, all_orders)
     check(seq({7}), 1, {0});
 }
 
+// packable channel counts: the x86 rows take elempack 4/8/16 inputs (the
+// harness feeds every one) and pack their outputs along the new outermost axis
+TEST(Permute, packed_layouts)
+{
+    check(seq({16, 5}), 0, {0, 1});
+    check(seq({16, 8}), 1, {1, 0});
+    std::vector<Shape> o3 = orders_dims3();
+    for (int i = 0; i < 6; i++)
+    {
+        check(seq({16, 3, 5}), i, o3[i]);
+        check(seq({12, 16, 8}), i, o3[i]);
+    }
+    std::vector<Shape> o4 = orders_dims4();
+    for (int i = 0; i < 24; i++)
+        check(seq({8, 2, 4, 3}), i, o4[i]);
+}
+
 TEST(Permute, errors)
 {
     EXPECT_TRUE(fails("Permute", params({{0, 24}}), {seq({2, 3, 4, 5})}));
