@@ -5,7 +5,7 @@ onnx/run_models.py, onnx/export_torchvision.py) records one row per model:
 
 - ops: the source graph's node count / op types, and the converted model's
   kite layers / layer types (read back from the written .param),
-- the conversion time (the converter's wall time, one process),
+- the conversion time (the converter's process: wall and CPU seconds),
 - the max abs diff against the original framework on one seeded input (the
   output with the largest diff relative to its value range is reported),
 - the same model after kiteoptimize: layer count, diff / range, and how many
@@ -18,6 +18,9 @@ turns such files into the table in tools/convert/README.md.
 """
 import json
 import os
+import resource
+import subprocess
+import time
 
 
 def read_param(path):
@@ -38,6 +41,17 @@ def bn_after_conv(path):
         for b in t[4 + nin:4 + nin + nout]:
             producer[b] = t[0]
     return sum(1 for t in lines if t[0] == "BatchNorm" and producer.get(t[4], "").startswith(CONV_LIKE))
+
+
+def run_timed(cmd):
+    """subprocess.run(cmd), output captured as text -> (result, wall s, CPU s
+    of the child: user + system, which a busy machine does not inflate)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    wall = time.time() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def layer_summary(path):
@@ -61,12 +75,14 @@ class Table:
         self.rows = []
 
     def add(self, model, src_nodes, src_types, param, convert_s, diffs, ok, opt=None):
-        """diffs: (max abs diff, output range) per compared output; opt: a
+        """convert_s: (wall, cpu) seconds of the conversion (run_timed);
+        diffs: (max abs diff, output range) per compared output; opt: a
         dict(param=..., diffs=[...]) for the kiteoptimize'd model, or None."""
         layers, types = layer_summary(param)
         d, r = worst(diffs)
         row = dict(framework=self.framework, reference=self.reference, model=model, src_nodes=src_nodes,
-                   src_types=src_types, layers=layers, layer_types=types, convert_s=round(convert_s, 3),
+                   src_types=src_types, layers=layers, layer_types=types, convert_s=round(convert_s[0], 3),
+                   convert_cpu_s=round(convert_s[1], 3),
                    max_diff=d, range=r, ok=bool(ok))
         if opt is not None:
             od, orng = worst(opt["diffs"])
@@ -84,7 +100,7 @@ class Table:
             print(line)
 
 
-HEADER = ["framework", "model", "source nodes / op types", "kite layers / types", "conversion s",
+HEADER = ["framework", "model", "source nodes / op types", "kite layers / types", "conversion s (wall / cpu)",
           "max abs diff", "output range", "diff / range", "kiteoptimize: layers, diff / range, BN after conv"]
 
 
@@ -96,8 +112,8 @@ def markdown(rows):
             opt = "%d, %.2g, %d" % (r["opt_layers"], r["opt_rel"], r["opt_bn_left"])
             if not r.get("opt_ok", True):
                 opt += " FAIL"
-        out.append("| %s | %s | %d / %d | %d / %d | %.2f | %.3g | %.3g | %.2g%s | %s |" % (
+        out.append("| %s | %s | %d / %d | %d / %d | %.2f / %.2f | %.3g | %.3g | %.2g%s | %s |" % (
             "%s (vs %s)" % (r["framework"], r["reference"]), r["model"], r["src_nodes"], r["src_types"],
-            r["layers"], r["layer_types"], r["convert_s"], r["max_diff"], r["range"],
+            r["layers"], r["layer_types"], r["convert_s"], r.get("convert_cpu_s", float("nan")), r["max_diff"], r["range"],
             r["max_diff"] / max(r["range"], 1e-30), "" if r["ok"] else " FAIL", opt))
     return out

@@ -545,7 +545,7 @@ def check_model(args, cv2, name, proto_path, table):
         write_caffemodel(os.path.join(work, "model_v1.caffemodel"), net, blobs, v1=True)
 
     param, binf = os.path.join(work, "kite.param"), os.path.join(work, "kite.bin")
-    r, conv_s = run([args.caffe2kite, proto_path, model, param, binf])
+    r, conv_wall, conv_cpu = convert_report.run_timed([args.caffe2kite, proto_path, model, param, binf])
     if r.returncode != 0:
         print("FAIL %s: caffe2kite: %s" % (name, r.stderr.strip()))
         return False
@@ -632,7 +632,7 @@ def check_model(args, cv2, name, proto_path, table):
     opt = None
     if "kiteoptimize-fp32" in diffs:
         opt = dict(param=os.path.join(work, "opt_fp32.param"), diffs=diffs["kiteoptimize-fp32"], ok=ok_all)
-    table.add(name, len(src), len(set(src)), param, conv_s, diffs.get("caffe2kite", []), ok_all, opt)
+    table.add(name, len(src), len(set(src)), param, (conv_wall, conv_cpu), diffs.get("caffe2kite", []), ok_all, opt)
     return ok_all
 
 

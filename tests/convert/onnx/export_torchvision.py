@@ -20,7 +20,6 @@ import collections
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -48,7 +47,7 @@ def main():
     import torchvision
 
     os.makedirs(args.out, exist_ok=True)
-    table = convert_report.Table("onnx (torch.onnx.export)", "onnxruntime")
+    table = convert_report.Table("onnx from torch.onnx.export", "onnxruntime")
     failed = 0
     for name in args.models:
         torch.manual_seed(0)
@@ -70,9 +69,7 @@ def main():
 
         param = os.path.join(args.out, name + ".param")
         binf = os.path.join(args.out, name + ".bin")
-        t0 = time.time()
-        conv = subprocess.run([args.onnx2kite, onnx_path, param, binf], capture_output=True, text=True)
-        conv_s = time.time() - t0
+        conv, conv_s, conv_cpu = convert_report.run_timed([args.onnx2kite, onnx_path, param, binf])
         if conv.returncode != 0:
             print("FAIL %s: onnx2kite: %s" % (name, (conv.stderr or conv.stdout).strip()[-400:]))
             failed += 1
@@ -96,7 +93,7 @@ def main():
                 opt = dict(param=oparam, diffs=[(odiff, rng)], ok=ook)
                 ok = ok and ook
         if err is None:
-            table.add(name, sum(ops.values()), len(ops), param, conv_s, [(diff, rng)], ok, opt)
+            table.add(name, sum(ops.values()), len(ops), param, (conv_s, conv_cpu), [(diff, rng)], ok, opt)
         failed += 0 if ok else 1
     table.print()
     return 1 if failed else 0

@@ -56,9 +56,9 @@ def main():
         sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
         expected = sess.run(outs, inputs)
         param, binf = os.path.join(work, name + ".param"), os.path.join(work, name + ".bin")
-        rc, err, conv_s = kite_npy.convert(onnx2kite, path, param, binf)
-        if rc != 0:
-            print("FAIL %s: onnx2kite: %s" % (name, err))
+        r, conv_s, conv_cpu = convert_report.run_timed([onnx2kite, path, param, binf])
+        if r.returncode != 0:
+            print("FAIL %s: onnx2kite: %s" % (name, r.stderr.strip()))
             bad += 1
             continue
         layers = int(open(param).read().split("\n")[1].split()[0])
@@ -79,7 +79,7 @@ def main():
         if kiteoptimize and ok:
             opt = check_optimized(kiteoptimize, kiterun, param, binf, inputs, outs, expected, work, name)
             ok = opt is not None and opt["ok"]
-        table.add(name, sum(ops.values()), len(ops), param, conv_s, diffs, ok, opt)
+        table.add(name, sum(ops.values()), len(ops), param, (conv_s, conv_cpu), diffs, ok, opt)
         if not ok:
             bad += 1
     table.print()

@@ -192,10 +192,9 @@ def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=Fals
     if nchw:
         ref = ref.transpose(0, 3, 1, 2)
     param, binf = os.path.join(work, "model.param"), os.path.join(work, "model.bin")
-    t0 = time.time()
     fmt = (["input_formats=NCHW", "output_formats=NCHW"] if nchw else []) + (["fp16=1"] if fp16 else [])
-    conv = subprocess.run([args.tool, pb, param, binf] + fmt, capture_output=True, text=True)
-    conv_ms = (time.time() - t0) * 1000
+    conv, conv_wall, conv_cpu = convert_report.run_timed([args.tool, pb, param, binf] + fmt)
+    conv_ms = conv_wall * 1000
     if conv.returncode != 0:
         return False, "%-30s conversion failed: %s" % (name, (conv.stderr or conv.stdout).strip())
     want = ref.reshape(ref.shape[1:]) if ref.ndim >= 2 and ref.shape[0] == 1 else ref
@@ -226,7 +225,7 @@ def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=Fals
             name, "ok  " if ook else "FAIL", len(convert_report.read_param(oparam)), odiff, nbn)
         ok = ok and ook
     if table is not None:
-        table.add(name, sum(ops.values()), len(ops), param, conv_ms / 1000, [(diff, rng_)], ok, opt)
+        table.add(name, sum(ops.values()), len(ops), param, (conv_wall, conv_cpu), [(diff, rng_)], ok, opt)
     return ok, line
 
 
