@@ -110,6 +110,9 @@ bool layer_affine(const Layer& l, int channels, std::vector<float>& a, std::vect
         bool bias = l.params.get_int(1, 0) != 0;
         if (size != channels || l.bottoms.size() != 1 || l.weights.size() != (bias ? 2u : 1u))
             return false;
+        for (const Weight& w : l.weights)
+            if ((int)w.data.size() != channels)
+                return false;
         for (int c = 0; c < channels; c++)
         {
             a[c] = l.weights[0].data[c];
@@ -239,8 +242,11 @@ int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, Optim
         if (bn.type != "BatchNorm" || bn.tops.size() != 1 || bn.weights.size() != 4 || keep.count(bn.tops[0]))
             continue;
         int channels = bn.params.get_int(0, 0);
+        bool sizes_ok = channels > 0;
+        for (const Weight& w : bn.weights)
+            sizes_ok = sizes_ok && (int)w.data.size() == channels;
         int j = sole_consumer(g, bn.tops[0]);
-        if (j < 0)
+        if (!sizes_ok || j < 0)
             continue;
         std::vector<float> a, b;
         if (g.layers[j].type != "Scale" || !layer_affine(g.layers[j], channels, a, b))
