@@ -23,7 +23,19 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_ncnn import read_shapes, time_kite  # noqa: E402
+from compare_ncnn import read_shapes  # noqa: E402
+
+
+def avg_ms(benchkite, param, shape, loops, device, backend):
+    cmd = [benchkite, str(loops), "1", "0", str(device), "0", "param=" + param,
+           "shape=[%s]" % ",".join(str(v) for v in shape), "backend=" + backend]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if "running on the CPU" in out.stderr:  # no such device or backend: not a GPU figure
+        raise RuntimeError(out.stderr.strip()[-200:])
+    m = re.search(r"avg =\s*([\d.]+)", out.stdout)
+    if out.returncode != 0 or not m:
+        raise RuntimeError((out.stderr or out.stdout).strip()[-300:])
+    return float(m.group(1))
 
 
 def first_start_ms(benchkite, param, shape, device, folder):
@@ -37,7 +49,7 @@ def first_start_ms(benchkite, param, shape, device, folder):
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
     load = re.search(r"load_model = ([\d.]+) ms", out.stderr)
     first = re.search(r"first_run = ([\d.]+) ms", out.stderr)
-    if out.returncode != 0 or not load or not first:
+    if out.returncode != 0 or not load or not first or "running on the CPU" in out.stderr:
         return float("nan"), float("nan")
     return float(load.group(1)), float(first.group(1))
 
@@ -65,14 +77,14 @@ def main():
         param = os.path.join(a.models, name + ".param")
         shape = shapes[name]
         try:
-            _, cl = time_kite(a.benchkite, param, shape, 1, a.loops, a.device, ["backend=opencl"])
+            cl = avg_ms(a.benchkite, param, shape, a.loops, a.device, "opencl")
         except Exception as e:  # noqa: BLE001
             cl = float("nan")
             print("%s: OpenCL failed: %s" % (name, str(e).replace("\n", " ")[:300]), file=sys.stderr)
         vk = float("nan")
         if not a.no_vulkan:
             try:
-                _, vk = time_kite(a.benchkite, param, shape, 1, a.loops, a.vulkan_device, ["backend=vulkan"])
+                vk = avg_ms(a.benchkite, param, shape, a.loops, a.vulkan_device, "vulkan")
             except Exception as e:  # noqa: BLE001
                 print("%s: Vulkan failed: %s" % (name, str(e).replace("\n", " ")[:300]), file=sys.stderr)
         with tempfile.TemporaryDirectory() as folder:
