@@ -26,6 +26,9 @@ def load_ms(benchkite, param, shape, device, backend, cache_dir):
     env = dict(os.environ)
     env["KITE_VULKAN_CACHE_DIR"] = cache_dir
     env["KITE_OPENCL_CACHE_DIR"] = cache_dir
+    # NVIDIA's driver keeps its own shader cache on disk, which would make a
+    # "cold" run warm after the first: off, so only kite's cache counts
+    env["__GL_SHADER_DISK_CACHE"] = "0"
     cmd = [benchkite, "1", "1", "0", str(device), "0", "param=" + param,
            "shape=[%s]" % ",".join(str(v) for v in shape), "backend=" + backend]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)

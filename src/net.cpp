@@ -993,7 +993,16 @@ int Extractor::run_layer(int li)
         return -1;
     }
     if (layer->backend != BACKEND_CPU)
-        return run_layer_gpu(li);
+    {
+        // GPU blobs hold fp32/fp16 values: an int8 blob (the requantized
+        // output of a CPU int8 layer) stays on the CPU, and the GPU layer's
+        // reference class (its base) runs it there
+        bool int8_input = false;
+        for (int bi : layer->bottoms)
+            int8_input = int8_input || (!blob_gpu[bi] && !blob_mats[bi].empty() && blob_mats[bi].elembits() == 8);
+        if (!int8_input)
+            return run_layer_gpu(li);
+    }
     std::chrono::steady_clock::time_point t0;
     if (observer)
         t0 = std::chrono::steady_clock::now();
