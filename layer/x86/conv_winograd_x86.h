@@ -174,6 +174,10 @@ static inline void winograd_pack_weights(const float* weight, const float* bias,
         winograd_pack_weights_f<WinogradF43>(weight, bias, M, C, P, out);
 }
 
+// fewer output tiles than this: the transformed weights would be streamed for
+// too little work (the im2col GEMM is used)
+static const int kWinogradMinTiles = 8;
+
 // tiles of m x m outputs covering outw x outh
 static inline int winograd_tiles(int m, int outw, int outh)
 {

@@ -62,12 +62,22 @@ public:
             gemm_pack /= 2;
         conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk, gemm_pack,
                           packed);
-        // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (a
-        // quarter less weight memory, less rounding) for wide ones
+        // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (less
+        // weight memory, less rounding, cheaper transforms: faster on
+        // yolov4-tiny's 52x52x128 than F(6,3) despite more multiplies) for
+        // wide ones; not prepared where the param file's output shape hint
+        // says too few tiles would use it
         if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
             && num_input >= 8 && num_output >= 8)
-            winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, packed.P,
-                                  (long long)num_input * num_output >= 128 * 128 ? 4 : 6, wino);
+        {
+            const int m = (long long)num_input * num_output >= 128 * 128 ? 4 : 6;
+            bool use = true;
+            if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
+                use = winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) >= kWinogradMinTiles;
+            if (use)
+                winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,
+                                      packed.P, m, wino);
+        }
         act = Activation(activation_type, activation_params);
         return 0;
     }
@@ -102,7 +112,7 @@ public:
         if (wino.m && pi >= 4)
         {
             const int outw = bottom_blob.w + pads[0] + pads[1] - 2, outh = bottom_blob.h + pads[2] + pads[3] - 2;
-            if (outw >= 1 && outh >= 1 && winograd_tiles(wino.m, outw, outh) >= 8)
+            if (outw >= 1 && outh >= 1 && winograd_tiles(wino.m, outw, outh) >= kWinogradMinTiles)
                 return forward_winograd(bottom_blob, top_blob, pads, outw, outh, opt);
         }
 
