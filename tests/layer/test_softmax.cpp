@@ -54,6 +54,27 @@ TEST(Softmax, sums_to_one_along_every_axis)
         }
 }
 
+// every implementation against the reference on packable sizes (the x86 rows
+// take elempack 4/8/16 along w, h or c by dims) and odd ones, every axis;
+// long lines for the vector bodies and tails
+TEST(Softmax, implementations_every_axis_packed)
+{
+    reseed(62);
+    const Mat ins[] = {RandomMat(48, -3.f, 3.f), RandomMat(37, -3.f, 3.f), RandomMat(21, 16, -3.f, 3.f), RandomMat(19, 12, -3.f, 3.f),
+                       RandomMat(7, 5, 32, -3.f, 3.f), RandomMat(3, 2, 24, -3.f, 3.f), RandomMat(5, 3, 2, 16, -3.f, 3.f),
+                       RandomMat(1000, -3.f, 3.f)};
+    for (const Mat& in : ins)
+        for (int axis = -in.dims; axis < in.dims; axis++)
+        {
+            ParamDict pd;
+            pd.set(0, axis);
+            pd.set(1, 1);
+            SCOPED_TRACE("dims " + std::to_string(in.dims) + " c/h/w " + std::to_string(in.c) + "/" + std::to_string(in.h) + "/" +
+                         std::to_string(in.w) + " axis " + std::to_string(axis));
+            run_all("Softmax", pd, {}, {in}, 1, 1e-5f);
+        }
+}
+
 TEST(Softmax, errors)
 {
     ParamDict old;
