@@ -90,9 +90,11 @@ struct ConvGpu
             int kw, kh, dw, dh, sw, sh, pl, pt;
             int group, bias_term, act;
             float p0, p1, pad_value;
+            int ocb;
         } pc = {w, h, c, outw, outh, outch, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
-                pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value};
-        int ret = s.dispatch(pipe, {blob_of(bottoms[0]), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, outch);
+                pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value,
+                (outch / group) % 4 == 0 ? 4 : 1};
+        int ret = s.dispatch(pipe, {blob_of(bottoms[0]), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, outch / pc.ocb);
         if (ret != 0)
             return ret;
         tops[0] = top;

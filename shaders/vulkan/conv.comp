@@ -17,20 +17,26 @@ layout(push_constant) uniform P
     int kw, kh, dw, dh, sw, sh, pl, pt;
     int group, bias_term, act;
     float p0, p1, pad_value;
+    int ocb; // output channels per invocation: 1, or 4 when a group's count is a multiple of 4
 } p;
 
 void main()
 {
+    // each invocation computes `ocb` (1 or 4) output channels of one group at
+    // one position, so every input value loaded serves ocb outputs
     int ox = int(gl_GlobalInvocationID.x);
     int oy = int(gl_GlobalInvocationID.y);
-    int oc = int(gl_GlobalInvocationID.z);
-    if (ox >= p.outw || oy >= p.outh || oc >= p.outc)
+    int oc0 = int(gl_GlobalInvocationID.z) * p.ocb;
+    if (ox >= p.outw || oy >= p.outh || oc0 >= p.outc)
         return;
     int inch_g = p.c / p.group;
     int outch_g = p.outc / p.group;
-    int g = oc / outch_g;
-    float sum = p.bias_term != 0 ? bias[oc] : 0.0;
-    int wbase = oc * inch_g * p.kh * p.kw;
+    int g = oc0 / outch_g;
+    int ksize = inch_g * p.kh * p.kw;
+    float sum[4];
+    for (int j = 0; j < 4; j++)
+        sum[j] = (j < p.ocb && p.bias_term != 0) ? bias[oc0 + j] : 0.0;
+    int wbase = oc0 * ksize;
     int x0 = ox * p.sw - p.pl;
     int y0 = oy * p.sh - p.pt;
     for (int icl = 0; icl < inch_g; icl++)
@@ -45,9 +51,17 @@ void main()
             {
                 int x = x0 + kx * p.dw;
                 float v = (yin && x >= 0 && x < p.w) ? a[abase + y * p.w + x] : p.pad_value;
-                sum += v * wt[wbase + (icl * p.kh + ky) * p.kw + kx];
+                int k = wbase + (icl * p.kh + ky) * p.kw + kx;
+                sum[0] += v * wt[k];
+                if (p.ocb == 4)
+                {
+                    sum[1] += v * wt[k + ksize];
+                    sum[2] += v * wt[k + 2 * ksize];
+                    sum[3] += v * wt[k + 3 * ksize];
+                }
             }
         }
     }
-    b[(oc * p.outh + oy) * p.outw + ox] = activate(sum, p.act, p.p0, p.p1);
+    for (int j = 0; j < p.ocb; j++)
+        b[((oc0 + j) * p.outh + oy) * p.outw + ox] = activate(sum[j], p.act, p.p0, p.p1);
 }
