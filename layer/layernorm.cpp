@@ -65,6 +65,24 @@ int LayerNorm::load_model(const ModelBin& mb)
     return 0;
 }
 
+// the span normalised together: a row, a (w, h) plane or a whole (w, h, d)
+// channel; -1 (logged) when affine_size fits none
+int LayerNorm::norm_span(const Mat& m) const
+{
+    const int w = m.w;
+    const int h = m.dims >= 2 ? m.h : 1;
+    const int d = m.dims == 4 ? m.d : 1;
+    if (affine_size == w || (!affine && affine_size == 0 && m.dims <= 2))
+        return w;
+    if (m.dims >= 3 && (affine_size == w * h || (!affine && affine_size == 0 && m.dims == 3)))
+        return w * h;
+    if (m.dims == 4 && affine_size == w * h * d)
+        return w * h * d;
+    KITE_LOGE("LayerNorm '%s': affine_size %d matches neither w (%d) nor w*h (%d) of the input (dims %d)",
+              name.c_str(), affine_size, w, w * h, m.dims);
+    return -1;
+}
+
 int LayerNorm::forward_inplace(Mat& bottom_top_blob, const Option& opt) const
 {
     Mat& m = bottom_top_blob;
@@ -74,20 +92,9 @@ int LayerNorm::forward_inplace(Mat& bottom_top_blob, const Option& opt) const
     const int channels = m.dims >= 3 ? m.c : 1;
     const size_t cstep = m.dims >= 3 ? m.cstep : (size_t)w * h;
 
-    // the span normalised together: a row, a (w, h) plane or a whole (w, h, d) channel
-    int span;
-    if (affine_size == w || (!affine && affine_size == 0 && m.dims <= 2))
-        span = w;
-    else if (m.dims >= 3 && (affine_size == w * h || (!affine && affine_size == 0 && m.dims == 3)))
-        span = w * h;
-    else if (m.dims == 4 && affine_size == w * h * d)
-        span = w * h * d;
-    else
-    {
-        KITE_LOGE("LayerNorm '%s': affine_size %d matches neither w (%d) nor w*h (%d) of the input (dims %d)",
-                  name.c_str(), affine_size, w, w * h, m.dims);
+    const int span = norm_span(m);
+    if (span < 0)
         return -1;
-    }
     const size_t per_channel = (size_t)w * h * d;
     const int spans_per_channel = (int)(per_channel / span);
     const float* gamma = affine ? (const float*)gamma_data : nullptr;

@@ -22,6 +22,8 @@ public:
     int load_param(const ParamDict& pd) override;
     int load_model(const ModelBin& mb) override;
     int forward_inplace(Mat& bottom_top_blob, const Option& opt) const override;
+    // elements normalised together for an input of this shape; -1 (logged) if none fits
+    int norm_span(const Mat& shape) const;
 
 public:
     int affine_size;
