@@ -28,7 +28,7 @@ public:
     bool use_vulkan_compute;
     int vulkan_device;          // index of the Vulkan physical device
     bool use_opencl;
-    int opencl_device;          // index of the OpenCL device (over all platforms)
+    int opencl_device;          // index of the OpenCL device over all platforms, GPUs first
 
     // Highest CPU ISA the registry may pick (CpuIsa value); -1: what the CPU has.
     // CPU_ISA_NONE (0) forces the reference implementation of every layer.

@@ -4,6 +4,7 @@
 #include "../../log.h"
 #include "cl_layout.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -141,6 +142,16 @@ static std::vector<DeviceEntry> list_devices()
                 out.push_back({p, d});
         }
     }
+    // index 0 is the first GPU whatever order the ICD loader lists platforms
+    // in (a CPU runtime such as PoCL often comes first); GPUs, then
+    // accelerators, then the rest, each in the loader's order
+    auto rank = [a](const DeviceEntry& e) {
+        cl_device_type t = 0;
+        a->clGetDeviceInfo(e.device, CL_DEVICE_TYPE, sizeof(t), &t, nullptr);
+        return (t & CL_DEVICE_TYPE_GPU) ? 0 : (t & CL_DEVICE_TYPE_ACCELERATOR) ? 1 : 2;
+    };
+    std::stable_sort(out.begin(), out.end(),
+                     [&](const DeviceEntry& x, const DeviceEntry& y) { return rank(x) < rank(y); });
     return out;
 }
 
