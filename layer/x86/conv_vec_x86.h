@@ -12,6 +12,8 @@
 #include "simd/simd_math.h"
 #include "simd/simd_x86.h"
 
+#include <cstring>
+
 namespace kite {
 namespace KITE_ISA_NS {
 
@@ -63,18 +65,38 @@ static inline void store_activated(float* p, typename VecF<P>::T v, const Activa
 }
 
 // The P finished lanes of output pixel n for channels m..m+P-1 (m a multiple
-// of P) into a blob of elempack po (1, 4, 8 or 16; cstep in its elements),
-// channels from M on dropped
-template<int P>
-static inline void store_channels(float* out, size_t cstep, int po, int M, int m, size_t n, const float* lanes)
+// of P) into a blob of elempack PO (cstep in its elements), channels from M
+// on dropped: runs of min(P, PO) lanes stay contiguous
+template<int P, int PO>
+static inline void store_channels_po(float* out, size_t cstep, int M, int m, size_t n, const float* lanes)
 {
-    const int c = P < po ? P : po; // lanes that stay contiguous
+    const int c = P < PO ? P : PO;
     for (int k = 0; k < P && m + k < M; k += c)
     {
         const int ch = m + k;
-        float* dst = out + cstep * po * (size_t)(ch / po) + n * po + ch % po;
-        for (int i = 0; i < c && ch + i < M; i++)
-            dst[i] = lanes[k + i];
+        float* dst = out + cstep * PO * (size_t)(ch / PO) + n * PO + ch % PO;
+        if (ch + c <= M)
+            memcpy(dst, lanes + k, c * sizeof(float));
+        else
+            for (int i = 0; ch + i < M; i++)
+                dst[i] = lanes[k + i];
+    }
+}
+
+// the same for the output elempack po (1, 4, 8 or 16) known at run time
+template<int P>
+static inline void store_channels(float* out, size_t cstep, int po, int M, int m, size_t n, const float* lanes)
+{
+    switch (po)
+    {
+    case 1:
+        return store_channels_po<P, 1>(out, cstep, M, m, n, lanes);
+    case 4:
+        return store_channels_po<P, 4>(out, cstep, M, m, n, lanes);
+    case 8:
+        return store_channels_po<P, 8>(out, cstep, M, m, n, lanes);
+    default:
+        return store_channels_po<P, 16>(out, cstep, M, m, n, lanes);
     }
 }
 
