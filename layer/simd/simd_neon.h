@@ -22,6 +22,15 @@ namespace simd {
 #undef KITE_SIMD_MAX_N
 #define KITE_SIMD_MAX_N 4
 
+// fp16 storage pays off where the conversion is one instruction (aarch64's
+// fcvtl/fcvtn); drivers shared with x86 read this as "fp16 storage supported"
+#undef KITE_SIMD_F16C
+#if defined(__aarch64__)
+#define KITE_SIMD_F16C 1
+#else
+#define KITE_SIMD_F16C 0
+#endif
+
 template<>
 struct VF<4>
 {

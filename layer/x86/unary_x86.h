@@ -101,12 +101,17 @@ static inline int unary_inplace_scalar(Mat& m, const Option& opt, const G& g)
 // A whole element-wise x86 driver: TYPE_x86 derives from the reference TYPE,
 // takes any elempack and (with F16C) fp16 storage, and maps every element
 // through EXPR, an expression in the vector x of type V::T (V = VF<N>) that
-// may use the reference class's members.
+// may use the reference class's members. These drivers use nothing but the
+// VF<N> wrappers, so layer/arm compiles the same files on NEON's VF<4> with
+// KITE_UNARY_FAMILY set to arm (class TYPE_arm; layer/arm/portable_arm.h).
+#ifndef KITE_UNARY_FAMILY
+#define KITE_UNARY_FAMILY x86
+#endif
 #define KITE_X86_UNARY_DRIVER(TYPE, EXPR)                                               \
-    class TYPE##_x86 : public TYPE                                                      \
+    class KITE_CAT(TYPE, KITE_UNARY_FAMILY) : public TYPE                               \
     {                                                                                   \
     public:                                                                             \
-        TYPE##_x86()                                                                    \
+        KITE_CAT(TYPE, KITE_UNARY_FAMILY)()                                             \
         {                                                                               \
             support_packing = true;                                                     \
             support_fp16_storage = KITE_SIMD_F16C;                                      \
@@ -120,6 +125,6 @@ static inline int unary_inplace_scalar(Mat& m, const Option& opt, const G& g)
             });                                                                         \
         }                                                                               \
     };                                                                                  \
-    DEFINE_LAYER_CREATOR(TYPE##_x86)
+    DEFINE_LAYER_CREATOR(KITE_CAT(TYPE, KITE_UNARY_FAMILY))
 
 #endif // KITE_X86_UNARY_H

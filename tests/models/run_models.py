@@ -86,9 +86,11 @@ def check_model(np, exe, gdir, name, shape, tmp):
     # bin: the written .bin loaded back must give exactly run a's outputs
     plan = [("a", 1, "random", ["writebin=" + binf]), ("b", 1, "random", []), ("t2", 2, "random", []), ("bin", 1, binf, [])]
     if os.environ.get("KITE_TEST_EMULATED") == "1":
-        # under qemu-user the repeat run is left out (the native pass checks
-        # determinism); threads, finiteness and the .bin round trip remain
-        plan = [p for p in plan if p[0] != "b"]
+        # under qemu-user (every run costs ~30x native) the repeat run is left
+        # out (the native pass checks determinism) and the 2-thread run loads
+        # the written .bin: threads and the .bin round trip are checked by one
+        # run, within the 2-thread tolerance (exactly in the native pass)
+        plan = [plan[0], ("t2", 2, binf, [])]
     for tag, threads, weights, extra in plan:
         d = os.path.join(tmp, name, tag)
         err = kiterun(exe, param, shape, d, threads, weights, extra)
@@ -114,7 +116,7 @@ def check_model(np, exe, gdir, name, shape, tmp):
         b = runs["b"].get(f) if "b" in runs else a
         if b is None or b.shape != a.shape or not np.array_equal(a, b):
             problems.append("%s differs between two identical runs" % f)
-        w = runs["bin"].get(f)
+        w = runs["bin"].get(f) if "bin" in runs else a
         if w is None or w.shape != a.shape or not np.array_equal(a, w):
             problems.append("%s differs when the weights come from the writebin= file" % f)
         t = runs["t2"].get(f)
