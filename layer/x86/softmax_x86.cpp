@@ -17,26 +17,6 @@
 namespace kite {
 namespace KITE_ISA_NS {
 
-// the widest vector first, then narrower ones, then scalars, over n lanes
-// starting at i: f(V, i) for each chunk
-template<class F>
-static inline void for_chunks(int n, const F& f)
-{
-    int i = 0;
-#if KITE_SIMD_MAX_N >= 16
-    for (; i + 16 <= n; i += 16)
-        f(simd::VF<16>(), i);
-#endif
-#if KITE_SIMD_MAX_N >= 8
-    for (; i + 8 <= n; i += 8)
-        f(simd::VF<8>(), i);
-#endif
-    for (; i + 4 <= n; i += 4)
-        f(simd::VF<4>(), i);
-    for (; i < n; i++)
-        f(simd::VF<1>(), i);
-}
-
 class Softmax_x86 : public Softmax
 {
 public:
@@ -118,7 +98,7 @@ private:
     template<class S>
     static void vertical(S* p, int len, size_t stride, int n)
     {
-        for_chunks(n, [&](auto tag, int i) {
+        simd::for_widths(n, [&](auto tag, int i) {
             typedef decltype(tag) V;
             typename V::T mx = V::load(p + i);
             for (int k = 1; k < len; k++)
@@ -140,18 +120,18 @@ private:
     static void horizontal(S* p, int len)
     {
         float mx = simd::VF<1>::load(p);
-        for_chunks(len, [&](auto tag, int i) {
+        simd::for_widths(len, [&](auto tag, int i) {
             typedef decltype(tag) V;
             mx = std::max(mx, V::reduce_max(V::load(p + i)));
         });
         float sum = 0.f;
-        for_chunks(len, [&](auto tag, int i) {
+        simd::for_widths(len, [&](auto tag, int i) {
             typedef decltype(tag) V;
             typename V::T e = simd::exp_ps<V>(V::sub(V::load(p + i), V::set1(mx)));
             V::store(p + i, e);
             sum += V::reduce_add(e);
         });
-        for_chunks(len, [&](auto tag, int i) {
+        simd::for_widths(len, [&](auto tag, int i) {
             typedef decltype(tag) V;
             V::store(p + i, V::div(V::load(p + i), V::set1(sum)));
         });

@@ -66,6 +66,38 @@ TEST(LayerNorm, rows_planes_affine)
     EXPECT_EQ(run_all("LayerNorm", p4, {RandomMat(5), RandomMat(5)}, {RandomMat(5, 3, 2, 4)}).size(), 1u);
 }
 
+// every implementation against the reference on packable shapes (the x86 rows
+// take elempack 4/8/16 along h of 2-D and c of 3-D/4-D blobs) and odd ones:
+// rows, planes and channels, with and without affine, long and short spans
+TEST(LayerNorm, implementations_packed)
+{
+    reseed(19);
+    struct Case
+    {
+        Mat in;
+        int affine_size;
+    };
+    const Case cases[] = {{RandomMat(37, 16, -3.f, 3.f), 37}, {RandomMat(768, 5, -3.f, 3.f), 768}, {RandomMat(9, 8, -3.f, 3.f), 0},
+                          {RandomMat(7, 3, 32, -3.f, 3.f), 7}, {RandomMat(7, 3, 12, -3.f, 3.f), 21}, {RandomMat(5, 3, 2, 16, -3.f, 3.f), 30},
+                          {RandomMat(48, -3.f, 3.f), 48}};
+    for (const Case& c : cases)
+        for (int affine : {0, 1})
+        {
+            if (affine && c.affine_size == 0)
+                continue;
+            ParamDict pd;
+            pd.set(0, c.affine_size);
+            pd.set(1, 1e-4f);
+            pd.set(2, affine);
+            std::vector<Mat> weights;
+            if (affine)
+                weights = {RandomMat(c.affine_size), RandomMat(c.affine_size)};
+            SCOPED_TRACE("dims " + std::to_string(c.in.dims) + " affine_size " + std::to_string(c.affine_size) + " affine " +
+                         std::to_string(affine));
+            EXPECT_EQ(run_all("LayerNorm", pd, weights, {c.in}).size(), 1u);
+        }
+}
+
 TEST(LayerNorm, errors)
 {
     ParamDict pd;
