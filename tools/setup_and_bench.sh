@@ -22,6 +22,9 @@ command -v g++ > /dev/null || need+=(g++)
 command -v python3 > /dev/null || need+=(python3)
 command -v pkg-config > /dev/null || need+=(pkg-config)
 [ -e /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+# the converters (caffe2kite, tensorflow2kite, onnx2kite) parse protobuf
+[ -e /usr/include/google/protobuf/message.h ] || need+=(libprotobuf-dev)
+command -v protoc > /dev/null || need+=(protobuf-compiler)
 if [ ${#need[@]} -gt 0 ]; then
     if command -v apt-get > /dev/null; then
         sudo=""
