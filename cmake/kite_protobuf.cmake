@@ -36,3 +36,29 @@ function(kite_add_proto_library target proto)
     # generated code: no warnings, position independent for the fuzzers
     set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
+
+# kite_add_converter_library(<target> PROTO <file.proto> SOURCES <files...>
+#                            [INCLUDES <dirs...>] [LINKS <targets...>]):
+# a converter without its CLI, as a static library over the generated
+# <target>'s proto library and kite_convert. Defined once however many folders
+# ask (the tool's folder and the fuzzers, built without KITE_BUILD_TOOLS);
+# nothing when protobuf is missing. The converters throw internally, so they
+# build with exceptions even when the runtime does not.
+function(kite_add_converter_library target)
+    cmake_parse_arguments(arg "" "PROTO" "SOURCES;INCLUDES;LINKS" ${ARGN})
+    if(TARGET ${target})
+        return()
+    endif()
+    if(NOT TARGET kite_convert)
+        add_subdirectory(${PROJECT_SOURCE_DIR}/tools/convert ${PROJECT_BINARY_DIR}/tools/convert)
+    endif()
+    if(NOT KITE_HAVE_PROTOBUF)
+        return()
+    endif()
+    kite_add_proto_library(${target}_proto ${arg_PROTO})
+    add_library(${target} STATIC ${arg_SOURCES})
+    get_filename_component(dir ${arg_PROTO} DIRECTORY)
+    target_include_directories(${target} PUBLIC ${dir} ${arg_INCLUDES})
+    target_link_libraries(${target} PUBLIC ${target}_proto kite_convert ${arg_LINKS})
+    target_compile_options(${target} PRIVATE -fexceptions)
+endfunction()
