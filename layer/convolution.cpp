@@ -251,6 +251,15 @@ int Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>&
     return forward_fp32(bottom_blobs[0], top_blobs[0], wflat, bias_term ? (const float*)bflat : nullptr, kw, kh, outch, inch_g, opt);
 }
 
+void Convolution::resolve_pads_2d(int w, int h, int kw, int kh, int pads[4]) const
+{
+    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
+    const int sizes[2] = {w, h};
+    const int extents[2] = {conv_kernel_extent(kw, dilation_w), conv_kernel_extent(kh, dilation_h)};
+    const int strides[2] = {stride_w, stride_h};
+    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+}
+
 int Convolution::forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float* weight, const float* bias,
                               int kw, int kh, int outch, int inch_g, const Option& opt) const
 {
@@ -290,12 +299,9 @@ int Convolution::forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float
                   inch_g * group, group, inch_g);
         return -1;
     }
-    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
-    const int sizes[2] = {in.w, in.h};
     const int extents[2] = {conv_kernel_extent(kw, dilation_w), conv_kernel_extent(kh, dilation_h)};
-    const int strides[2] = {stride_w, stride_h};
     int pads[4];
-    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+    resolve_pads_2d(in.w, in.h, kw, kh, pads);
     const int outw_span = in.w + pads[0] + pads[1] - extents[0];
     const int outh_span = in.h + pads[2] + pads[3] - extents[1];
     if (outw_span < 0 || outh_span < 0)
@@ -404,12 +410,9 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
                   channels, group, inch_g);
         return -1;
     }
-    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
-    const int sizes[2] = {in.w, in.h};
     const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
-    const int strides[2] = {stride_w, stride_h};
     int pads[4];
-    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+    resolve_pads_2d(in.w, in.h, pads);
     const int outw_span = in.w + pads[0] + pads[1] - extents[0];
     const int outh_span = in.h + pads[2] + pads[3] - extents[1];
     if (outw_span < 0 || outh_span < 0)

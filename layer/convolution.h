@@ -44,6 +44,12 @@ public:
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
 
+    // pads (left, right, top, bottom) of a w x h input for a kw x kh kernel
+    // (default: this layer's) with this layer's dilations, strides and pad
+    // params, SAME modes (-233/-234) resolved; may be negative (SAME cropping)
+    void resolve_pads_2d(int w, int h, int kw, int kh, int pads[4]) const;
+    void resolve_pads_2d(int w, int h, int pads[4]) const { resolve_pads_2d(w, h, kernel_w, kernel_h, pads); }
+
 protected:
     int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
     // the int32 sums and epilogue of forward_int8 once the input is quantized

@@ -41,13 +41,9 @@ public:
             KITE_LOGE("Convolution '%s': input has %d channels, the weights expect %d", name.c_str(), bottom_blob.c, num_input);
             return -1;
         }
-        const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
-        const int sizes[2] = {bottom_blob.w, bottom_blob.h};
         const int ext_w = conv_kernel_extent(kernel_w, dilation_w), ext_h = conv_kernel_extent(kernel_h, dilation_h);
-        const int extents[2] = {ext_w, ext_h};
-        const int strides[2] = {stride_w, stride_h};
         int pads[4];
-        conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
         if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
             return Convolution::forward(bottom_blob, top_blob, opt);
         const int w = bottom_blob.w + pads[0] + pads[1], h = bottom_blob.h + pads[2] + pads[3];

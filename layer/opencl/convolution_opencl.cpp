@@ -176,12 +176,9 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     const cl::ClBlob* in = cl::blob(bottoms[0]);
     if (in->dims() != 3 || in->C != num_input_)
         return cl::run_on_cpu(this, bottoms, tops, s, opt);
-    const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
-    const int sizes[2] = {in->W, in->H};
     const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
-    const int strides[2] = {stride_w, stride_h};
     int pads[4];
-    conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+    resolve_pads_2d(in->W, in->H, pads);
     const int OW = (in->W + pads[0] + pads[1] - extents[0]) / stride_w + 1;
     const int OH = (in->H + pads[2] + pads[3] - extents[1]) / stride_h + 1;
     if (OW <= 0 || OH <= 0)

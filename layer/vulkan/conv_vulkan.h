@@ -65,12 +65,9 @@ struct ConvGpu
             KITE_LOGE("%s '%s': input has %d channels, the weights expect %d", l.type.c_str(), l.name.c_str(), c, num_input);
             return -1;
         }
-        const int pads_in[4] = {l.pad_left, l.pad_right, l.pad_top, l.pad_bottom};
-        const int sizes[2] = {w, h};
         const int extents[2] = {conv_kernel_extent(l.kernel_w, l.dilation_w), conv_kernel_extent(l.kernel_h, l.dilation_h)};
-        const int strides[2] = {l.stride_w, l.stride_h};
         int pads[4];
-        conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+        l.resolve_pads_2d(w, h, pads);
         const int spanw = w + pads[0] + pads[1] - extents[0];
         const int spanh = h + pads[2] + pads[3] - extents[1];
         if (spanw < 0 || spanh < 0)

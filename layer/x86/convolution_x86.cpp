@@ -95,12 +95,9 @@ public:
             KITE_LOGE("Convolution '%s': input has %d channels, the weights expect %d", name.c_str(), bottom_blob.c * pi, packed.C);
             return -1;
         }
-        const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
-        const int sizes[2] = {bottom_blob.w, bottom_blob.h};
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
-        const int strides[2] = {stride_w, stride_h};
         int pads[4];
-        conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
 
         // SAME padding with a stride above the kernel extent can crop (a negative
         // pad); the reference handles that rare case

@@ -147,12 +147,9 @@ public:
                       bottom_blob.c * P, num_output);
             return -1;
         }
-        const int pads_in[4] = {pad_left, pad_right, pad_top, pad_bottom};
-        const int sizes[2] = {bottom_blob.w, bottom_blob.h};
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
-        const int strides[2] = {stride_w, stride_h};
         int pads[4];
-        conv_resolve_pads(pads_in, 2, sizes, extents, strides, pads);
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
         if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
         {
             return forward_reference(bottom_blob, top_blob, opt);
