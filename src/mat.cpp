@@ -487,32 +487,68 @@ int border_index(int i, int n, int type)
     return m < n ? m : period - m;
 }
 
+// n copies of the elemsize-byte value v at o (fixed-size copies for the
+// element sizes blobs have, so they compile to plain stores)
+template<size_t ES>
+void fill_run_fixed(unsigned char* o, size_t n, const unsigned char* v)
+{
+    for (size_t i = 0; i < n; i++)
+        memcpy(o + i * ES, v, ES);
+}
+
+void fill_run(unsigned char* o, size_t n, const unsigned char* v, size_t elemsize)
+{
+    switch (elemsize)
+    {
+    case 1:
+        return fill_run_fixed<1>(o, n, v);
+    case 2:
+        return fill_run_fixed<2>(o, n, v);
+    case 4:
+        return fill_run_fixed<4>(o, n, v);
+    case 8:
+        return fill_run_fixed<8>(o, n, v);
+    case 16:
+        return fill_run_fixed<16>(o, n, v);
+    case 32:
+        return fill_run_fixed<32>(o, n, v);
+    case 64:
+        return fill_run_fixed<64>(o, n, v);
+    default:
+        for (size_t i = 0; i < n; i++)
+            memcpy(o + i * elemsize, v, elemsize);
+    }
+}
+
+// one plane row by row: the source row in one copy, the side borders filled
+// (constant) or picked element by element (replicate/reflect)
 void make_border_plane(const unsigned char* src, int w, int h, unsigned char* dst, int outw, int outh, int top, int left,
                        int type, const unsigned char* fillv, size_t elemsize)
 {
+    const int right = outw - w - left;
     for (int y = 0; y < outh; y++)
     {
-        int sy = y - top;
-        bool yin = sy >= 0 && sy < h;
-        for (int x = 0; x < outw; x++)
+        const int sy = y - top;
+        unsigned char* o = dst + (size_t)y * outw * elemsize;
+        if ((sy < 0 || sy >= h) && type == BORDER_CONSTANT)
         {
-            int sx = x - left;
-            unsigned char* o = dst + ((size_t)y * outw + x) * elemsize;
-            if (yin && sx >= 0 && sx < w)
-            {
-                memcpy(o, src + ((size_t)sy * w + sx) * elemsize, elemsize);
-            }
-            else if (type == BORDER_CONSTANT)
-            {
-                memcpy(o, fillv, elemsize);
-            }
-            else
-            {
-                int yy = border_index(sy, h, type);
-                int xx = border_index(sx, w, type);
-                memcpy(o, src + ((size_t)yy * w + xx) * elemsize, elemsize);
-            }
+            fill_run(o, (size_t)outw, fillv, elemsize);
+            continue;
         }
+        const unsigned char* srow = src + (size_t)border_index(sy, h, type) * w * elemsize;
+        if (type == BORDER_CONSTANT)
+        {
+            fill_run(o, (size_t)left, fillv, elemsize);
+            fill_run(o + (size_t)(left + w) * elemsize, (size_t)right, fillv, elemsize);
+        }
+        else
+        {
+            for (int x = 0; x < left; x++)
+                memcpy(o + (size_t)x * elemsize, srow + (size_t)border_index(x - left, w, type) * elemsize, elemsize);
+            for (int x = left + w; x < outw; x++)
+                memcpy(o + (size_t)x * elemsize, srow + (size_t)border_index(x - left, w, type) * elemsize, elemsize);
+        }
+        memcpy(o + (size_t)left * elemsize, srow, (size_t)w * elemsize);
     }
 }
 
@@ -589,8 +625,7 @@ void copy_make_border_3d(const Mat& src, Mat& dst, int top, int bottom, int left
             bool zin = sz >= 0 && sz < d;
             if (!zin && type == BORDER_CONSTANT)
             {
-                for (size_t i = 0; i < (size_t)outw * outh; i++)
-                    memcpy(op + i * out.elemsize, fillv, out.elemsize);
+                fill_run(op, (size_t)outw * outh, fillv, out.elemsize);
                 continue;
             }
             int zz = src.dims == 4 ? border_index(sz, d, type) : 0;

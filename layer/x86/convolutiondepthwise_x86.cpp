@@ -2,13 +2,15 @@
 // num_output) on packed blobs. Each packed element holds P channels, so one
 // vector FMA per tap computes P channels at once; the weights are repacked in
 // create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
-// elempack. int8 depth-wise (elempack 1) takes the reference's scales and a
-// row-vectorised kernel (conv_int8_x86.h). Grouped (non depth-wise)
+// elempack; elempack 1 (channel counts that do not pack, shufflenet_v2's 58)
+// runs vectorised along output rows (conv_dw_rows_x86.h). int8 depth-wise
+// (elempack 1) takes the reference's scales and a row-vectorised kernel (conv_int8_x86.h). Grouped (non depth-wise)
 // convolution and dynamic weights use the reference.
 #include "convolutiondepthwise.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "conv_dw_rows_x86.h"
 #include "conv_int8_x86.h"
 #include "conv_vec_x86.h"
 #include "log.h"
@@ -19,11 +21,6 @@ namespace kite {
 namespace KITE_ISA_NS {
 
 namespace {
-
-struct DwGeometry
-{
-    int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
-};
 
 // in: padded, elempack P; out: elempack P; weight [c/P][maxk][P]; bias [c] or null
 template<int P>
@@ -193,7 +190,7 @@ public:
             depthwise_packed<4>(padded, top_blob, w, b, g, act, opt.num_threads);
             break;
         default:
-            depthwise_packed<1>(padded, top_blob, w, b, g, act, opt.num_threads);
+            depthwise_rows(padded, top_blob, w, b, g, act, opt.num_threads);
             break;
         }
         return 0;

@@ -54,6 +54,9 @@ TEST(ConvolutionDepthWise, depthwise)
                 KITE_EXPECT_LAYER_OK(run_dw(11, 10, 6, 6, 6, k, dil, stride, k / 2, 0, {}));
     KITE_EXPECT_LAYER_OK(run_dw(9, 7, 16, 16, 16, 3, 1, 1, 1, 1, {}));
     KITE_EXPECT_LAYER_OK(run_dw(9, 7, 5, 5, 5, 3, 1, 2, 1, 0, {}, 0.3f));
+    // unpacked rows of several vectors plus tails (x86 row kernel), strides 1-3
+    for (int stride : {1, 2, 3})
+        KITE_EXPECT_LAYER_OK(run_dw(61, 5, 3, 3, 3, 3, 1, stride, 1, 1, {}));
 }
 
 // channel counts that pack by 4, 8 and 16 (the x86 packed kernels), odd
