@@ -130,34 +130,134 @@ static inline void copy_strided(const unsigned char* s, int ss, unsigned char* d
         dp[i * ds] = sp[i * ss];
 }
 
-// dst scalar channel dst_of(i) = src scalar channel src_of(i), i in [0, n)
-// (same plane size and scalar size); whole packed units are copied at once
-// when both sides line up
-template<class SrcOf, class DstOf>
-static inline void copy_channels_map(const PackAxis& src, const PackAxis& dst, int n, const SrcOf& src_of,
-                                     const DstOf& dst_of, bool aligned, int num_threads)
+// lanes [l0, l1) of `plane` packed units of DS scalars at dst, lane l read
+// with stride SS scalars from lane_src[l]; a whole unit is written pixel by
+// pixel (contiguous stores, DS streams read), so the compiler keeps the
+// lanes in registers
+template<class E, int DS, int SS>
+static void gather_lanes(const unsigned char* const* lane_src, unsigned char* dst, int l0, int l1, size_t plane)
 {
+    E* d = (E*)dst;
+    if (l0 == 0 && l1 == DS)
+    {
+        const E* sp[DS];
+        for (int l = 0; l < DS; l++)
+            sp[l] = (const E*)lane_src[l];
+        for (size_t i = 0; i < plane; i++)
+            for (int l = 0; l < DS; l++)
+                d[i * DS + l] = sp[l][i * SS];
+        return;
+    }
+    for (int l = l0; l < l1; l++)
+    {
+        const E* sp = (const E*)lane_src[l];
+        for (size_t i = 0; i < plane; i++)
+            d[i * DS + l] = sp[i * SS];
+    }
+}
+
+typedef void (*GatherLanesFn)(const unsigned char* const*, unsigned char*, int, int, size_t);
+
+template<class E, int DS>
+static inline GatherLanesFn gather_lanes_fn_ds(int ss)
+{
+    switch (ss)
+    {
+    case 1:
+        return gather_lanes<E, DS, 1>;
+    case 4:
+        return gather_lanes<E, DS, 4>;
+    case 8:
+        return gather_lanes<E, DS, 8>;
+    case 16:
+        return gather_lanes<E, DS, 16>;
+    default:
+        return nullptr;
+    }
+}
+
+template<class E>
+static inline GatherLanesFn gather_lanes_fn(int ds, int ss)
+{
+    switch (ds)
+    {
+    case 1:
+        return gather_lanes_fn_ds<E, 1>(ss);
+    case 4:
+        return gather_lanes_fn_ds<E, 4>(ss);
+    case 8:
+        return gather_lanes_fn_ds<E, 8>(ss);
+    case 16:
+        return gather_lanes_fn_ds<E, 16>(ss);
+    default:
+        return nullptr;
+    }
+}
+
+// the kernel for this element size and pair of elempacks (1, 4, 8, 16), or null
+static inline GatherLanesFn gather_lanes_for(int es, int ds, int ss)
+{
+    if (es == 4)
+        return gather_lanes_fn<unsigned int>(ds, ss);
+    if (es == 2)
+        return gather_lanes_fn<unsigned short>(ds, ss);
+    if (es == 1)
+        return gather_lanes_fn<unsigned char>(ds, ss);
+    return nullptr;
+}
+
+// dst scalar channel d0 + i = src scalar channel src_of(i), i in [0, n)
+// (same plane size and scalar size). Whole packed units are copied at once
+// when both sides line up (`aligned`); otherwise each destination unit is
+// filled lane by lane from its source channels.
+template<class SrcOf>
+static inline void copy_channels_map(const PackAxis& src, const PackAxis& dst, int d0, int n, const SrcOf& src_of,
+                                     bool aligned, int num_threads)
+{
+    if (n <= 0)
+        return;
     if (aligned)
     {
         const int ep = src.ep;
         const size_t bytes = src.plane * ep * src.es;
         #pragma omp parallel for num_threads(num_threads)
         for (int u = 0; u < n / ep; u++)
-            memcpy(dst.data + (size_t)(dst_of(u * ep) / ep) * dst.unit_bytes, src.data + (size_t)(src_of(u * ep) / ep) * src.unit_bytes, bytes);
+            memcpy(dst.data + (size_t)((d0 + u * ep) / ep) * dst.unit_bytes,
+                   src.data + (size_t)(src_of(u * ep) / ep) * src.unit_bytes, bytes);
         return;
     }
-    #pragma omp parallel for num_threads(num_threads)
-    for (int i = 0; i < n; i++)
+    const GatherLanesFn fn = gather_lanes_for(src.es, dst.ep, src.ep);
+    if (!fn)
     {
-        const int sc = src_of(i), dc = dst_of(i);
-        const unsigned char* s = src.data + (size_t)(sc / src.ep) * src.unit_bytes + (size_t)(sc % src.ep) * src.es;
-        unsigned char* d = dst.data + (size_t)(dc / dst.ep) * dst.unit_bytes + (size_t)(dc % dst.ep) * dst.es;
-        if (src.es == 4)
-            copy_strided<unsigned int>(s, src.ep, d, dst.ep, src.plane);
-        else if (src.es == 2)
-            copy_strided<unsigned short>(s, src.ep, d, dst.ep, src.plane);
-        else
-            copy_strided<unsigned char>(s, src.ep, d, dst.ep, src.plane);
+        #pragma omp parallel for num_threads(num_threads)
+        for (int i = 0; i < n; i++)
+        {
+            const int sc = src_of(i), dc = d0 + i;
+            const unsigned char* s = src.data + (size_t)(sc / src.ep) * src.unit_bytes + (size_t)(sc % src.ep) * src.es;
+            unsigned char* d = dst.data + (size_t)(dc / dst.ep) * dst.unit_bytes + (size_t)(dc % dst.ep) * dst.es;
+            if (src.es == 4)
+                copy_strided<unsigned int>(s, src.ep, d, dst.ep, src.plane);
+            else if (src.es == 2)
+                copy_strided<unsigned short>(s, src.ep, d, dst.ep, src.plane);
+            else
+                copy_strided<unsigned char>(s, src.ep, d, dst.ep, src.plane);
+        }
+        return;
+    }
+    const int ep = dst.ep;
+    const int u0 = d0 / ep, u1 = (d0 + n - 1) / ep;
+    #pragma omp parallel for num_threads(num_threads)
+    for (int u = u0; u <= u1; u++)
+    {
+        const unsigned char* lane_src[16];
+        const int l0 = u * ep < d0 ? d0 - u * ep : 0;
+        const int l1 = (u + 1) * ep > d0 + n ? d0 + n - u * ep : ep;
+        for (int l = l0; l < l1; l++)
+        {
+            const int sc = src_of(u * ep + l - d0);
+            lane_src[l] = src.data + (size_t)(sc / src.ep) * src.unit_bytes + (size_t)(sc % src.ep) * src.es;
+        }
+        fn(lane_src, dst.data + (size_t)u * dst.unit_bytes, l0, l1, src.plane);
     }
 }
 
@@ -165,7 +265,7 @@ static inline void copy_channels_map(const PackAxis& src, const PackAxis& dst, i
 static inline void copy_channels(const PackAxis& src, int s0, const PackAxis& dst, int d0, int n, int num_threads)
 {
     const bool aligned = src.ep == dst.ep && s0 % src.ep == 0 && d0 % dst.ep == 0 && n % src.ep == 0;
-    copy_channels_map(src, dst, n, [s0](int i) { return s0 + i; }, [d0](int i) { return d0 + i; }, aligned, num_threads);
+    copy_channels_map(src, dst, d0, n, [s0](int i) { return s0 + i; }, aligned, num_threads);
 }
 
 // the same blob with each packed element seen as one wide scalar (elempack

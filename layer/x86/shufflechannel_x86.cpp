@@ -39,8 +39,8 @@ public:
         if (top_blob.empty())
             return -100;
         // output q = i * g + j  <-  input j * cpg + i
-        copy_channels_map(src, pack_axis(top_blob), channels, [g, cpg](int q) { return (q % g) * cpg + q / g; },
-                          [](int q) { return q; }, false, opt.num_threads);
+        copy_channels_map(src, pack_axis(top_blob), 0, channels, [g, cpg](int q) { return (q % g) * cpg + q / g; },
+                          false, opt.num_threads);
         return 0;
     }
 };
