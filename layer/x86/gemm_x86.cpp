@@ -77,8 +77,7 @@ public:
             ep.activation_ctx = &alpha;
         }
         // out^T(n, m) at out[m * N + n]
-        sgemm(packed_bt, at, M, (float*)top.data, 1, (long)N, ep, opt);
-        return 0;
+        return sgemm(packed_bt, at, M, (float*)top.data, 1, (long)N, ep, opt);
     }
 
 private:

@@ -107,8 +107,7 @@ public:
                 ep.activation = apply_activation;
                 ep.activation_ctx = &act;
             }
-            sgemm(packed_weight, MatView{x, 1, (long)num_input}, rows, y, 1, (long)num_output, ep, opt);
-            return 0;
+            return sgemm(packed_weight, MatView{x, 1, (long)num_input}, rows, y, 1, (long)num_output, ep, opt);
         }
 
         const float* w = weight_data;

@@ -110,15 +110,21 @@ public:
         // x^T(k, i) = x[i * in + k]; out^T(o, i) at xt[o * L + i]
         GemmEpilogue ep;
         ep.bias = q_bias_scaled.data();
-        sgemm(packed_q, MatView{(const float*)*io.q, 1, (long)qdim}, Lq, qt.data(), Lq, 1, ep, opt);
+        ret = sgemm(packed_q, MatView{(const float*)*io.q, 1, (long)qdim}, Lq, qt.data(), Lq, 1, ep, opt);
         ep.bias = k_bias_data;
-        sgemm(packed_k, MatView{(const float*)*io.k, 1, (long)kdim}, Lk, kt.data(), Lk, 1, ep, opt);
+        if (ret == 0)
+            ret = sgemm(packed_k, MatView{(const float*)*io.k, 1, (long)kdim}, Lk, kt.data(), Lk, 1, ep, opt);
         ep.bias = v_bias_data;
-        sgemm(packed_v, MatView{(const float*)*io.v, 1, (long)vdim}, Lk, vt.data(), Lk, 1, ep, opt);
+        if (ret == 0)
+            ret = sgemm(packed_v, MatView{(const float*)*io.v, 1, (long)vdim}, Lk, vt.data(), Lk, 1, ep, opt);
+        if (ret != 0)
+            return ret;
 
         const float* mask = io.mask.empty() ? nullptr : (const float*)io.mask.data;
         Option one = opt;
         one.num_threads = 1;
+        one.workspace_allocator = nullptr; // per-head operands are small; the pool may be unlocked
+        int head_ret = 0;
         #pragma omp parallel num_threads(opt.num_threads)
         {
             std::vector<float> s((size_t)Lq * Lk);
@@ -129,14 +135,25 @@ public:
             {
                 // s(i, t) = sum_j q_h(i, j) k_h(t, j): A(i, j) = qt[(h d + j) Lq + i], B(j, t) = kt[(h d + j) Lk + t]
                 pack_a(MatView{qt.data() + (size_t)h * d * Lq, 1, (long)Lq}, Lq, d, qa);
-                sgemm(qa, MatView{kt.data() + (size_t)h * d * Lk, (long)Lk, 1}, Lk, s.data(), Lk, 1, none, one);
+                if (sgemm(qa, MatView{kt.data() + (size_t)h * d * Lk, (long)Lk, 1}, Lk, s.data(), Lk, 1, none, one) != 0)
+                {
+                    #pragma omp atomic write
+                    head_ret = -100;
+                    continue;
+                }
                 for (int i = 0; i < Lq; i++)
                     softmax_row(s.data() + (size_t)i * Lk, mask ? mask + io.mask_head_step * h + (size_t)i * Lk : nullptr, Lk);
                 // o_h^T(j, i) = sum_t v_h^T(j, t) p(i, t): A(j, t) = vt[(h d + j) Lk + t], B(t, i) = s[i Lk + t]
                 pack_a(MatView{vt.data() + (size_t)h * d * Lk, (long)Lk, 1}, d, Lk, va);
-                sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot.data() + (size_t)h * d * Lq, Lq, 1, none, one);
+                if (sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot.data() + (size_t)h * d * Lq, Lq, 1, none, one) != 0)
+                {
+                    #pragma omp atomic write
+                    head_ret = -100;
+                }
             }
         }
+        if (head_ret != 0)
+            return head_ret;
 
         Mat& top = top_blobs[0];
         top.create(qdim, Lq, 4u, opt.blob_allocator);
@@ -144,8 +161,7 @@ public:
             return -100;
         // top(o, i) at top[i * qdim + o]: C(o, i) = sum_e Wout(o, e) ot(e, i)
         ep.bias = out_bias_data;
-        sgemm(packed_out, MatView{ot.data(), (long)Lq, 1}, Lq, (float*)top.data, 1, (long)qdim, ep, opt);
-        return 0;
+        return sgemm(packed_out, MatView{ot.data(), (long)Lq, 1}, Lq, (float*)top.data, 1, (long)qdim, ep, opt);
     }
 
 private:

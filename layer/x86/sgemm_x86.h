@@ -8,11 +8,16 @@
 //
 // Operands are addressed through strides, so transposed or strided matrices
 // cost nothing extra: the strides are only used while packing. A is packed
-// once (weights, in create_pipeline) into panels of MR rows; B is packed per
-// thread into panels of NR columns, K in blocks of KC.
+// once (weights, in create_pipeline) into panels of MR rows. B is packed
+// whole per call into panels of NR columns (K-major, from the workspace
+// allocator); each work item then takes one row panel of A through every
+// column panel of its range, K in blocks of KC, so A is read from memory once
+// per call, its KC block stays in L1 across the column panels, and the packed
+// B (the size of the activations) is read from L2.
 #ifndef KITE_X86_SGEMM_H
 #define KITE_X86_SGEMM_H
 
+#include "log.h"
 #include "mat.h"
 #include "option.h"
 
@@ -27,7 +32,7 @@ namespace KITE_ISA_NS {
 #if defined(__AVX512F__)
 typedef __m512 vfloat;
 static const int kVecWidth = 16;
-static const int kMR = 8;
+static const int kMR = 12; // 24 accumulators of 32 registers
 static inline vfloat v_load(const float* p) { return _mm512_loadu_ps(p); }
 static inline void v_store(float* p, vfloat v) { _mm512_storeu_ps(p, v); }
 static inline vfloat v_set1(float v) { return _mm512_set1_ps(v); }
@@ -61,7 +66,7 @@ static inline vfloat v_add(vfloat a, vfloat b) { return _mm_add_ps(a, b); }
 #endif
 
 static const int kNR = 2 * kVecWidth; // columns per B panel: two vectors
-static const int kKC = 256;          // K block: a B panel block stays in L1/L2
+static const int kKC = 256;          // K block: an A panel block stays in L1
 
 // A strided matrix view: element (r, c) at data[r * rs + c * cs].
 struct MatView
@@ -137,34 +142,42 @@ static inline void pack_b_panel(const MatView& B, int k0, int kc, int n0, int N,
     }
 }
 
-// MR x NR block over kc steps: acc += Apanel[kc][MR] * Bpanel[kc][NR]
+// MR x NR block over kc steps: acc += Apanel[kc][MR] * Bpanel[kc][NR].
+// The accumulators are named rows (an array of vectors indexed in a loop
+// is not always kept in registers by the compiler).
+#define KITE_SGEMM_ROWS_8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#if defined(__AVX512F__)
+#define KITE_SGEMM_ROWS(X) KITE_SGEMM_ROWS_8(X) X(8) X(9) X(10) X(11)
+#else
+#define KITE_SGEMM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#endif
 static inline void micro_kernel(const float* ap, const float* bp, int kc, float* acc /* MR*NR */, bool first)
 {
-    vfloat c0[kMR], c1[kMR];
-    for (int r = 0; r < kMR; r++)
-    {
-        c0[r] = first ? v_zero() : v_load(acc + r * kNR);
-        c1[r] = first ? v_zero() : v_load(acc + r * kNR + kVecWidth);
+#define KITE_SGEMM_DECL(r) \
+    vfloat c0_##r = first ? v_zero() : v_load(acc + r * kNR); \
+    vfloat c1_##r = first ? v_zero() : v_load(acc + r * kNR + kVecWidth);
+#define KITE_SGEMM_FMA(r)               \
+    {                                   \
+        const vfloat a = v_set1(ap[r]); \
+        c0_##r = v_fmadd(a, b0, c0_##r);  \
+        c1_##r = v_fmadd(a, b1, c1_##r);  \
     }
+#define KITE_SGEMM_STORE(r)                 \
+    v_store(acc + r * kNR, c0_##r); \
+    v_store(acc + r * kNR + kVecWidth, c1_##r);
+    KITE_SGEMM_ROWS(KITE_SGEMM_DECL)
     for (int k = 0; k < kc; k++)
     {
-        vfloat b0 = v_load(bp);
-        vfloat b1 = v_load(bp + kVecWidth);
-#pragma GCC unroll 8
-        for (int r = 0; r < kMR; r++)
-        {
-            vfloat a = v_set1(ap[r]);
-            c0[r] = v_fmadd(a, b0, c0[r]);
-            c1[r] = v_fmadd(a, b1, c1[r]);
-        }
+        const vfloat b0 = v_load(bp);
+        const vfloat b1 = v_load(bp + kVecWidth);
+        KITE_SGEMM_ROWS(KITE_SGEMM_FMA)
         ap += kMR;
         bp += kNR;
     }
-    for (int r = 0; r < kMR; r++)
-    {
-        v_store(acc + r * kNR, c0[r]);
-        v_store(acc + r * kNR + kVecWidth, c1[r]);
-    }
+    KITE_SGEMM_ROWS(KITE_SGEMM_STORE)
+#undef KITE_SGEMM_DECL
+#undef KITE_SGEMM_FMA
+#undef KITE_SGEMM_STORE
 }
 
 // Per-output epilogue: called with the finished value of C(m, n).
@@ -175,65 +188,97 @@ struct GemmEpilogue
     const void* activation_ctx = nullptr;
 };
 
-// C(m, n) at C[m * crs + n * ccs]. Work items are (column panel, group of
-// row panels); each packs its B block once per K block and runs every row
-// panel of its group against it, keeping the partial sums in a small buffer.
-static inline void sgemm(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
-                         const GemmEpilogue& ep, const Option& opt)
+// Writes the finished MR x NR tile `a` (rows from m0, columns from n0; mm x nn
+// of it inside C) with bias and activation.
+static inline void sgemm_store_tile(const float* a, int m0, int mm, int n0, int nn, float* C, long crs, long ccs,
+                                    const GemmEpilogue& ep)
+{
+    for (int r = 0; r < mm; r++)
+    {
+        const int m = m0 + r;
+        const float bias = ep.bias ? ep.bias[m] : 0.f;
+        const float* ar = a + r * kNR;
+        float* crow = C + m * crs + (long)n0 * ccs;
+        if (ep.activation)
+        {
+            for (int j = 0; j < nn; j++)
+                crow[j * ccs] = ep.activation(ar[j] + bias, ep.activation_ctx);
+        }
+        else if (ccs == 1)
+        {
+            for (int j = 0; j < nn; j++)
+                crow[j] = ar[j] + bias;
+        }
+        else
+        {
+            for (int j = 0; j < nn; j++)
+                crow[j * ccs] = ar[j] + bias;
+        }
+    }
+}
+
+// C(m, n) at C[m * crs + n * ccs]. B is packed whole first (column panels
+// split over the threads), then the work items are (row panel, range of
+// column panels): for each K block, the row panel's block runs against every
+// column panel of the range, the partial sums staying in a small per-thread
+// buffer. Returns 0, or -100 when the workspace cannot be allocated.
+static inline int sgemm(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
+                        const GemmEpilogue& ep, const Option& opt)
 {
     const int M = A.M, K = A.K;
+    if (M <= 0 || N <= 0)
+        return 0;
     const int npanels = (N + kNR - 1) / kNR;
     const int mpanels = A.panels();
-    // split the rows when there are too few column panels to keep threads busy
-    int mgroups = 1;
-    while (npanels * mgroups < opt.num_threads * 4 && mgroups < mpanels)
-        mgroups *= 2;
-    mgroups = std::min(mgroups, mpanels);
-    const int per_group = (mpanels + mgroups - 1) / mgroups;
-    const int tasks = npanels * mgroups;
+    const int Kp = std::max(K, 1);
+    Mat bpack;
+    bpack.create((int)std::min<size_t>((size_t)npanels * Kp * kNR, (size_t)0x7fffffff), 4u, opt.workspace_allocator);
+    if (bpack.empty() || (size_t)npanels * Kp * kNR > (size_t)0x7fffffff)
+    {
+        KITE_LOGE("sgemm: cannot allocate %zu bytes of packed operand", (size_t)npanels * Kp * kNR * 4);
+        return -100;
+    }
+    float* bp = bpack;
+    // split the column panels when there are too few row panels to keep threads busy
+    int ngroups = 1;
+    while (mpanels * ngroups < opt.num_threads * 4 && ngroups < npanels)
+        ngroups *= 2;
+    ngroups = std::min(ngroups, npanels);
+    const int per_group = (npanels + ngroups - 1) / ngroups;
+    const int tasks = mpanels * ngroups;
 
     #pragma omp parallel num_threads(opt.num_threads)
     {
-        std::vector<float> bpack((size_t)kKC * kNR);
+        #pragma omp for schedule(static)
+        for (int np = 0; np < npanels; np++)
+            for (int k0 = 0; k0 < K; k0 += kKC)
+                pack_b_panel(B, k0, std::min(kKC, K - k0), np * kNR, N, bp + ((size_t)np * Kp + k0) * kNR);
+
         std::vector<float> acc((size_t)per_group * kMR * kNR);
         #pragma omp for schedule(static)
         for (int t = 0; t < tasks; t++)
         {
-            const int np = t / mgroups;
-            const int mg = t % mgroups;
-            const int n0 = np * kNR;
-            const int mp0 = mg * per_group;
-            const int mp1 = std::min(mpanels, mp0 + per_group);
+            const int mp = t / ngroups;
+            const int ng = t % ngroups;
+            const int np0 = ng * per_group;
+            const int np1 = std::min(npanels, np0 + per_group);
             if (K <= 0)
                 std::fill(acc.begin(), acc.end(), 0.f);
             for (int k0 = 0; k0 < K; k0 += kKC)
             {
                 const int kc = std::min(kKC, K - k0);
-                pack_b_panel(B, k0, kc, n0, N, bpack.data());
-                for (int mp = mp0; mp < mp1; mp++)
-                    micro_kernel(A.panel(mp) + (size_t)k0 * kMR, bpack.data(), kc, acc.data() + (size_t)(mp - mp0) * kMR * kNR, k0 == 0);
+                const float* ap = A.panel(mp) + (size_t)k0 * kMR;
+                for (int np = np0; np < np1; np++)
+                    micro_kernel(ap, bp + ((size_t)np * Kp + k0) * kNR, kc, acc.data() + (size_t)(np - np0) * kMR * kNR,
+                                 k0 == 0);
             }
-            const int nn = std::min(kNR, N - n0);
-            for (int mp = mp0; mp < mp1; mp++)
-            {
-                const float* a = acc.data() + (size_t)(mp - mp0) * kMR * kNR;
-                const int mm = std::min(kMR, M - mp * kMR);
-                for (int r = 0; r < mm; r++)
-                {
-                    const int m = mp * kMR + r;
-                    const float bias = ep.bias ? ep.bias[m] : 0.f;
-                    float* crow = C + m * crs + (long)n0 * ccs;
-                    for (int j = 0; j < nn; j++)
-                    {
-                        float v = a[r * kNR + j] + bias;
-                        if (ep.activation)
-                            v = ep.activation(v, ep.activation_ctx);
-                        crow[j * ccs] = v;
-                    }
-                }
-            }
+            const int mm = std::min(kMR, M - mp * kMR);
+            for (int np = np0; np < np1; np++)
+                sgemm_store_tile(acc.data() + (size_t)(np - np0) * kMR * kNR, mp * kMR, mm, np * kNR,
+                                 std::min(kNR, N - np * kNR), C, crs, ccs, ep);
         }
     }
+    return 0;
 }
 
 } // namespace KITE_ISA_NS
