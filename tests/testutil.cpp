@@ -243,27 +243,31 @@ static std::string describe(const char* type, int isa, const Option& opt, int el
 {
     std::ostringstream os;
     os << type << " [" << cpu_isa_name(isa) << "] threads=" << opt.num_threads << " elempack=" << elempack
-       << " fp16_storage=" << opt.use_fp16_storage << " seed=" << seed() << ": " << what
+       << " fp16_storage=" << opt.use_fp16_storage << (opt.use_fp16_arithmetic ? " fp16_arithmetic=1" : "") << " seed=" << seed() << ": " << what
        << " (replay: KITE_TEST_SEED=" << seed() << ")";
     return os.str();
 }
 
 // A GPU row: upload the inputs (elempack 1/4/8, fp32 and fp16), run
-// forward_gpu on a fresh session, download and compare. Skipped with a notice
-// when the backend has no usable device.
+// forward_gpu on a fresh session, download and compare. Vulkan also runs with
+// fp16 arithmetic (the fp16a shader variants where the device has
+// shaderFloat16). Skipped with a notice when the backend has no usable device.
 static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, const ParamDict& pd,
                                 const std::vector<Mat>& weights, const std::vector<Mat>& inputs,
                                 const std::vector<Mat>& ref, const TestLayerFlags& flags)
 {
     const char* bname = e.backend == BACKEND_VULKAN ? "vulkan" : "opencl";
-    for (int fp16 = 0; fp16 < 2; fp16++)
+    for (int fp16 = 0; fp16 < 3; fp16++)
     {
         if (fp16 && !flags.test_fp16)
+            break;
+        if (fp16 == 2 && e.backend != BACKEND_VULKAN)
             break;
         Option opt = base_option();
         opt.use_vulkan_compute = e.backend == BACKEND_VULKAN;
         opt.use_opencl = e.backend == BACKEND_OPENCL;
-        opt.use_fp16_storage = fp16 == 1;
+        opt.use_fp16_storage = fp16 != 0;
+        opt.use_fp16_arithmetic = fp16 == 2;
         opt.use_packing_layout = true;
         if (!gpu_backend_usable(e.backend, opt))
         {

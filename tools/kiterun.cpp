@@ -1,7 +1,7 @@
 // kiterun: run a model once (or N times) and print / save its outputs.
 //
 //   kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...
-//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1]
+//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1|2]
 //           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=NAME]
 //
 // Every Input blob without input= gets uniform random values in [-1, 1) from
@@ -100,7 +100,7 @@ void usage()
 {
     fprintf(stderr,
             "usage: kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...\n"
-            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1]\n"
+            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1|2]\n"
             "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=reference|neon|...]\n");
 }
 
@@ -212,7 +212,7 @@ int main(int argc, char** argv)
     int threads = 1;
     long long seed = 1;
     std::string device = "cpu", save_dir, writebin, paramtype;
-    bool fp16 = false; // fp16=1: fp16 storage
+    int fp16 = 0; // fp16=1: fp16 storage; 2: fp16 storage and arithmetic
     int loop = 1;
     int packing = -1; // packing=0|1: Option::use_packing_layout (default: the Option default)
     int max_isa = -1; // isa=NAME: Option::max_cpu_isa (default: the best the CPU has)
@@ -248,7 +248,7 @@ int main(int argc, char** argv)
         else if (k == "verbose" && parse_int_arg(v, n))
             g_log.verbose = n != 0;
         else if (k == "fp16" && parse_int_arg(v, n))
-            fp16 = n != 0;
+            fp16 = n < 0 ? 0 : (n > 2 ? 2 : (int)n);
         else if (k == "packing" && parse_int_arg(v, n) && (n == 0 || n == 1))
             packing = (int)n;
         else if (k == "isa" && isa_by_name(v) >= 0)
@@ -259,7 +259,8 @@ int main(int argc, char** argv)
 
     Net net;
     net.opt.num_threads = threads;
-    net.opt.use_fp16_storage = fp16;
+    net.opt.use_fp16_storage = fp16 != 0;
+    net.opt.use_fp16_arithmetic = fp16 == 2;
     if (packing >= 0)
         net.opt.use_packing_layout = packing != 0;
     net.opt.max_cpu_isa = max_isa;

@@ -228,7 +228,8 @@ public:
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
         vk::Session& s = session_of(session);
-        const std::vector<int> key = shape_key(bottoms);
+        std::vector<int> key = shape_key(bottoms);
+        key.push_back((int)s.elemsize()); // the outputs are blobs of the session's storage type
         std::lock_guard<std::mutex> g(lock);
         auto it = outputs.find(key);
         if (it == outputs.end())
@@ -251,10 +252,13 @@ public:
                     KITE_LOGE("%s '%s': output %d is not an fp32 tensor", this->type.c_str(), this->name.c_str(), (int)i);
                     return -1;
                 }
-                std::vector<float> v = device_order(out[i]);
-                dev_out[i] = s.device()->upload_constant(out[i], v.data());
-                if (!dev_out[i])
+                // uploaded (and converted to the storage type) by a session of
+                // its own that waits, so other sessions find it complete
+                vk::Session once(s.device(), s.elemsize());
+                GpuBlobPtr up;
+                if (!once.ok() || once.upload(out[i], up, nullptr, Option()) != 0 || once.finish() != 0)
                     return -100;
+                dev_out[i] = std::static_pointer_cast<vk::VkBlob>(up);
             }
             it = outputs.emplace(key, dev_out).first;
         }

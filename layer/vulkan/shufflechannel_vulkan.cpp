@@ -32,7 +32,7 @@ public:
         vk::VkBlobPtr top = s.create_blob_like(in);
         if (!top)
             return -100;
-        const VkDeviceSize plane = (VkDeviceSize)in.w * in.h * in.d * 4;
+        const VkDeviceSize plane = (VkDeviceSize)in.w * in.h * in.d * in.elemsize;
         std::vector<VkBufferCopy> regions(channels);
         for (int q = 0; q < channels; q++)
             regions[q] = {(VkDeviceSize)((q % g) * cpg + q / g) * plane, (VkDeviceSize)q * plane, plane}; // q = i * g + j <- j * cpg + i

@@ -2,8 +2,8 @@
 #define KITE_LAYER_VULKAN_COMMON_H
 
 // Helpers shared by the Vulkan layer drivers (layer/vulkan/*_vulkan.cpp).
-// Device blobs are fp32, elempack 1, channel-contiguous (see
-// src/gpu/vulkan/vk_runtime.h).
+// Device blobs are elempack 1, channel-contiguous, fp32 or fp16 (see
+// src/gpu/vulkan/vk_runtime.h); weights are fp32.
 
 #include "gpu/vulkan/vk_runtime.h"
 #include "layer.h"
@@ -25,11 +25,13 @@ inline const vk::VkBlob* blob_of(const GpuBlobPtr& g)
     return static_cast<const vk::VkBlob*>(g.get());
 }
 
-// the pipeline of `shader` on the layer's device (create_pipeline time)
+// the pipeline of `shader` on the layer's device (create_pipeline time), in
+// the precision variant `opt` gives (fp16 storage/arithmetic where asked for
+// and supported, see shaders/vulkan/types.h)
 inline const vk::Pipeline* pipeline_for(const Option& opt, const char* shader, int bindings, uint32_t lx, uint32_t ly = 1, uint32_t lz = 1)
 {
     vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
-    return d ? d->pipeline(shader, bindings, lx, ly, lz) : nullptr;
+    return d ? d->pipeline(shader, bindings, lx, ly, lz, d->variant(opt)) : nullptr;
 }
 
 // weights to the device once (create_pipeline); an empty Mat gives a small

@@ -2,9 +2,11 @@
 // Copy a box of (bw, bh, bd, bc) elements from src at (sx, sy, sz, sq) to dst
 // at (dx, dy, dz, dq); both are elempack-1 tensors of (w, h, d, c). Concat,
 // Slice and Crop are made of these.
+#extension GL_GOOGLE_include_directive : require
+#include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer Src { float s[]; };
-layout(std430, binding = 1) writeonly buffer Dst { float o[]; };
+layout(std430, binding = 0) readonly buffer Src { sfp s[]; };
+layout(std430, binding = 1) writeonly buffer Dst { sfp o[]; };
 layout(push_constant) uniform P
 {
     int sw, sh, sd, dw, dh, dd;

@@ -4,10 +4,12 @@
 // builds once per input shape by running the reference on element numbers.
 // Indices are stored as floats (exact below 2^24). Invocation (x, y) is
 // element y * p.row + x.
+#extension GL_GOOGLE_include_directive : require
+#include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer Src { float s[]; };
+layout(std430, binding = 0) readonly buffer Src { sfp s[]; };
 layout(std430, binding = 1) readonly buffer Idx { float idx[]; };
-layout(std430, binding = 2) writeonly buffer Dst { float o[]; };
+layout(std430, binding = 2) writeonly buffer Dst { sfp o[]; };
 layout(push_constant) uniform P
 {
     int n;

@@ -2,13 +2,14 @@
 // InnerProduct: out[row][o] = act(bias[o] + sum_i in[row][i] * w[o][i]);
 // one invocation per (output, row)
 #extension GL_GOOGLE_include_directive : require
+#include "types.h"
 #include "activation.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer In { float a[]; };
+layout(std430, binding = 0) readonly buffer In { sfp a[]; };
 layout(std430, binding = 1) readonly buffer W { float wt[]; };
 layout(std430, binding = 2) readonly buffer B { float bias[]; };
-layout(std430, binding = 3) writeonly buffer Out { float b[]; };
+layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
 layout(push_constant) uniform P { int n, outn, rows, bias_term, act; float p0, p1; } p;
 
 void main()
@@ -17,10 +18,11 @@ void main()
     int r = int(gl_GlobalInvocationID.y);
     if (o >= p.outn || r >= p.rows)
         return;
+    // float sum in every variant (rows of thousands of terms)
     float sum = p.bias_term != 0 ? bias[o] : 0.0;
     int ab = r * p.n;
     int wb = o * p.n;
     for (int i = 0; i < p.n; i++)
-        sum += a[ab + i] * wt[wb + i];
-    b[r * p.outn + o] = activate(sum, p.act, p.p0, p.p1);
+        sum += loadf(a, ab + i) * wt[wb + i];
+    store1(b, r * p.outn + o, activate(sum, p.act, p.p0, p.p1));
 }

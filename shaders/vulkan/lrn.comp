@@ -3,9 +3,11 @@
 // across channels: x * (bias + alpha / size * sum of x^2 over channels
 // q - size/2 .. q + size/2)^-beta; within channel: the same over a
 // size x size window starting at (x - size/2, y - size/2), alpha / size^2.
+#extension GL_GOOGLE_include_directive : require
+#include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer Src { float s[]; };
-layout(std430, binding = 1) writeonly buffer Dst { float o[]; };
+layout(std430, binding = 0) readonly buffer Src { sfp s[]; };
+layout(std430, binding = 1) writeonly buffer Dst { sfp o[]; };
 layout(push_constant) uniform P
 {
     int w, h, c;
@@ -29,7 +31,7 @@ void main()
         {
             if (k < 0 || k >= p.c)
                 continue;
-            float v = s[k * plane + y * p.w + x];
+            float v = loadf(s, k * plane + y * p.w + x);
             ss += v * v;
         }
     }
@@ -44,11 +46,11 @@ void main()
             {
                 if (xx < 0 || xx >= p.w)
                     continue;
-                float v = s[q * plane + yy * p.w + xx];
+                float v = loadf(s, q * plane + yy * p.w + xx);
                 ss += v * v;
             }
         }
     }
     int i = q * plane + y * p.w + x;
-    o[i] = s[i] * pow(p.bias + p.alpha_div_size * ss, -p.beta);
+    store1(o, i, loadf(s, i) * pow(p.bias + p.alpha_div_size * ss, -p.beta));
 }

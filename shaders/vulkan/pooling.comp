@@ -1,9 +1,11 @@
 #version 450
 // Max / average pooling over (x, y) windows, ncnn's padding rules resolved by
 // the driver; global pooling is a window covering the whole plane.
+#extension GL_GOOGLE_include_directive : require
+#include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer In { float a[]; };
-layout(std430, binding = 1) writeonly buffer Out { float b[]; };
+layout(std430, binding = 0) readonly buffer In { sfp a[]; };
+layout(std430, binding = 1) writeonly buffer Out { sfp b[]; };
 layout(push_constant) uniform P
 {
     int w, h, c, outw, outh;
@@ -22,23 +24,25 @@ void main()
     int base = q * p.w * p.h;
     int sx0 = ox * p.sw;
     int sy0 = oy * p.sh;
-    float v;
+    afp v;
     if (p.is_max != 0)
     {
-        v = -3.402823466e+38;
+        // fp16 arithmetic: the lowest float becomes -inf, still the identity of max
+        v = afp(-3.402823466e+38);
         for (int ky = 0; ky < p.kh; ky++)
         {
             int y = sy0 + ky - p.pt;
             for (int kx = 0; kx < p.kw; kx++)
             {
                 int x = sx0 + kx - p.pl;
-                float t = (y >= 0 && y < p.h && x >= 0 && x < p.w) ? a[base + y * p.w + x] : -3.402823466e+38;
+                afp t = (y >= 0 && y < p.h && x >= 0 && x < p.w) ? load1(a, base + y * p.w + x) : afp(-3.402823466e+38);
                 v = max(v, t);
             }
         }
     }
     else
     {
+        // float sum in every variant: a global average adds a whole plane
         float sum = 0.0;
         int area = 0;
         for (int ky = 0; ky < p.kh; ky++)
@@ -54,11 +58,11 @@ void main()
                     continue;
                 int x = px - p.pl;
                 if (y >= 0 && y < p.h && x >= 0 && x < p.w)
-                    sum += a[base + y * p.w + x];
+                    sum += loadf(a, base + y * p.w + x);
                 area++;
             }
         }
-        v = p.exclude_pad != 0 ? sum / float(area) : sum / float(p.kw * p.kh);
+        v = afp(p.exclude_pad != 0 ? sum / float(area) : sum / float(p.kw * p.kh));
     }
-    b[(q * p.outh + oy) * p.outw + ox] = v;
+    store1(b, (q * p.outh + oy) * p.outw + ox, v);
 }

@@ -87,6 +87,44 @@ TEST(VulkanRuntime, UploadDownloadEveryLayout)
     EXPECT_EQ(vk::validation_error_count(), 0);
 }
 
+// A session with fp16 storage keeps fp16 blobs (elemsize 2) and converts on
+// the way in and out; uploads of any CPU layout land in elempack 1
+TEST(VulkanRuntime, Fp16StorageSession)
+{
+    test::reseed(2);
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    if (!dev->fp16_storage)
+    {
+        printf("no storageBuffer16BitAccess: skipped\n");
+        return;
+    }
+    Option opt;
+    opt.use_fp16_storage = true;
+    EXPECT_EQ(dev->storage_elemsize(opt), 2u);
+    opt.use_fp16_storage = false;
+    EXPECT_EQ(dev->storage_elemsize(opt), 4u);
+    vk::Session s(dev, 2);
+    ASSERT_TRUE(s.ok());
+    const Mat a = test::RandomMat(7, 5, 12);
+    for (int pack : {1, 4})
+    {
+        Mat m = a;
+        if (pack > 1)
+            convert_packing(a, m, pack, opt);
+        GpuBlobPtr g;
+        ASSERT_EQ(s.upload(m, g, nullptr, opt), 0);
+        EXPECT_EQ(g->shape.elemsize, 2u * g->shape.elempack);
+        Mat back;
+        ASSERT_EQ(s.download(g, back, opt), 0);
+        EXPECT_EQ(back.elemsize, 4u);
+        std::string c = test::compare_mat(back, a, 1e-3f);
+        EXPECT_TRUE(c.empty()) << "pack " << pack << ": " << c;
+    }
+    EXPECT_EQ(vk::validation_error_count(), 0);
+}
+
 TEST(VulkanRuntime, DispatchChainReusesBuffers)
 {
     test::reseed(2);

@@ -226,9 +226,44 @@ bool VulkanDevice::init(VkPhysicalDevice pd, int idx)
     std::vector<VkExtensionProperties> ext(ne);
     vkEnumerateDeviceExtensionProperties(pd, nullptr, &ne, ext.data());
     std::vector<const char*> enable;
+    bool has_f16_ext = false;
     for (const VkExtensionProperties& e : ext)
+    {
         if (strcmp(e.extensionName, "VK_KHR_portability_subset") == 0)
             enable.push_back("VK_KHR_portability_subset"); // required where present (MoltenVK)
+        if (strcmp(e.extensionName, "VK_KHR_shader_float16_int8") == 0)
+            has_f16_ext = true;
+    }
+
+    // fp16 storage (core 1.1 feature) and fp16 arithmetic (VK_KHR_shader_float16_int8)
+    VkPhysicalDevice16BitStorageFeatures f16s = {};
+    f16s.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    VkPhysicalDeviceShaderFloat16Int8Features f16a = {};
+    f16a.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    VkPhysicalDeviceFeatures2 feat = {};
+    feat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    feat.pNext = &f16s;
+    if (has_f16_ext)
+        f16s.pNext = &f16a;
+    vkGetPhysicalDeviceFeatures2(pd, &feat);
+    const char* no16 = getenv("KITE_VULKAN_NO_FP16"); // for tests: behave like a device without fp16
+    fp16_storage = f16s.storageBuffer16BitAccess == VK_TRUE && !(no16 && no16[0] && strcmp(no16, "0") != 0);
+    fp16_arithmetic = fp16_storage && has_f16_ext && f16a.shaderFloat16 == VK_TRUE;
+    // enable exactly what is used
+    VkPhysicalDevice16BitStorageFeatures en16s = {};
+    en16s.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    en16s.storageBuffer16BitAccess = fp16_storage ? VK_TRUE : VK_FALSE;
+    VkPhysicalDeviceShaderFloat16Int8Features en16a = {};
+    en16a.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    en16a.shaderFloat16 = fp16_arithmetic ? VK_TRUE : VK_FALSE;
+    VkPhysicalDeviceFeatures2 enfeat = {};
+    enfeat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    enfeat.pNext = &en16s;
+    if (fp16_arithmetic)
+    {
+        en16s.pNext = &en16a;
+        enable.push_back("VK_KHR_shader_float16_int8");
+    }
 
     float prio = 1.f;
     VkDeviceQueueCreateInfo qi = {};
@@ -238,6 +273,7 @@ bool VulkanDevice::init(VkPhysicalDevice pd, int idx)
     qi.pQueuePriorities = &prio;
     VkDeviceCreateInfo di = {};
     di.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    di.pNext = &enfeat;
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
     di.enabledExtensionCount = (uint32_t)enable.size();
@@ -359,21 +395,29 @@ int VulkanDevice::pipeline_count()
     return (int)pipelines.size();
 }
 
-const Pipeline* VulkanDevice::pipeline(const char* shader, int bindings, uint32_t lx, uint32_t ly, uint32_t lz)
+int VulkanDevice::variant(const Option& opt) const
 {
-    std::string key = std::string(shader) + "/" + std::to_string(bindings) + "/" + std::to_string(lx) + "x" + std::to_string(ly) + "x" + std::to_string(lz);
+    if (!opt.use_fp16_storage || !fp16_storage)
+        return VARIANT_FP32;
+    return opt.use_fp16_arithmetic && fp16_arithmetic ? VARIANT_FP16A : VARIANT_FP16S;
+}
+
+const Pipeline* VulkanDevice::pipeline(const char* shader, int bindings, uint32_t lx, uint32_t ly, uint32_t lz, int variant)
+{
+    std::string key = std::string(shader) + "/" + std::to_string(variant) + "/" + std::to_string(bindings) + "/" + std::to_string(lx) + "x" + std::to_string(ly) + "x" + std::to_string(lz);
     std::lock_guard<std::mutex> g(pipeline_lock);
     auto it = pipelines.find(key);
     if (it != pipelines.end())
         return it->second;
     size_t bytes = 0;
-    const uint32_t* code = embedded_spirv(shader, &bytes);
+    const uint32_t* code = embedded_spirv(shader, variant, &bytes);
     if (!code)
     {
-        KITE_LOGE("Vulkan: no shader '%s' in this build", shader);
+        KITE_LOGE("Vulkan: no shader '%s' (variant %d) in this build", shader, variant);
         return nullptr;
     }
     Pipeline* p = new Pipeline;
+    p->variant = variant;
     p->bindings = bindings;
     p->local[0] = lx;
     p->local[1] = ly;

@@ -5,10 +5,12 @@
 // reuse, compute pipelines from the embedded SPIR-V (with an on-disk
 // VkPipelineCache), and the per-Extractor Session that records dispatches.
 //
-// Device blobs are fp32 storage buffers in elempack-1, channel-contiguous
-// layout (cstep = w*h*d): index = ((c*d + z)*h + y)*w + x. Uploads and
-// downloads convert any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and from
-// that layout.
+// Device blobs are storage buffers in elempack-1, channel-contiguous layout
+// (cstep = w*h*d): index = ((c*d + z)*h + y)*w + x, of fp32 elements, or fp16
+// ones (elemsize 2) in a session with fp16 storage (Option::use_fp16_storage
+// on a device with storageBuffer16BitAccess). Uploads and downloads convert
+// any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and from that layout.
+// Weights and index maps are fp32 buffers in every session.
 
 #include "vk_api.h"
 
@@ -74,6 +76,7 @@ struct Pipeline
     VkPipeline pipeline = VK_NULL_HANDLE;
     int bindings = 0;
     uint32_t local[3] = {1, 1, 1};
+    int variant = 0; // ShaderVariant (vk_shaders.h)
 };
 
 // Push constants are at most this many bytes (the Vulkan minimum guarantee).
@@ -98,14 +101,22 @@ public:
     uint32_t mem_device_local = ~0u;
     uint32_t mem_host_visible = ~0u; // host-visible + coherent (+ cached when there is one)
     std::mutex queue_lock;           // vkQueueSubmit is externally synchronised
+    bool fp16_storage = false;       // storageBuffer16BitAccess enabled
+    bool fp16_arithmetic = false;    // shaderFloat16 enabled
 
     std::shared_ptr<BufferPool> blob_pool;
     std::shared_ptr<BufferPool> staging_pool;
 
-    // the compute pipeline of shaders/vulkan/<shader>.comp with `bindings`
-    // storage buffers and the local size (x, y, z); cached, never nullptr
-    // unless creation failed (logged)
-    const Pipeline* pipeline(const char* shader, int bindings, uint32_t lx, uint32_t ly, uint32_t lz);
+    // the shader variant (ShaderVariant) for `opt`: fp16 storage where opt
+    // asks for it and the device has it, fp16 arithmetic on top where both
+    // are asked for and present
+    int variant(const Option& opt) const;
+    // bytes per blob element in a session with `opt`: 2 with fp16 storage
+    size_t storage_elemsize(const Option& opt) const { return variant(opt) == 0 ? 4u : 2u; }
+    // the compute pipeline of variant `variant` of shaders/vulkan/<shader>.comp
+    // with `bindings` storage buffers and the local size (x, y, z); cached,
+    // never nullptr unless creation failed (logged)
+    const Pipeline* pipeline(const char* shader, int bindings, uint32_t lx, uint32_t ly, uint32_t lz, int variant = 0);
     // number of pipelines created so far in this process (for start-up measurements)
     int pipeline_count();
     // write the VkPipelineCache to disk (also done at exit)
@@ -135,7 +146,8 @@ private:
 class Session : public GpuSession
 {
 public:
-    explicit Session(VulkanDevice* dev);
+    // blobs of `elemsize` bytes per element: 4 (fp32) or 2 (fp16 storage)
+    explicit Session(VulkanDevice* dev, size_t elemsize = 4);
     ~Session() override;
     bool ok() const { return cmd != VK_NULL_HANDLE; }
 
@@ -144,7 +156,9 @@ public:
     int finish() override;
 
     VulkanDevice* device() const { return dev; }
-    // a device blob of the given shape (dims, w, h, d, c); nullptr on failure
+    size_t elemsize() const { return storage; }
+    // a device blob of the given shape (dims, w, h, d, c) in this session's
+    // storage type; nullptr on failure
     VkBlobPtr create_blob(int dims, int w, int h, int d, int c);
     VkBlobPtr create_blob_like(const Mat& shape) { return create_blob(shape.dims, shape.w, shape.h, shape.d, shape.c); }
     // record one dispatch of `p` over (gx, gy, gz) invocations; buffers bind
@@ -161,6 +175,7 @@ private:
     void barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
 
     VulkanDevice* dev;
+    size_t storage; // bytes per blob element
     VkCommandPool cmd_pool = VK_NULL_HANDLE;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;

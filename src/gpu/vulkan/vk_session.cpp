@@ -16,8 +16,8 @@ enum
     BINDINGS_PER_SET = 8
 };
 
-Session::Session(VulkanDevice* d)
-    : dev(d)
+Session::Session(VulkanDevice* d, size_t elemsize)
+    : dev(d), storage(elemsize == 2 ? 2 : 4)
 {
     blobs = std::make_shared<BufferPool>(dev, false, dev->blob_pool);
     staging = std::make_shared<BufferPool>(dev, true, dev->staging_pool);
@@ -154,10 +154,10 @@ VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c)
     b->shape.h = h;
     b->shape.d = d;
     b->shape.c = c;
-    b->shape.elemsize = 4;
+    b->shape.elemsize = storage;
     b->shape.elempack = 1;
     b->shape.cstep = (size_t)w * h * d;
-    if (!blobs->acquire(n * 4 < 16 ? 16 : n * 4, b->buf))
+    if (!blobs->acquire(n * storage < 16 ? 16 : n * storage, b->buf))
         return nullptr;
     b->pool = blobs;
     return b;
@@ -268,7 +268,8 @@ int Session::copy_regions(const VkBlob* src, const VkBlob* dst, const std::vecto
     return 0;
 }
 
-// CPU Mat (any elempack, fp16/fp32) -> fp32 elempack-1 device blob
+// CPU Mat (any elempack, fp16/fp32) -> elempack-1 device blob in the
+// session's storage type (converted on the host while staging)
 int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt)
 {
     (void)consumer;
@@ -277,37 +278,43 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         KITE_LOGE("Vulkan: upload of an empty Mat");
         return -1;
     }
-    Mat src = m;
-    if (src.elembits() == 16)
+    if (m.elembits() != 32 && m.elembits() != 16)
     {
-        Mat f;
-        cast_float16_to_float32(src, f, opt);
-        src = f;
-    }
-    if (src.elembits() != 32)
-    {
-        KITE_LOGE("Vulkan: upload of a Mat with %d-bit elements (fp32 and fp16 only)", src.elembits());
+        KITE_LOGE("Vulkan: upload of a Mat with %d-bit elements (fp32 and fp16 only)", m.elembits());
         return -1;
     }
+    Mat src = m;
     if (src.elempack != 1)
     {
         Mat u;
         convert_packing(src, u, 1, opt);
         src = u;
     }
+    if (src.elembits() == 16 && storage == 4)
+    {
+        Mat f;
+        cast_float16_to_float32(src, f, opt);
+        src = f;
+    }
+    else if (src.elembits() == 32 && storage == 2)
+    {
+        Mat h;
+        cast_float32_to_float16(src, h, opt);
+        src = h;
+    }
     if (src.empty())
         return -100;
     VkBlobPtr b = create_blob(src.dims, src.w, src.h, src.d, src.c);
     if (!b)
         return -100;
-    size_t plane = (size_t)src.w * src.h * src.d;
-    size_t bytes = plane * src.c * 4;
+    const size_t plane = (size_t)src.w * src.h * src.d * storage;
+    const size_t bytes = plane * src.c;
     Buffer st;
     if (!staging->acquire(bytes, st))
         return -100;
     staging_used.push_back(st);
     for (int q = 0; q < src.c; q++)
-        memcpy((float*)st.mapped + plane * q, src.channel(q).data, plane * 4);
+        memcpy((unsigned char*)st.mapped + plane * q, src.channel(q).data, plane);
     if (begin() != 0)
         return -1;
     VkBufferCopy r = {0, 0, bytes};
@@ -328,8 +335,9 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     }
     const VkBlob* b = static_cast<const VkBlob*>(g.get());
     const Mat& s = b->shape;
-    size_t plane = (size_t)s.w * s.h * s.d;
-    size_t bytes = plane * s.c * 4;
+    const size_t es = s.elemsize == 2 ? 2 : 4;
+    const size_t plane = (size_t)s.w * s.h * s.d;
+    const size_t bytes = plane * s.c * es;
     Buffer st;
     if (!staging->acquire(bytes, st))
         return -100;
@@ -354,7 +362,17 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     if (m.empty())
         return -100;
     for (int q = 0; q < s.c; q++)
-        memcpy(m.channel(q).data, (const float*)st.mapped + plane * q, plane * 4);
+    {
+        float* dst = m.channel(q);
+        if (es == 4)
+            memcpy(dst, (const float*)st.mapped + plane * q, plane * 4);
+        else
+        {
+            const unsigned short* h = (const unsigned short*)st.mapped + plane * q;
+            for (size_t i = 0; i < plane; i++)
+                dst[i] = float16_to_float32(h[i]);
+        }
+    }
     return 0;
 }
 
@@ -371,7 +389,7 @@ public:
         VulkanDevice* d = VulkanDevice::get(opt.vulkan_device);
         if (!d)
             return nullptr;
-        Session* s = new Session(d);
+        Session* s = new Session(d, d->storage_elemsize(opt));
         if (!s->ok())
         {
             delete s;
