@@ -19,6 +19,7 @@
 #include "mat.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace kite {
@@ -146,6 +147,38 @@ static inline void conv_micro_kernel(const float* a, const float* w, int K, type
     }
 }
 
+// The finished MR x 2P tile (output pixels n0..n0+nn-1, channels m0..m0+2P-1;
+// channels from out's count on dropped) activated into out, of any elempack
+template<int P, int MR>
+static inline void conv_store_tile(Mat& out, int m0, int n0, int nn, const typename VecF<P>::T* acc0,
+                                   const typename VecF<P>::T* acc1, const Activation& act)
+{
+    const int M = out.c * out.elempack, po = out.elempack;
+    for (int j = 0; j < 2; j++)
+    {
+        const int m = m0 + j * P;
+        if (m >= M)
+            break;
+        const typename VecF<P>::T* acc = j == 0 ? acc0 : acc1;
+        if (po == P)
+        {
+            float* dst = (float*)out.data + out.cstep * P * (m / P) + (size_t)n0 * P;
+            for (int r = 0; r < nn; r++)
+                store_activated<P>(dst + r * P, acc[r], act);
+        }
+        else
+        {
+            // another output elempack: the lanes in pieces
+            float tmp[P];
+            for (int r = 0; r < nn; r++)
+            {
+                store_activated<P>(tmp, acc[r], act);
+                store_channels<P>((float*)out.data, out.cstep, po, M, m, (size_t)n0 + r, tmp);
+            }
+        }
+    }
+}
+
 // in: padded input (any elempack, C channels); out: outw x outh x M, any
 // elempack (P is the fastest).
 template<int P>
@@ -155,11 +188,10 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
     typedef VecF<P> V;
     const int MR = ConvTile<P>::MR;
     const int NR = 2 * P;
-    const int K = pw.K, M = pw.M, C = pw.C, maxk = pw.maxk;
+    const int K = pw.K, C = pw.C, maxk = pw.maxk;
     const int pi = in.elempack;
     const int outw = out.w;
     const int N = out.w * out.h;
-    const int po = out.elempack;
 
     std::vector<int> tofs(maxk);
     for (int ky = 0, t = 0; ky < g.kernel_h; ky++)
@@ -199,38 +231,146 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
             {
                 const float* wp = pw.w.data() + (size_t)p * K * NR;
                 const float* bp = pw.bias.data() + (size_t)p * NR;
-                const int m0 = p * NR;
                 for (int t = t0; t < t1; t++)
                 {
                     const int n0 = t * MR;
                     const int nn = std::min(MR, N - n0);
                     conv_micro_kernel<P, MR>(packed.data() + (size_t)(t - t0) * K * MR, wp, K, acc0, acc1, bp);
-                    for (int j = 0; j < 2; j++)
-                    {
-                        const int m = m0 + j * P;
-                        if (m >= M)
-                            break;
-                        const typename V::T* acc = j == 0 ? acc0 : acc1;
-                        if (po == P)
-                        {
-                            float* dst = (float*)out.data + out.cstep * P * (m / P) + (size_t)n0 * P;
-                            for (int r = 0; r < nn; r++)
-                                store_activated<P>(dst + r * P, acc[r], act);
-                        }
-                        else
-                        {
-                            // another output elempack: the lanes in pieces
-                            float tmp[P];
-                            for (int r = 0; r < nn; r++)
-                            {
-                                store_activated<P>(tmp, acc[r], act);
-                                store_channels<P>((float*)out.data, out.cstep, po, M, m, (size_t)n0 + r, tmp);
-                            }
-                        }
-                    }
+                    conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
                 }
             }
         }
+    }
+}
+
+// output pixels per tile of the 1x1 kernel: AVX-512's 32 registers (of any
+// width) hold a 12 x 2-vector accumulator tile (each weight load serves 12
+// FMAs), the 16 of AVX/SSE a 6 x 2 one
+template<int P>
+struct Conv1x1Tile
+{
+    static const int MR = kMaxPack == 16 ? 12 : 6;
+};
+
+// acc(MR x 2 vectors) = bias + input tile x panel[K][2P] for a 1x1 convolution
+// read straight from an elempack-PI input: pixel r's channels g*PI..g*PI+PI-1
+// at a[g * gstep + r * PI]; K = G * PI
+template<int P, int MR, int PI>
+static inline void conv1x1_micro_kernel(const float* a, size_t gstep, int G, const float* w, const float* bias,
+                                        typename VecF<P>::T* acc0, typename VecF<P>::T* acc1)
+{
+    typedef VecF<P> V;
+    typename V::T c0[MR], c1[MR];
+    const typename V::T b0 = V::load(bias), b1 = V::load(bias + P);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+    {
+        c0[r] = b0;
+        c1[r] = b1;
+    }
+    for (int g = 0; g < G; g++)
+    {
+        const float* ag = a + g * gstep;
+#pragma GCC unroll 16
+        for (int i = 0; i < PI; i++)
+        {
+            const typename V::T w0 = V::load(w);
+            const typename V::T w1 = V::load(w + P);
+#pragma GCC unroll 16
+            for (int r = 0; r < MR; r++)
+            {
+                const typename V::T x = V::set1(ag[r * PI + i]);
+                c0[r] = V::fmadd(x, w0, c0[r]);
+                c1[r] = V::fmadd(x, w1, c1[r]);
+            }
+            w += 2 * P;
+        }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+    {
+        acc0[r] = c0[r];
+        acc1[r] = c1[r];
+    }
+}
+
+// 1x1 stride-1 convolution without padding on an input of elempack PI (the
+// weights' K order, tap-major with one tap, is the packed channel order): a
+// GEMM over the pixels with no im2col copy. Work is split over pixel chunks
+// and weight panels together, so a small map still feeds every thread.
+template<int P, int PI>
+static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedWeights& pw, const Activation& act,
+                                      int num_threads)
+{
+    const int MR = Conv1x1Tile<P>::MR;
+    const int NR = 2 * P;
+    const int K = pw.K;
+    const int G = K / PI;
+    const int N = out.w * out.h;
+    const size_t gstep = in.cstep * PI;
+    const int tiles = (N + MR - 1) / MR;
+    const int panels = pw.panels();
+    // tiles per chunk: the chunk's input stays within ~256 KiB of L2
+    int chunk = std::max(1, (int)(65536 / ((size_t)K * MR)));
+    const int chunks = (tiles + chunk - 1) / chunk;
+    chunk = (tiles + chunks - 1) / chunks;
+
+    #pragma omp parallel num_threads(num_threads)
+    {
+        std::vector<float> tail; // the last pixels, zero padded: no read runs past the blob
+        typename VecF<P>::T acc0[MR], acc1[MR];
+        #pragma omp for schedule(static)
+        for (int idx = 0; idx < chunks * panels; idx++)
+        {
+            const int ci = idx / panels, p = idx % panels;
+            const float* wp = pw.w.data() + (size_t)p * K * NR;
+            const float* bp = pw.bias.data() + (size_t)p * NR;
+            const int t1 = std::min(tiles, (ci + 1) * chunk);
+            for (int t = ci * chunk; t < t1; t++)
+            {
+                const int n0 = t * MR;
+                const int nn = std::min(MR, N - n0);
+                if (nn == MR)
+                {
+                    conv1x1_micro_kernel<P, MR, PI>((const float*)in.data + (size_t)n0 * PI, gstep, G, wp, bp, acc0, acc1);
+                }
+                else
+                {
+                    // the narrowest tile kernel that covers the last pixels
+                    const int mt = nn <= 4 ? 4 : nn <= 8 && MR > 8 ? 8 : MR;
+                    tail.assign((size_t)G * mt * PI, 0.f);
+                    for (int g = 0; g < G; g++)
+                        memcpy(tail.data() + (size_t)g * mt * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
+                               (size_t)nn * PI * sizeof(float));
+                    if (mt == 4)
+                        conv1x1_micro_kernel<P, 4, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                    else if (mt == 8)
+                        conv1x1_micro_kernel<P, 8, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                    else
+                        conv1x1_micro_kernel<P, MR, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                }
+                conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
+            }
+        }
+    }
+}
+
+template<int P>
+static inline void conv1x1_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const Activation& act,
+                                   int num_threads)
+{
+    switch (in.elempack)
+    {
+#if defined(__AVX512F__)
+    case 16:
+        return conv1x1_forward_pi<P, 16>(in, out, pw, act, num_threads);
+#endif
+#if defined(__AVX__)
+    case 8:
+        return conv1x1_forward_pi<P, 8>(in, out, pw, act, num_threads);
+#endif
+    default:
+        return conv1x1_forward_pi<P, 4>(in, out, pw, act, num_threads);
     }
 }
 

@@ -113,6 +113,11 @@ public:
                 return forward_winograd(bottom_blob, top_blob, pads, outw, outh, opt);
         }
 
+        // 1x1 stride 1 on a packed input: a GEMM straight on the blob
+        if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pi >= 4 && pads[0] == 0 && pads[1] == 0
+            && pads[2] == 0 && pads[3] == 0)
+            return forward_1x1(bottom_blob, top_blob, opt);
+
         Mat padded = bottom_blob;
         if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
         {
@@ -229,6 +234,30 @@ private:
         if (planar.empty())
             return -100;
         return Convolution::forward(planar, top_blob, opt);
+    }
+
+    int forward_1x1(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        top_blob.create(bottom_blob.w, bottom_blob.h, num_output / out_pack, 4u * out_pack, out_pack, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        switch (packed.P)
+        {
+#if defined(__AVX512F__)
+        case 16:
+            conv1x1_forward<16>(bottom_blob, top_blob, packed, act, opt.num_threads);
+            break;
+#endif
+#if defined(__AVX__)
+        case 8:
+            conv1x1_forward<8>(bottom_blob, top_blob, packed, act, opt.num_threads);
+            break;
+#endif
+        default:
+            conv1x1_forward<4>(bottom_blob, top_blob, packed, act, opt.num_threads);
+            break;
+        }
+        return 0;
     }
 
     int forward_winograd(const Mat& bottom_blob, Mat& top_blob, const int* pads, int outw, int outh, const Option& opt) const

@@ -138,6 +138,21 @@ TEST(Convolution, packed_channels)
     KITE_EXPECT_LAYER_OK(run_conv({4, 3, 64, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 4, {}, 0.f}));
 }
 
+// 1x1 stride 1 on packed inputs (the x86 GEMM straight on the blob): pixel
+// counts that fill whole 12-pixel tiles or leave 1..11 (the narrower tail
+// tiles), several pixel chunks (512 input channels, 121 pixels), output
+// counts that leave part of a weight panel, fused activation
+TEST(Convolution, conv1x1_packed_input)
+{
+    reseed(11);
+    const int sizes[][2] = {{12, 1}, {5, 5}, {7, 1}, {3, 3}, {13, 2}};
+    for (const auto& sz : sizes)
+        for (int outc : {8, 40})
+            KITE_EXPECT_LAYER_OK(run_conv({sz[0], sz[1], 16, outc, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({11, 11, 512, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 3, {0.f, 6.f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({9, 4, 24, 20, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
+}
+
 // SAME output size is ceil(size / stride), and explicit pads the textbook formula
 TEST(Convolution, output_size_property)
 {
