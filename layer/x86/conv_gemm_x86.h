@@ -110,20 +110,21 @@ static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tof
     }
 }
 
-// acc(MR x 2 vectors) = tile x panel[K][2P]; tile element (k, r) at
-// a[k * ks + r * rs]: [K][MR] blocks by default, rows of K with rs = K, ks = 1
+// acc(MR x 2 vectors) = init + tile x panel[K][2P]; tile element (k, r) at
+// a[k * ks + r * rs]: [K][MR] blocks by default, rows of K with rs = K, ks = 1.
+// init: row r's 2P starting values at init + r * crs (crs 0: one bias row)
 template<int P, int MR>
 static inline void conv_micro_kernel(const float* a, const float* w, int K, typename VecF<P>::T* acc0,
-                                     typename VecF<P>::T* acc1, const float* bias, long rs = 1, long ks = MR)
+                                     typename VecF<P>::T* acc1, const float* init, long rs = 1, long ks = MR,
+                                     long crs = 0)
 {
     typedef VecF<P> V;
     typename V::T c0[MR], c1[MR];
-    const typename V::T b0 = V::load(bias), b1 = V::load(bias + P);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
     {
-        c0[r] = b0;
-        c1[r] = b1;
+        c0[r] = V::load(init + r * crs);
+        c1[r] = V::load(init + r * crs + P);
     }
     for (int k = 0; k < K; k++)
     {
@@ -199,24 +200,38 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
             tofs[t] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * pi;
 
     const int tiles = (N + MR - 1) / MR;
-    // tiles per chunk: the packed chunk stays within ~512 KiB
-    int chunk = std::max(1, (int)(131072 / ((size_t)K * MR)));
-    chunk = std::min(chunk, (tiles + num_threads - 1) / num_threads);
-    chunk = std::max(chunk, 1);
+    // tiles per chunk: the packed chunk stays within ~1 MiB of L2, so the
+    // weights (9 MB for a 3x3 512 -> 512 layer) stream from memory once per
+    // chunk; a small map is one chunk
+    int chunk = std::max(1, (int)(262144 / ((size_t)K * MR)));
     const int chunks = (tiles + chunk - 1) / chunk;
+    chunk = (tiles + chunks - 1) / chunks;
+    // few chunks for the threads: each chunk's panels split in num_threads
+    // groups too (a thread packs the chunk it works on; the weights are still
+    // read once)
     const int panels = pw.panels();
+    const int pgroups = chunks % num_threads != 0 && chunks < 4 * num_threads ? std::min(panels, num_threads) : 1;
+    const int ppg = (panels + pgroups - 1) / pgroups;
+
+    // K in blocks whose weight slice (kc x 2P) stays in L1 while the chunk's
+    // tiles run against it; partial sums of a tile wait in a small buffer
+    const int kblocks = std::max(1, K / (8192 / NR));
+    const int kc = (K + kblocks - 1) / kblocks;
 
     #pragma omp parallel num_threads(num_threads)
     {
         std::vector<float> packed((size_t)chunk * K * MR);
+        std::vector<float> partial(kblocks > 1 ? (size_t)chunk * MR * NR : 0);
         typename V::T acc0[MR], acc1[MR];
         int nbase[MR];
-        #pragma omp for schedule(dynamic)
-        for (int ci = 0; ci < chunks; ci++)
+        int packed_ci = -1;
+        #pragma omp for schedule(static)
+        for (int idx = 0; idx < chunks * pgroups; idx++)
         {
+            const int ci = idx / pgroups, pg = idx % pgroups;
             const int t0 = ci * chunk;
             const int t1 = std::min(tiles, t0 + chunk);
-            for (int t = t0; t < t1; t++)
+            for (int t = t0; t < t1 && packed_ci != ci; t++)
             {
                 const int n0 = t * MR;
                 const int nn = std::min(MR, N - n0);
@@ -227,16 +242,34 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
                 }
                 conv_pack_tile<MR>(in, C, maxk, tofs.data(), nbase, nn, packed.data() + (size_t)(t - t0) * K * MR);
             }
-            for (int p = 0; p < panels; p++)
+            packed_ci = ci;
+            for (int p = pg * ppg; p < std::min(panels, (pg + 1) * ppg); p++)
             {
                 const float* wp = pw.w.data() + (size_t)p * K * NR;
                 const float* bp = pw.bias.data() + (size_t)p * NR;
-                for (int t = t0; t < t1; t++)
+                for (int k0 = 0; k0 < K; k0 += kc)
                 {
-                    const int n0 = t * MR;
-                    const int nn = std::min(MR, N - n0);
-                    conv_micro_kernel<P, MR>(packed.data() + (size_t)(t - t0) * K * MR, wp, K, acc0, acc1, bp);
-                    conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
+                    const int kn = std::min(kc, K - k0);
+                    for (int t = t0; t < t1; t++)
+                    {
+                        float* part = partial.data() + (size_t)(t - t0) * MR * NR;
+                        const float* a = packed.data() + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
+                        if (k0 == 0)
+                            conv_micro_kernel<P, MR>(a, wp, kn, acc0, acc1, bp);
+                        else
+                            conv_micro_kernel<P, MR>(a, wp + (size_t)k0 * NR, kn, acc0, acc1, part, 1, MR, NR);
+                        if (k0 + kn < K)
+                        {
+                            for (int r = 0; r < MR; r++)
+                            {
+                                V::store(part + r * NR, acc0[r]);
+                                V::store(part + r * NR + P, acc1[r]);
+                            }
+                            continue;
+                        }
+                        const int n0 = t * MR;
+                        conv_store_tile<P, MR>(out, p * NR, n0, std::min(MR, N - n0), acc0, acc1, act);
+                    }
                 }
             }
         }
