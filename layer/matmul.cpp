@@ -145,16 +145,40 @@ int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_
         // one of them was a vector: (M or N, d, c) planes of d rows
         out_dstep = (size_t)top.w, out_cstep = top.cstep;
     }
-    float* out = top;
+    Plan p;
+    p.a = a.data;
+    p.b = b.data;
+    p.out = top;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.b_trans = b_trans;
+    p.bc = bc;
+    p.bd = bd;
+    p.a_bc = a.batch_c;
+    p.a_bd = a.batch_d;
+    p.b_bc = b.batch_c;
+    p.b_bd = b.batch_d;
+    p.a_cstep = a.cstep;
+    p.a_dstep = a.dstep;
+    p.b_cstep = b.cstep;
+    p.b_dstep = b.dstep;
+    p.out_cstep = out_cstep;
+    p.out_dstep = out_dstep;
+    return run(p, opt);
+}
 
+int MatMul::run(const Plan& p, const Option& opt) const
+{
+    const int M = p.M, N = p.N, K = p.K;
     #pragma omp parallel for num_threads(opt.num_threads)
-    for (int ci = 0; ci < bc; ci++)
+    for (int ci = 0; ci < p.bc; ci++)
     {
-        for (int di = 0; di < bd; di++)
+        for (int di = 0; di < p.bd; di++)
         {
-            const float* ap = a.data + a.cstep * (ci % a.batch_c) + a.dstep * (di % a.batch_d);
-            const float* bp = b.data + b.cstep * (ci % b.batch_c) + b.dstep * (di % b.batch_d);
-            float* op = out + out_cstep * ci + out_dstep * di;
+            const float* ap = p.a_at(ci, di);
+            const float* bp = p.b_at(ci, di);
+            float* op = p.out_at(ci, di);
             for (int i = 0; i < M; i++)
             {
                 for (int j = 0; j < N; j++)
@@ -162,7 +186,7 @@ int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_
                     float sum = 0.f;
                     for (int k = 0; k < K; k++)
                     {
-                        const float bv = b_trans ? bp[(size_t)j * K + k] : bp[(size_t)k * N + j];
+                        const float bv = p.b_trans ? bp[(size_t)j * K + k] : bp[(size_t)k * N + j];
                         sum += ap[(size_t)i * K + k] * bv;
                     }
                     op[(size_t)i * N + j] = sum;

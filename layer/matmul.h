@@ -23,6 +23,26 @@ public:
 
 public:
     int transB;
+
+protected:
+    // The batched product once the shapes are checked: out(i, j) of batch
+    // (ci, di) = sum_k a(i, k) b(k, j), operands broadcast over the batch axes.
+    struct Plan
+    {
+        const float* a;
+        const float* b;
+        float* out;
+        int M, N, K;
+        bool b_trans;  // b holds N rows of K
+        int bc, bd;    // output batches (c outer, d inner)
+        int a_bc, a_bd, b_bc, b_bd;
+        size_t a_cstep, a_dstep, b_cstep, b_dstep, out_cstep, out_dstep;
+        const float* a_at(int ci, int di) const { return a + a_cstep * (ci % a_bc) + a_dstep * (di % a_bd); }
+        const float* b_at(int ci, int di) const { return b + b_cstep * (ci % b_bc) + b_dstep * (di % b_bd); }
+        float* out_at(int ci, int di) const { return out + out_cstep * ci + out_dstep * di; }
+    };
+    // the reference's scalar loops; optimised drivers override it
+    virtual int run(const Plan& p, const Option& opt) const;
 };
 
 } // namespace kite
