@@ -141,8 +141,13 @@ int Deconvolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
     g.pad_left = cut_w;
     g.pad_top = cut_h;
     const Activation act(activation_type, activation_params);
-    deconv_forward_fp32(in, conv_view_spatial(top_blob), weight_data, bias_term ? (const float*)bias_data : nullptr, group, g, act,
-                        opt.num_threads);
+    return run_fp32(in, conv_view_spatial(top_blob), g, act, opt);
+}
+
+int Deconvolution::run_fp32(const ConvView& in, const ConvView& out, const ConvGeometry& g, const Activation& act,
+                            const Option& opt) const
+{
+    deconv_forward_fp32(in, out, weight_data, bias_term ? (const float*)bias_data : nullptr, group, g, act, opt.num_threads);
     return 0;
 }
 

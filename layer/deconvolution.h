@@ -5,6 +5,10 @@
 
 namespace kite {
 
+struct ConvView;
+struct ConvGeometry;
+struct Activation;
+
 // 2-D transposed convolution, ncnn's Deconvolution: weights
 // [num_output][inch][kh][kw], no kernel flip. The full output
 // (w - 1) * stride + kernel_extent + output_pad is cut by the pads, or to
@@ -69,6 +73,12 @@ public:
 
     Mat weight_data; // [num_output][inch/group][kh][kw]
     Mat bias_data;
+
+protected:
+    // the fp32 product once the output is sized (g.pad_* = what is cut from
+    // the full output); the reference's direct loops, drivers override it
+    virtual int run_fp32(const ConvView& in, const ConvView& out, const ConvGeometry& g, const Activation& act,
+                         const Option& opt) const;
 };
 
 } // namespace kite

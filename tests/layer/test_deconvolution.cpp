@@ -92,6 +92,8 @@ TEST(Deconvolution, kernels_strides_pads)
     KITE_EXPECT_LAYER_OK(run_deconv({"Deconvolution", 5, 6, 2, 3, 1, 3, 1, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0}));
     KITE_EXPECT_LAYER_OK(run_deconv({"Deconvolution", 4, 5, 2, 3, 1, 5, 1, 3, 2, 2, 2, 2, 2, 1, 0, 0, 0}));
     KITE_EXPECT_LAYER_OK(run_deconv({"Deconvolution", 6, 5, 16, 8, 1, 4, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0}));
+    // the x86 GEMM + col2im: many row panels (21 * 9), K = 40, cut borders, output pad
+    KITE_EXPECT_LAYER_OK(run_deconv({"Deconvolution", 13, 11, 40, 21, 1, 3, 1, 2, 1, 2, 1, 0, 1, 0, 0, 0, 1}));
 }
 
 TEST(Deconvolution, same_with_output_size)
