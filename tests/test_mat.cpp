@@ -766,3 +766,61 @@ TEST(Mat, copy_cut_border)
     copy_cut_border(src, dst, 3, 3, 0, 0);
     EXPECT_TRUE(dst.empty());
 }
+
+// whole-blob casts (F16C where the CPU has it) against the scalar conversions:
+// every fp16 pattern, and fp32 patterns over every exponent with rounding ties;
+// NaNs must stay NaNs of the same sign
+TEST(Mat, fp16_blob_casts_match_scalar)
+{
+    const int w = 257, h = 131, c = 2; // odd rows: vector bodies and scalar tails
+    Mat hm(w, h, c, (size_t)2u, 1, nullptr);
+    ASSERT_FALSE(hm.empty());
+    for (int q = 0; q < c; q++)
+        for (int i = 0; i < w * h; i++)
+            ((unsigned short*)hm.channel(q).data)[i] = (unsigned short)(q * w * h + i);
+    Mat f;
+    cast_float16_to_float32(hm, f);
+    ASSERT_FALSE(f.empty());
+    ASSERT_EQ(f.elemsize, 4u);
+    for (int q = 0; q < c; q++)
+        for (int i = 0; i < w * h; i++)
+        {
+            const unsigned short x = ((const unsigned short*)hm.channel(q).data)[i];
+            const float got = ((const float*)f.channel(q).data)[i], want = float16_to_float32(x);
+            if (std::isnan(want))
+                ASSERT_TRUE(std::isnan(got) && std::signbit(got) == std::signbit(want)) << std::hex << x;
+            else
+                ASSERT_EQ(bits_of(got), bits_of(want)) << std::hex << x;
+        }
+
+    Mat fm(w, h, c, (size_t)4u, 1, nullptr);
+    ASSERT_FALSE(fm.empty());
+    unsigned int state = 12345u;
+    for (int q = 0; q < c; q++)
+        for (int i = 0; i < w * h; i++)
+        {
+            state = state * 1664525u + 1013904223u;
+            unsigned int u = state;
+            if (i % 3 == 0)
+                u = (u & 0xffffe000u) | 0x1000u; // exactly halfway between two fp16 values
+            if (i % 5 == 0)
+                u = (u & 0x807fffffu) | ((unsigned int)(100 + (i / 5) % 60) << 23); // around fp16's range
+            float v;
+            memcpy(&v, &u, 4);
+            ((float*)fm.channel(q).data)[i] = v;
+        }
+    Mat hb;
+    cast_float32_to_float16(fm, hb);
+    ASSERT_FALSE(hb.empty());
+    ASSERT_EQ(hb.elemsize, 2u);
+    for (int q = 0; q < c; q++)
+        for (int i = 0; i < w * h; i++)
+        {
+            const float v = ((const float*)fm.channel(q).data)[i];
+            const unsigned short got = ((const unsigned short*)hb.channel(q).data)[i], want = float32_to_float16(v);
+            if (std::isnan(v))
+                ASSERT_TRUE((got & 0x7c00) == 0x7c00 && (got & 0x3ff) != 0 && (got & 0x8000) == (want & 0x8000)) << std::hex << got;
+            else
+                ASSERT_EQ(got, want) << std::hex << bits_of(v);
+        }
+}
