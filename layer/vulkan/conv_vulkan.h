@@ -3,7 +3,10 @@
 
 // The Vulkan driver shared by Convolution and ConvolutionDepthWise (a
 // template on the reference class, whose parameter members have the same
-// names): weights go to the device once, forward_gpu records conv.comp.
+// names): weights go to the device once, forward_gpu records conv.comp on
+// elempack-1 inputs and conv_pack4.comp on elempack-4 ones where every group
+// has a multiple of 4 input and output channels, or for depth-wise with a
+// multiple of 4 channels (other packed inputs are unpacked on the device).
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
@@ -15,8 +18,11 @@ namespace vkl {
 struct ConvGpu
 {
     const vk::Pipeline* pipe = nullptr;
+    const vk::Pipeline* pipe4 = nullptr; // conv_pack4, where pack4 is set
     vk::VkBlobPtr weight;
+    vk::VkBlobPtr weight4; // the weights in conv_pack4.comp's order
     vk::VkBlobPtr bias;
+    int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
 
     template <class L>
     static bool accept(const L& l)
@@ -25,17 +31,61 @@ struct ConvGpu
     }
 
     template <class L>
-    int create(const L& l, const Option& opt)
+    int create(const L& l, int group, const Option& opt)
     {
         pipe = pipeline_for(opt, "conv", 4, 8, 8, 1);
         weight = upload_weights(opt, l.weight_data);
         bias = upload_weights(opt, l.bias_term ? l.bias_data : Mat());
-        return pipe && weight && bias ? 0 : -1;
+        if (!pipe || !weight || !bias)
+            return -1;
+        const int outch = l.num_output;
+        const int taps = l.kernel_w * l.kernel_h;
+        if (group <= 0 || outch % group != 0 || taps <= 0 || l.weight_data_size % (outch / group * taps) != 0)
+            return 0; // the reference reports the bad shape at forward time
+        const int num_input = l.weight_data_size / (outch / group * taps);
+        const int inch_g = num_input / group, outch_g = outch / group;
+        const float* w = (const float*)l.weight_data.data;
+        pack4 = 0;
+        Mat w4;
+        if (group == num_input && group == outch && outch % 4 == 0)
+        {
+            // depth-wise: [oq][tap] vec4 of channels 4oq..4oq+3
+            pack4 = 2;
+            w4.create(outch * taps);
+            float* d = w4;
+            for (int oq = 0; oq < outch / 4; oq++)
+                for (int t = 0; t < taps; t++)
+                    for (int l4 = 0; l4 < 4; l4++)
+                        d[(oq * taps + t) * 4 + l4] = w[(oq * 4 + l4) * taps + t];
+        }
+        else if (num_input % group == 0 && inch_g % 4 == 0 && outch_g % 4 == 0)
+        {
+            // [oq][icl][tap][input lane] vec4 over the output lanes
+            pack4 = 1;
+            const int inq_g = inch_g / 4;
+            w4.create(outch * inch_g * taps);
+            float* d = w4;
+            for (int oq = 0; oq < outch / 4; oq++)
+                for (int icl = 0; icl < inq_g; icl++)
+                    for (int t = 0; t < taps; t++)
+                        for (int il = 0; il < 4; il++)
+                            for (int ol = 0; ol < 4; ol++)
+                                d[(((oq * inq_g + icl) * taps + t) * 4 + il) * 4 + ol] = w[((oq * 4 + ol) * inch_g + icl * 4 + il) * taps + t];
+        }
+        if (pack4)
+        {
+            pipe4 = pipeline_for(opt, "conv_pack4", 4, 8, 8, 1);
+            weight4 = upload_weights(opt, w4);
+            if (!pipe4 || !weight4)
+                return -1;
+        }
+        return 0;
     }
 
     void destroy()
     {
         weight.reset();
+        weight4.reset();
         bias.reset();
     }
 
@@ -43,11 +93,19 @@ struct ConvGpu
     int forward(const L& l, int group, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session) const
     {
         vk::Session& s = session_of(session);
-        const Mat& in = bottoms[0]->shape;
+        GpuBlobPtr input = bottoms[0];
+        if (input->shape.elempack != 1 && !(pack4 && input->shape.dims == 3 && input->shape.elempack == 4))
+        {
+            int ret = s.convert_packing(bottoms[0], input, 1);
+            if (ret != 0)
+                return ret;
+        }
+        const Mat& in = input->shape;
+        const int ip = in.elempack;
         const int outch = l.num_output;
         const int num_input = l.weight_data_size / (outch / group * l.kernel_w * l.kernel_h) ;
         // a flat vector with a 1x1 kernel is a 1x1xC image (as the reference)
-        int w = in.w, h = in.h, c = in.c;
+        int w = in.w, h = in.h, c = in.c * ip;
         bool flat = in.dims == 1 && l.kernel_w == 1 && l.kernel_h == 1 && in.w == num_input;
         if (flat)
         {
@@ -77,10 +135,28 @@ struct ConvGpu
         }
         const int outw = spanw / l.stride_w + 1;
         const int outh = spanh / l.stride_h + 1;
-        vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1) : s.create_blob(3, outw, outh, 1, outch);
+        vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1) : s.create_blob(3, outw, outh, 1, outch / ip, ip);
         if (!top)
             return -100;
         const Activation act(l.activation_type, l.activation_params);
+        if (ip == 4)
+        {
+            struct
+            {
+                int w, h, c4, outw, outh, outc4;
+                int kw, kh, dw, dh, sw, sh, pl, pt;
+                int group, bias_term, act;
+                float p0, p1, pad_value;
+                int dw_mode, nx;
+            } pc = {w, h, c / 4, outw, outh, outch / 4, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
+                    pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value, pack4 == 2, outw >= 4 ? 4 : 1};
+            int ret = s.dispatch(pipe4, {blob_of(input), weight4.get(), bias.get(), top.get()}, &pc, sizeof(pc),
+                                 (outw + pc.nx - 1) / pc.nx, outh, outch / 4);
+            if (ret != 0)
+                return ret;
+            tops[0] = top;
+            return 0;
+        }
         struct
         {
             int w, h, c, outw, outh, outc;
@@ -91,7 +167,7 @@ struct ConvGpu
         } pc = {w, h, c, outw, outh, outch, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value,
                 (outch / group) % 4 == 0 ? 4 : 1};
-        int ret = s.dispatch(pipe, {blob_of(bottoms[0]), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, outch / pc.ocb);
+        int ret = s.dispatch(pipe, {blob_of(input), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, outch / pc.ocb);
         if (ret != 0)
             return ret;
         tops[0] = top;

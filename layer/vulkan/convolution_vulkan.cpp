@@ -11,6 +11,7 @@ public:
     Convolution_vulkan()
     {
         support_vulkan = true;
+        support_packing = true;
     }
     bool accept() const override
     {
@@ -19,7 +20,7 @@ public:
     int create_pipeline(const Option& opt) override
     {
         int ret = Convolution::create_pipeline(opt);
-        return ret != 0 ? ret : gpu.create(*this, opt);
+        return ret != 0 ? ret : gpu.create(*this, 1, opt);
     }
     int destroy_pipeline(const Option& opt) override
     {

@@ -11,6 +11,7 @@ public:
     ConvolutionDepthWise_vulkan()
     {
         support_vulkan = true;
+        support_packing = true;
     }
     bool accept() const override
     {
@@ -19,7 +20,7 @@ public:
     int create_pipeline(const Option& opt) override
     {
         int ret = ConvolutionDepthWise::create_pipeline(opt);
-        return ret != 0 ? ret : gpu.create(*this, opt);
+        return ret != 0 ? ret : gpu.create(*this, group, opt);
     }
     int destroy_pipeline(const Option& opt) override
     {

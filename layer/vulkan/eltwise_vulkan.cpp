@@ -11,6 +11,7 @@ public:
     Eltwise_vulkan()
     {
         support_vulkan = true;
+        support_packing = true; // element-wise over inputs of one layout
     }
     int create_pipeline(const Option& opt) override
     {
@@ -31,7 +32,7 @@ public:
         for (int i = 1; i < n; i++)
         {
             const Mat& m = bottoms[i]->shape;
-            if (m.dims != first.dims || m.w != first.w || m.h != first.h || m.d != first.d || m.c != first.c)
+            if (m.dims != first.dims || m.w != first.w || m.h != first.h || m.d != first.d || m.c != first.c || m.elempack != first.elempack)
             {
                 KITE_LOGE("Eltwise '%s': input %d has another shape than input 0", name.c_str(), i);
                 return -1;

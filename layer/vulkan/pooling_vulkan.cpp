@@ -12,6 +12,7 @@ public:
     Pooling_vulkan()
     {
         support_vulkan = true;
+        support_packing = true;
     }
     bool accept() const override
     {
@@ -31,18 +32,21 @@ public:
             KITE_LOGE("Pooling '%s': expects a 3-D (w, h, c) input, got dims %d", name.c_str(), in.dims);
             return -1;
         }
-        const int w = in.w, h = in.h, c = in.dims == 3 ? in.c : 1;
+        // c: scalar channels; packed inputs give packed outputs (global: elempack 1)
+        const int ip = in.elempack;
+        const int w = in.w, h = in.h, c = in.dims == 3 ? in.c * ip : 1;
         struct
         {
             int w, h, c, outw, outh;
             int kw, kh, sw, sh, pl, pt;
             int is_max, exclude_pad;
             int ex_lo_x, ex_hi_x, ex_lo_y, ex_hi_y;
+            int ip, op;
         } pc;
         vk::VkBlobPtr top;
         if (p.global_pooling)
         {
-            pc = {w, h, c, 1, 1, w, h, 1, 1, 0, 0, p.pooling_type == 0, 0, 0, w, 0, h};
+            pc = {w, h, c, 1, 1, w, h, 1, 1, 0, 0, p.pooling_type == 0, 0, 0, w, 0, h, ip, 1};
             top = s.create_blob(1, c, 1, 1, 1);
         }
         else
@@ -56,8 +60,8 @@ public:
             }
             const bool is_max = p.pooling_type == 0;
             pc = {w, h, c, ax.out, ay.out, p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], ax.lo, ay.lo,
-                  is_max, !is_max && !p.avgpool_count_include_pad, ax.ex_lo, ax.ex_hi, ay.ex_lo, ay.ex_hi};
-            top = s.create_blob(3, ax.out, ay.out, 1, c);
+                  is_max, !is_max && !p.avgpool_count_include_pad, ax.ex_lo, ax.ex_hi, ay.ex_lo, ay.ex_hi, ip, ip};
+            top = s.create_blob(3, ax.out, ay.out, 1, c / ip, ip);
         }
         if (!top)
             return -100;

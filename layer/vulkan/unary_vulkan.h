@@ -36,6 +36,7 @@ public:
     UnaryVulkan()
     {
         this->support_vulkan = true;
+        this->support_packing = true; // element-wise: any layout
     }
     int create_pipeline(const Option& opt) override
     {

@@ -1,6 +1,9 @@
 #version 450
 // Max / average pooling over (x, y) windows, ncnn's padding rules resolved by
-// the driver; global pooling is a window covering the whole plane.
+// the driver; global pooling is a window covering the whole plane. One
+// invocation per scalar channel q; input and output elempack ip / op (1 or
+// 4): channel q of a position lives at ((q / pack) * plane + pos) * pack +
+// q % pack.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -12,6 +15,7 @@ layout(push_constant) uniform P
     int kw, kh, sw, sh, pl, pt;
     int is_max, exclude_pad;
     int ex_lo_x, ex_hi_x, ex_lo_y, ex_hi_y;
+    int ip, op;
 } p;
 
 void main()
@@ -21,7 +25,8 @@ void main()
     int q = int(gl_GlobalInvocationID.z);
     if (ox >= p.outw || oy >= p.outh || q >= p.c)
         return;
-    int base = q * p.w * p.h;
+    int base = (q / p.ip) * p.w * p.h * p.ip + q % p.ip;
+#define AT(pos) (base + (pos) * p.ip)
     int sx0 = ox * p.sw;
     int sy0 = oy * p.sh;
     afp v;
@@ -35,7 +40,7 @@ void main()
             for (int kx = 0; kx < p.kw; kx++)
             {
                 int x = sx0 + kx - p.pl;
-                afp t = (y >= 0 && y < p.h && x >= 0 && x < p.w) ? load1(a, base + y * p.w + x) : afp(-3.402823466e+38);
+                afp t = (y >= 0 && y < p.h && x >= 0 && x < p.w) ? load1(a, AT(y * p.w + x)) : afp(-3.402823466e+38);
                 v = max(v, t);
             }
         }
@@ -58,11 +63,11 @@ void main()
                     continue;
                 int x = px - p.pl;
                 if (y >= 0 && y < p.h && x >= 0 && x < p.w)
-                    sum += loadf(a, base + y * p.w + x);
+                    sum += loadf(a, AT(y * p.w + x));
                 area++;
             }
         }
         v = afp(p.exclude_pad != 0 ? sum / float(area) : sum / float(p.kw * p.kh));
     }
-    store1(b, (q * p.outh + oy) * p.outw + ox, v);
+    store1(b, ((q / p.op) * p.outh * p.outw + oy * p.outw + ox) * p.op + q % p.op, v);
 }

@@ -125,6 +125,53 @@ TEST(VulkanRuntime, Fp16StorageSession)
     EXPECT_EQ(vk::validation_error_count(), 0);
 }
 
+// convert_packing on the device (the Net's conversion between layers that
+// take other layouts): elempack 1 -> 4 -> 1 for fp32 and fp16 storage; a
+// channel count that is not a multiple of 4 is refused
+TEST(VulkanRuntime, DevicePackingRoundTrip)
+{
+    test::reseed(3);
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    for (size_t storage : {4u, 2u})
+    {
+        if (storage == 2 && !dev->fp16_storage)
+            continue;
+        vk::Session s(dev, storage);
+        ASSERT_TRUE(s.ok());
+        const Mat mats[] = {test::RandomMat(5, 3, 8), test::RandomMat(3, 2, 2, 12), test::RandomMat(4, 4, 6)};
+        for (const Mat& a : mats)
+        {
+            Option opt;
+            GpuBlobPtr g, g4, g1;
+            ASSERT_EQ(s.upload(a, g, nullptr, opt), 0);
+            EXPECT_EQ(g->shape.elempack, 1);
+            int r = s.convert_packing(g, g4, 4);
+            if (a.c % 4 != 0)
+            {
+                EXPECT_NE(r, 0) << "packed " << a.c << " channels by 4";
+                continue;
+            }
+            ASSERT_EQ(r, 0);
+            EXPECT_EQ(g4->shape.elempack, 4);
+            EXPECT_EQ(g4->shape.c, a.c / 4);
+            EXPECT_EQ(g4->shape.elemsize, storage * 4);
+            ASSERT_EQ(s.convert_packing(g4, g1, 1), 0);
+            EXPECT_EQ(g1->shape.elempack, 1);
+            for (const GpuBlobPtr& b : {g4, g1})
+            {
+                Mat back;
+                ASSERT_EQ(s.download(b, back, opt), 0);
+                EXPECT_EQ(back.elempack, 1);
+                std::string c = test::compare_mat(back, a, storage == 2 ? 1e-3f : 0.f);
+                EXPECT_TRUE(c.empty()) << "storage " << storage << " dims " << a.dims << " elempack " << b->shape.elempack << ": " << c;
+            }
+        }
+    }
+    EXPECT_EQ(vk::validation_error_count(), 0);
+}
+
 TEST(VulkanRuntime, DispatchChainReusesBuffers)
 {
     test::reseed(2);

@@ -5,12 +5,17 @@
 // reuse, compute pipelines from the embedded SPIR-V (with an on-disk
 // VkPipelineCache), and the per-Extractor Session that records dispatches.
 //
-// Device blobs are storage buffers in elempack-1, channel-contiguous layout
-// (cstep = w*h*d): index = ((c*d + z)*h + y)*w + x, of fp32 elements, or fp16
-// ones (elemsize 2) in a session with fp16 storage (Option::use_fp16_storage
-// on a device with storageBuffer16BitAccess). Uploads and downloads convert
-// any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and from that layout.
-// Weights and index maps are fp32 buffers in every session.
+// Device blobs are storage buffers, channel-contiguous (cstep = w*h*d):
+// element index = ((q*d + z)*h + y)*w + x, of fp32 scalars, or fp16 ones in a
+// session with fp16 storage (Option::use_fp16_storage on a device with
+// storageBuffer16BitAccess). 3-D/4-D blobs whose channel count is a multiple
+// of 4 may be elempack 4 (as a CPU Mat: c counts groups of 4 channels, one
+// element is the vec4 of channels 4q..4q+3) when the consuming layer takes
+// that (Layer::support_packing) and Option::use_packing_layout is on;
+// Session::convert_for_layer converts on the device between layers. Uploads
+// and downloads convert any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and
+// from these layouts on the host. Weights and index maps are fp32 buffers in
+// every session.
 
 #include "vk_api.h"
 
@@ -64,7 +69,8 @@ public:
     Buffer buf;
     std::shared_ptr<BufferPool> pool; // where buf goes back; null for an alias
     GpuBlobPtr alias_of;              // the blob whose buffer this one views
-    size_t total() const { return (size_t)shape.w * shape.h * shape.d * shape.c; }
+    // number of scalars
+    size_t total() const { return (size_t)shape.w * shape.h * shape.d * shape.c * shape.elempack; }
 };
 typedef std::shared_ptr<VkBlob> VkBlobPtr;
 
@@ -153,14 +159,22 @@ public:
 
     int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) override;
     int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
+    // the elempack (1 or 4) `consumer` takes a blob of this shape in
+    int convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt) override;
     int finish() override;
+    // the device layout of a blob of this shape for `consumer` (nullptr: 1)
+    static int elempack_for(const Layer* consumer, const Option& opt, int dims, int channels);
+    // record a device conversion of `in` to elempack `pack` (1 or 4; 4 needs
+    // dims >= 3 and channels % 4 == 0); out = in when it already is
+    int convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack);
 
     VulkanDevice* device() const { return dev; }
     size_t elemsize() const { return storage; }
     // a device blob of the given shape (dims, w, h, d, c) in this session's
     // storage type; nullptr on failure
-    VkBlobPtr create_blob(int dims, int w, int h, int d, int c);
-    VkBlobPtr create_blob_like(const Mat& shape) { return create_blob(shape.dims, shape.w, shape.h, shape.d, shape.c); }
+    // (c counts elempack-sized groups, as in a Mat)
+    VkBlobPtr create_blob(int dims, int w, int h, int d, int c, int elempack = 1);
+    VkBlobPtr create_blob_like(const Mat& shape) { return create_blob(shape.dims, shape.w, shape.h, shape.d, shape.c, shape.elempack); }
     // record one dispatch of `p` over (gx, gy, gz) invocations; buffers bind
     // to 0..n-1 in order; push holds the push constants
     int dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs, const void* push, size_t push_size,

@@ -1,5 +1,6 @@
 // Session: command recording, uploads/downloads and the GpuBackend entry.
 #include "vk_runtime.h"
+#include "vk_shaders.h"
 
 #include "../../layer.h"
 #include "../../log.h"
@@ -144,9 +145,9 @@ int Session::finish()
     return 0;
 }
 
-VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c)
+VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c, int elempack)
 {
-    size_t n = (size_t)w * h * d * c;
+    size_t n = (size_t)w * h * d * c * elempack;
     VkBlobPtr b = std::make_shared<VkBlob>();
     b->backend = BACKEND_VULKAN;
     b->shape.dims = dims;
@@ -154,8 +155,8 @@ VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c)
     b->shape.h = h;
     b->shape.d = d;
     b->shape.c = c;
-    b->shape.elemsize = storage;
-    b->shape.elempack = 1;
+    b->shape.elemsize = storage * elempack;
+    b->shape.elempack = elempack;
     b->shape.cstep = (size_t)w * h * d;
     if (!blobs->acquire(n * storage < 16 ? 16 : n * storage, b->buf))
         return nullptr;
@@ -284,10 +285,12 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         return -1;
     }
     Mat src = m;
-    if (src.elempack != 1)
+    const int channels = m.dims >= 3 ? m.c * m.elempack : 0;
+    const int pack = elempack_for(consumer, opt, m.dims, channels);
+    if (src.elempack != pack)
     {
         Mat u;
-        convert_packing(src, u, 1, opt);
+        kite::convert_packing(src, u, pack, opt);
         src = u;
     }
     if (src.elembits() == 16 && storage == 4)
@@ -304,10 +307,10 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
     }
     if (src.empty())
         return -100;
-    VkBlobPtr b = create_blob(src.dims, src.w, src.h, src.d, src.c);
+    VkBlobPtr b = create_blob(src.dims, src.w, src.h, src.d, src.c, pack);
     if (!b)
         return -100;
-    const size_t plane = (size_t)src.w * src.h * src.d * storage;
+    const size_t plane = (size_t)src.w * src.h * src.d * storage * pack;
     const size_t bytes = plane * src.c;
     Buffer st;
     if (!staging->acquire(bytes, st))
@@ -335,8 +338,8 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     }
     const VkBlob* b = static_cast<const VkBlob*>(g.get());
     const Mat& s = b->shape;
-    const size_t es = s.elemsize == 2 ? 2 : 4;
-    const size_t plane = (size_t)s.w * s.h * s.d;
+    const size_t es = s.elemsize / s.elempack == 2 ? 2 : 4;
+    const size_t plane = (size_t)s.w * s.h * s.d * s.elempack; // scalars per channel group
     const size_t bytes = plane * s.c * es;
     Buffer st;
     if (!staging->acquire(bytes, st))
@@ -351,19 +354,24 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         return -1;
     // finish() gave the staging buffer back to the pool, but nothing else can
     // take it before this copy (the pool is this session's)
+    // as the device holds it (fp32), then unpacked
+    Mat packed;
+    Allocator* alloc = s.elempack == 1 ? opt.blob_allocator : nullptr;
+    const size_t pes = 4u * s.elempack;
     if (s.dims == 1)
-        m.create(s.w, 4u, opt.blob_allocator);
+        packed.create(s.w, pes, s.elempack, alloc);
     else if (s.dims == 2)
-        m.create(s.w, s.h, 4u, opt.blob_allocator);
+        packed.create(s.w, s.h, pes, s.elempack, alloc);
     else if (s.dims == 3)
-        m.create(s.w, s.h, s.c, 4u, opt.blob_allocator);
+        packed.create(s.w, s.h, s.c, pes, s.elempack, alloc);
     else
-        m.create(s.w, s.h, s.d, s.c, 4u, opt.blob_allocator);
-    if (m.empty())
+        packed.create(s.w, s.h, s.d, s.c, pes, s.elempack, alloc);
+    if (packed.empty())
         return -100;
+    Mat& dst_m = packed;
     for (int q = 0; q < s.c; q++)
     {
-        float* dst = m.channel(q);
+        float* dst = dst_m.channel(q);
         if (es == 4)
             memcpy(dst, (const float*)st.mapped + plane * q, plane * 4);
         else
@@ -373,7 +381,57 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
                 dst[i] = float16_to_float32(h[i]);
         }
     }
-    return 0;
+    if (s.elempack == 1)
+        m = packed;
+    else
+        kite::convert_packing(packed, m, 1, opt);
+    return m.empty() ? -100 : 0;
+}
+
+int Session::elempack_for(const Layer* consumer, const Option& opt, int dims, int channels)
+{
+    return consumer && consumer->support_packing && opt.use_packing_layout && dims >= 3 && channels % 4 == 0 ? 4 : 1;
+}
+
+int Session::convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt)
+{
+    const Mat& s = g->shape;
+    const int pack = elempack_for(consumer, opt, s.dims, s.c * s.elempack);
+    if (pack == s.elempack)
+        return 0;
+    GpuBlobPtr out;
+    int ret = convert_packing(g, out, pack);
+    if (ret == 0)
+        g = out;
+    return ret;
+}
+
+int Session::convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack)
+{
+    const Mat& s = in->shape;
+    const int channels = s.c * s.elempack;
+    if (pack == s.elempack)
+    {
+        out = in;
+        return 0;
+    }
+    if ((pack != 1 && pack != 4) || (pack == 4 && (s.dims < 3 || channels % 4 != 0)))
+    {
+        KITE_LOGE("Vulkan: cannot convert a dims-%d blob of %d channels to elempack %d", s.dims, channels, pack);
+        return -1;
+    }
+    const Pipeline* p = dev->pipeline("packing", 2, 64, 1, 1, storage == 2 ? VARIANT_FP16S : VARIANT_FP32);
+    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, channels / pack, pack);
+    if (!p || !o)
+        return -100;
+    struct
+    {
+        int plane, c, sp, dp;
+    } pc = {s.w * s.h * s.d, channels, s.elempack, pack};
+    int ret = dispatch(p, {static_cast<const VkBlob*>(in.get()), o.get()}, &pc, sizeof(pc), pc.plane, pc.c, 1);
+    if (ret == 0)
+        out = o;
+    return ret;
 }
 
 // ---------------------------------------------------------------- backend

@@ -1,0 +1,21 @@
+#version 450
+// convert_packing on the device: a blob of `c` scalar channels (planes of
+// `plane` elements) from elempack sp to elempack dp (1 or 4, each dividing c
+// when it is 4). Scalar channel ch at position i lives at
+// ((ch / pack) * plane + i) * pack + ch % pack. Invocation (i, ch).
+#extension GL_GOOGLE_include_directive : require
+#include "types.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer Src { sfp s[]; };
+layout(std430, binding = 1) writeonly buffer Dst { sfp o[]; };
+layout(push_constant) uniform P { int plane, c, sp, dp; } p;
+
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+    int ch = int(gl_GlobalInvocationID.y);
+    if (i >= p.plane || ch >= p.c)
+        return;
+    o[((ch / p.dp) * p.plane + i) * p.dp + ch % p.dp] = s[((ch / p.sp) * p.plane + i) * p.sp + ch % p.sp];
+}
