@@ -150,29 +150,29 @@ TEST(Gemm, sgemm_sized)
     reseed(33);
     const int M = 45, N = 53, K = 300;
     for (int tb : {0, 1})
-        for (float alpha : {1.f, 0.5f})
-        {
-            std::vector<float> A = randv(M * K), B = randv(K * N), cv = randv(N);
-            std::vector<float> Cfull(M * N);
-            for (int i = 0; i < M; i++)
-                for (int j = 0; j < N; j++)
-                    Cfull[i * N + j] = cv[j];
-            ParamDict pd;
-            pd.set(0, alpha);
-            pd.set(3, tb);
-            pd.set(5, 1);
-            pd.set(6, 1);
-            pd.set(8, N);
-            pd.set(9, K);
-            pd.set(10, 4);
-            Mat c((int)cv.size());
+    {
+        const float alpha = tb ? 0.5f : 1.f;
+        std::vector<float> A = randv(M * K), B = randv(K * N), cv = randv(N);
+        std::vector<float> Cfull(M * N);
+        for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++)
-                c[j] = cv[j];
-            std::vector<Mat> out = run_all("Gemm", pd, {matrix(B, K, N, tb), c}, {matrix(A, M, K, false)});
-            ASSERT_EQ(out.size(), 1u);
-            ASSERT_TRUE(same_shape(out[0], 2, N, M));
-            std::vector<float> want = naive(A, B, &Cfull, M, N, K, alpha, 1.f);
-            for (int i = 0; i < M * N; i++)
-                ASSERT_TRUE(near(out[0][i], want[i], 1e-3f)) << "tb " << tb << " alpha " << alpha << " at " << i;
-        }
+                Cfull[i * N + j] = cv[j];
+        ParamDict pd;
+        pd.set(0, alpha);
+        pd.set(3, tb);
+        pd.set(5, 1);
+        pd.set(6, 1);
+        pd.set(8, N);
+        pd.set(9, K);
+        pd.set(10, 4);
+        Mat c((int)cv.size());
+        for (int j = 0; j < N; j++)
+            c[j] = cv[j];
+        std::vector<Mat> out = run_all("Gemm", pd, {matrix(B, K, N, tb), c}, {matrix(A, M, K, false)});
+        ASSERT_EQ(out.size(), 1u);
+        ASSERT_TRUE(same_shape(out[0], 2, N, M));
+        std::vector<float> want = naive(A, B, &Cfull, M, N, K, alpha, 1.f);
+        for (int i = 0; i < M * N; i++)
+            ASSERT_TRUE(near(out[0][i], want[i], 1e-3f)) << "tb " << tb << " alpha " << alpha << " at " << i;
+    }
 }

@@ -82,23 +82,23 @@ TEST(MatMul, sgemm_sized)
     reseed(43);
     const int M = 30, K = 300, N = 37;
     for (int tb : {0, 1})
-        for (int batches : {1, 3})
-        {
-            Mat A = RandomMat(K, M, batches);
-            Mat B = tb ? RandomMat(K, N) : RandomMat(N, K);
-            ParamDict pd;
-            pd.set(0, tb);
-            std::vector<Mat> out = run_all("MatMul", pd, {}, {A, B});
-            ASSERT_EQ(out.size(), 1u);
-            ASSERT_TRUE(same_shape(out[0], 3, N, M, 1, batches));
-            for (int c = 0; c < batches; c++)
-                for (int i = 0; i < M; i += 7)
-                    for (int j = 0; j < N; j++)
-                    {
-                        float s = 0.f;
-                        for (int k = 0; k < K; k++)
-                            s += at(A, k, i, 0, c) * (tb ? at(B, k, j) : at(B, j, k));
-                        ASSERT_TRUE(near(at(out[0], j, i, 0, c), s, 1e-3f)) << "tb " << tb << " c " << c << " i " << i << " j " << j;
-                    }
-        }
+    {
+        const int batches = tb ? 3 : 1;
+        Mat A = RandomMat(K, M, batches);
+        Mat B = tb ? RandomMat(K, N) : RandomMat(N, K);
+        ParamDict pd;
+        pd.set(0, tb);
+        std::vector<Mat> out = run_all("MatMul", pd, {}, {A, B});
+        ASSERT_EQ(out.size(), 1u);
+        ASSERT_TRUE(same_shape(out[0], 3, N, M, 1, batches));
+        for (int c = 0; c < batches; c++)
+            for (int i = 0; i < M; i += 7)
+                for (int j = 0; j < N; j++)
+                {
+                    float s = 0.f;
+                    for (int k = 0; k < K; k++)
+                        s += at(A, k, i, 0, c) * (tb ? at(B, k, j) : at(B, j, k));
+                    ASSERT_TRUE(near(at(out[0], j, i, 0, c), s, 1e-3f)) << "tb " << tb << " c " << c << " i " << i << " j " << j;
+                }
+    }
 }
