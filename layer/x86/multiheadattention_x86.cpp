@@ -106,17 +106,29 @@ public:
         const int Lq = io.src_len, Lk = io.dst_len, E = embed_dim;
         const int d = E / num_heads;
 
-        std::vector<float> qt((size_t)E * Lq), kt((size_t)E * Lk), vt((size_t)E * Lk), ot((size_t)E * Lq);
+        // pooled workspace, not zero-filled vectors: ViT's four 445 KB buffers a
+        // layer were page-faulted and cleared on every forward
+        Mat qt_m, kt_m, vt_m, ot_m;
+        qt_m.create(Lq, E, 4u, opt.workspace_allocator);
+        kt_m.create(Lk, E, 4u, opt.workspace_allocator);
+        vt_m.create(Lk, E, 4u, opt.workspace_allocator);
+        ot_m.create(Lq, E, 4u, opt.workspace_allocator);
+        if (qt_m.empty() || kt_m.empty() || vt_m.empty() || ot_m.empty())
+            return -100;
+        float* qt = qt_m;
+        float* kt = kt_m;
+        float* vt = vt_m;
+        float* ot = ot_m;
         // x^T(k, i) = x[i * in + k]; out^T(o, i) at xt[o * L + i]
         GemmEpilogue ep;
         ep.bias = q_bias_scaled.data();
-        ret = sgemm(packed_q, MatView{(const float*)*io.q, 1, (long)qdim}, Lq, qt.data(), Lq, 1, ep, opt);
+        ret = sgemm(packed_q, MatView{(const float*)*io.q, 1, (long)qdim}, Lq, qt, Lq, 1, ep, opt);
         ep.bias = k_bias_data;
         if (ret == 0)
-            ret = sgemm(packed_k, MatView{(const float*)*io.k, 1, (long)kdim}, Lk, kt.data(), Lk, 1, ep, opt);
+            ret = sgemm(packed_k, MatView{(const float*)*io.k, 1, (long)kdim}, Lk, kt, Lk, 1, ep, opt);
         ep.bias = v_bias_data;
         if (ret == 0)
-            ret = sgemm(packed_v, MatView{(const float*)*io.v, 1, (long)vdim}, Lk, vt.data(), Lk, 1, ep, opt);
+            ret = sgemm(packed_v, MatView{(const float*)*io.v, 1, (long)vdim}, Lk, vt, Lk, 1, ep, opt);
         if (ret != 0)
             return ret;
 
@@ -134,8 +146,8 @@ public:
             for (int h = 0; h < num_heads; h++)
             {
                 // s(i, t) = sum_j q_h(i, j) k_h(t, j): A(i, j) = qt[(h d + j) Lq + i], B(j, t) = kt[(h d + j) Lk + t]
-                pack_a(MatView{qt.data() + (size_t)h * d * Lq, 1, (long)Lq}, Lq, d, qa);
-                if (sgemm(qa, MatView{kt.data() + (size_t)h * d * Lk, (long)Lk, 1}, Lk, s.data(), Lk, 1, none, one) != 0)
+                pack_a(MatView{qt + (size_t)h * d * Lq, 1, (long)Lq}, Lq, d, qa);
+                if (sgemm(qa, MatView{kt + (size_t)h * d * Lk, (long)Lk, 1}, Lk, s.data(), Lk, 1, none, one) != 0)
                 {
                     #pragma omp atomic write
                     head_ret = -100;
@@ -144,8 +156,8 @@ public:
                 for (int i = 0; i < Lq; i++)
                     softmax_row(s.data() + (size_t)i * Lk, mask ? mask + io.mask_head_step * h + (size_t)i * Lk : nullptr, Lk);
                 // o_h^T(j, i) = sum_t v_h^T(j, t) p(i, t): A(j, t) = vt[(h d + j) Lk + t], B(t, i) = s[i Lk + t]
-                pack_a(MatView{vt.data() + (size_t)h * d * Lk, (long)Lk, 1}, d, Lk, va);
-                if (sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot.data() + (size_t)h * d * Lq, Lq, 1, none, one) != 0)
+                pack_a(MatView{vt + (size_t)h * d * Lk, (long)Lk, 1}, d, Lk, va);
+                if (sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot + (size_t)h * d * Lq, Lq, 1, none, one) != 0)
                 {
                     #pragma omp atomic write
                     head_ret = -100;
@@ -161,7 +173,7 @@ public:
             return -100;
         // top(o, i) at top[i * qdim + o]: C(o, i) = sum_e Wout(o, e) ot(e, i)
         ep.bias = out_bias_data;
-        return sgemm(packed_out, MatView{ot.data(), (long)Lq, 1}, Lq, (float*)top.data, 1, (long)qdim, ep, opt);
+        return sgemm(packed_out, MatView{ot, (long)Lq, 1}, Lq, (float*)top.data, 1, (long)qdim, ep, opt);
     }
 
 private:
