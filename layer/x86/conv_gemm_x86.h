@@ -76,10 +76,40 @@ struct ConvGemmGeometry
     int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
 };
 
-// dst[k][MR] for k = tap * C + q over the tile's pixels (rows past nn are zero).
-// nbase[r]: float offset of pixel r's window origin; tofs[tap]: tap offset.
+// An unpacked input's MR pixels of one tap and channel, the tile lying in one
+// output row (window origins sx floats apart), as one vector: stride 1 a plain
+// load, stride 2 the even lanes of a masked 2*MR-1 load (nothing read past the
+// last pixel). false: the caller gathers scalars.
 template<int MR>
-static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tofs, const int* nbase, int nn, float* dst)
+static inline bool conv_pack_row(const float* s, int sx, float* d)
+{
+#if defined(__AVX512F__)
+    if (MR == 8 && sx == 1)
+    {
+        _mm256_storeu_ps(d, _mm256_loadu_ps(s));
+        return true;
+    }
+    if (MR == 8 && sx == 2)
+    {
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+        const __m512 v = _mm512_maskz_loadu_ps((__mmask16)0x7fff, s);
+        _mm256_storeu_ps(d, _mm512_castps512_ps256(_mm512_permutexvar_ps(even, v)));
+        return true;
+    }
+#else
+    (void)s;
+    (void)sx;
+    (void)d;
+#endif
+    return false;
+}
+
+// dst[k][MR] for k = tap * C + q over the tile's pixels (rows past nn are zero).
+// nbase[r]: float offset of pixel r's window origin; tofs[tap]: tap offset;
+// sx > 0: a full tile in one output row, window origins sx floats apart.
+template<int MR>
+static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tofs, const int* nbase, int nn, int sx,
+                                  float* dst)
 {
     const int pi = in.elempack;
     const int groups = C / pi;
@@ -91,6 +121,8 @@ static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tof
             float* d = dst + ((size_t)tap * C + g * pi) * MR;
             if (pi == 1)
             {
+                if (sx > 0 && conv_pack_row<MR>(src + nbase[0], sx, d))
+                    continue;
                 for (int r = 0; r < nn; r++)
                     d[r] = src[nbase[r]];
             }
@@ -240,7 +272,8 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
                     const int oy = (n0 + r) / outw, ox = (n0 + r) % outw;
                     nbase[r] = (oy * g.stride_h * in.w + ox * g.stride_w) * pi;
                 }
-                conv_pack_tile<MR>(in, C, maxk, tofs.data(), nbase, nn, packed.data() + (size_t)(t - t0) * K * MR);
+                const int sx = nn == MR && n0 % outw + MR <= outw ? g.stride_w * pi : 0;
+                conv_pack_tile<MR>(in, C, maxk, tofs.data(), nbase, nn, sx, packed.data() + (size_t)(t - t0) * K * MR);
             }
             packed_ci = ci;
             for (int p = pg * ppg; p < std::min(panels, (pg + 1) * ppg); p++)

@@ -153,6 +153,18 @@ TEST(Convolution, conv1x1_packed_input)
     KITE_EXPECT_LAYER_OK(run_conv({9, 4, 24, 20, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
 }
 
+// a first layer on an unpacked 3-channel input: output rows of 8 or more
+// pixels, so whole tiles are packed as row vectors (strides 1 and 2) next to
+// tiles that wrap a row
+TEST(Convolution, unpacked_input_rows)
+{
+    reseed(12);
+    KITE_EXPECT_LAYER_OK(run_conv({19, 6, 3, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({21, 5, 3, 8, 7, 7, 1, 2, 3, 3, 3, 3, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({18, 4, 3, 32, 3, 3, 2, 1, 2, 2, 1, 1, 0, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({17, 3, 2, 16, 1, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+}
+
 // SAME output size is ceil(size / stride), and explicit pads the textbook formula
 TEST(Convolution, output_size_property)
 {
