@@ -15,6 +15,7 @@
 #include "conv_vec_x86.h"
 #include "log.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace kite {
@@ -22,10 +23,15 @@ namespace KITE_ISA_NS {
 
 namespace {
 
-// in: padded, elempack P; out: elempack P; weight [c/P][maxk][P]; bias [c] or null
+// in: unpadded, elempack P, read as if padded by pad_left/pad_top (and enough
+// on the right/bottom for out's size) with pad_value; out: elempack P; weight
+// [c/P][maxk][P]; bias [c] or null. Windows wholly inside the input run
+// without bounds checks, four outputs at a time; border windows check each tap.
+// No padded copy: a depth-wise layer does 9 FMAs per element, so copying the
+// blob first would cost about as much as the layer.
 template<int P>
 void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                      const Activation& act, int num_threads)
+                      int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
 {
     typedef VecF<P> V;
     const int maxk = g.kernel_w * g.kernel_h;
@@ -33,8 +39,14 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
     for (int ky = 0, k = 0; ky < g.kernel_h; ky++)
         for (int kx = 0; kx < g.kernel_w; kx++, k++)
             ofs[k] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * P;
-    const int outw = out.w, outh = out.h;
+    const int outw = out.w, outh = out.h, w = in.w, h = in.h;
+    const int ext_w = (g.kernel_w - 1) * g.dilation_w + 1, ext_h = (g.kernel_h - 1) * g.dilation_h + 1;
+    // output columns whose windows lie inside the input: [ox_lo, ox_hi)
+    const int ox_lo = std::min(outw, (pad_left + g.stride_w - 1) / g.stride_w);
+    const int ox_hi = w + pad_left - ext_w < 0 ? ox_lo
+                                                : std::max(ox_lo, std::min(outw, (w + pad_left - ext_w) / g.stride_w + 1));
     const int* o = ofs.data();
+    const int sx = g.stride_w * P;
 
     #pragma omp parallel for num_threads(num_threads)
     for (int q = 0; q < out.c; q++)
@@ -43,40 +55,68 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
         float* dst = (float*)out.data + out.cstep * P * q;
         const float* wq = weight + (size_t)maxk * P * q;
         const typename V::T b = bias ? V::load(bias + q * P) : V::zero();
-        for (int oy = 0; oy < outh; oy++)
-        {
-            const float* row = src + (size_t)oy * g.stride_h * in.w * P;
-            int ox = 0;
-            // four outputs at a time share each weight load
-            for (; ox + 3 < outw; ox += 4)
+        const typename V::T pv = V::set1(pad_value);
+        // one output through bounds-checked taps
+        auto border = [&](int ox, int iy0) {
+            const int ix0 = ox * g.stride_w - pad_left;
+            typename V::T a = b;
+            for (int ky = 0; ky < g.kernel_h; ky++)
             {
-                const float* s0 = row + (size_t)ox * g.stride_w * P;
-                const int sx = g.stride_w * P;
+                const int iy = iy0 + ky * g.dilation_h;
+                for (int kx = 0; kx < g.kernel_w; kx++)
+                {
+                    const int ix = ix0 + kx * g.dilation_w;
+                    const typename V::T v = iy >= 0 && iy < h && ix >= 0 && ix < w
+                                                ? V::load(src + ((size_t)iy * w + ix) * P)
+                                                : pv;
+                    a = V::fmadd(v, V::load(wq + (ky * g.kernel_w + kx) * P), a);
+                }
+            }
+            store_activated<P>(dst + (size_t)ox * P, a, act);
+        };
+        for (int oy = 0; oy < outh; oy++, dst += (size_t)outw * P)
+        {
+            const int iy0 = oy * g.stride_h - pad_top;
+            if (iy0 < 0 || iy0 + ext_h > h)
+            {
+                for (int ox = 0; ox < outw; ox++)
+                    border(ox, iy0);
+                continue;
+            }
+            for (int ox = 0; ox < ox_lo; ox++)
+                border(ox, iy0);
+            const float* row = src + (size_t)iy0 * w * P;
+            int ox = ox_lo;
+            // four outputs at a time share each weight load
+            for (; ox + 3 < ox_hi; ox += 4)
+            {
+                const float* s0 = row + (size_t)(ox * g.stride_w - pad_left) * P;
                 typename V::T a0 = b, a1 = b, a2 = b, a3 = b;
                 for (int k = 0; k < maxk; k++)
                 {
-                    const typename V::T w = V::load(wq + k * P);
+                    const typename V::T wk = V::load(wq + k * P);
                     const float* s = s0 + o[k];
-                    a0 = V::fmadd(V::load(s), w, a0);
-                    a1 = V::fmadd(V::load(s + sx), w, a1);
-                    a2 = V::fmadd(V::load(s + 2 * sx), w, a2);
-                    a3 = V::fmadd(V::load(s + 3 * sx), w, a3);
+                    a0 = V::fmadd(V::load(s), wk, a0);
+                    a1 = V::fmadd(V::load(s + sx), wk, a1);
+                    a2 = V::fmadd(V::load(s + 2 * sx), wk, a2);
+                    a3 = V::fmadd(V::load(s + 3 * sx), wk, a3);
                 }
-                store_activated<P>(dst, a0, act);
-                store_activated<P>(dst + P, a1, act);
-                store_activated<P>(dst + 2 * P, a2, act);
-                store_activated<P>(dst + 3 * P, a3, act);
-                dst += 4 * P;
+                float* d = dst + (size_t)ox * P;
+                store_activated<P>(d, a0, act);
+                store_activated<P>(d + P, a1, act);
+                store_activated<P>(d + 2 * P, a2, act);
+                store_activated<P>(d + 3 * P, a3, act);
             }
-            for (; ox < outw; ox++)
+            for (; ox < ox_hi; ox++)
             {
-                const float* s = row + (size_t)ox * g.stride_w * P;
+                const float* s = row + (size_t)(ox * g.stride_w - pad_left) * P;
                 typename V::T a = b;
                 for (int k = 0; k < maxk; k++)
                     a = V::fmadd(V::load(s + o[k]), V::load(wq + k * P), a);
-                store_activated<P>(dst, a, act);
-                dst += P;
+                store_activated<P>(dst + (size_t)ox * P, a, act);
             }
+            for (ox = ox_hi; ox < outw; ox++)
+                border(ox, iy0);
         }
     }
 }
@@ -151,8 +191,9 @@ public:
         {
             return forward_reference(bottom_blob, top_blob, opt);
         }
+        // packed inputs are read in place (the kernel handles the border)
         Mat padded = bottom_blob;
-        if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
+        if (P == 1 && (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0))
         {
             Option opt_ws = opt;
             opt_ws.blob_allocator = opt.workspace_allocator;
@@ -160,14 +201,15 @@ public:
             if (padded.empty())
                 return -100;
         }
-        if (padded.w < extents[0] || padded.h < extents[1])
+        const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
+        if (padded_w < extents[0] || padded_h < extents[1])
         {
             KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d (padded %dx%d) is smaller than the kernel extent %dx%d",
-                      name.c_str(), bottom_blob.w, bottom_blob.h, padded.w, padded.h, extents[0], extents[1]);
+                      name.c_str(), bottom_blob.w, bottom_blob.h, padded_w, padded_h, extents[0], extents[1]);
             return -1;
         }
-        const int outw = (padded.w - extents[0]) / stride_w + 1;
-        const int outh = (padded.h - extents[1]) / stride_h + 1;
+        const int outw = (padded_w - extents[0]) / stride_w + 1;
+        const int outh = (padded_h - extents[1]) / stride_h + 1;
         top_blob.create(outw, outh, bottom_blob.c, 4u * P, P, opt.blob_allocator);
         if (top_blob.empty())
             return -100;
@@ -178,16 +220,16 @@ public:
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed<16>(padded, top_blob, w, b, g, act, opt.num_threads);
+            depthwise_packed<16>(padded, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed<8>(padded, top_blob, w, b, g, act, opt.num_threads);
+            depthwise_packed<8>(padded, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
         case 4:
-            depthwise_packed<4>(padded, top_blob, w, b, g, act, opt.num_threads);
+            depthwise_packed<4>(padded, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
         default:
             depthwise_rows(padded, top_blob, w, b, g, act, opt.num_threads);

@@ -73,6 +73,20 @@ TEST(ConvolutionDepthWise, packed_channels)
     KITE_EXPECT_LAYER_OK(run_dw(3, 2, 64, 64, 64, 3, 1, 1, 1, 6, {0.2f, 0.5f}, 0.25f));
 }
 
+// packed inputs are read in place with the border handled by the kernel:
+// strided windows that reach the right/bottom pad or not, a kernel wider than
+// the input (every window on the border) with a pad value, dilation past the
+// border
+TEST(ConvolutionDepthWise, packed_border)
+{
+    reseed(13);
+    KITE_EXPECT_LAYER_OK(run_dw(12, 10, 16, 16, 16, 3, 1, 2, 1, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(11, 9, 8, 8, 8, 3, 1, 2, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(14, 13, 16, 16, 16, 5, 1, 3, 2, 0, {}, 0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(2, 3, 16, 16, 16, 5, 1, 1, 2, 0, {}, -0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(9, 8, 16, 16, 16, 3, 3, 1, 3, 0, {}, 0.75f));
+}
+
 TEST(ConvolutionDepthWise, grouped_and_multiplier)
 {
     reseed(2);
