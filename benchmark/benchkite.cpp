@@ -54,6 +54,7 @@ struct Settings
     int warmup_count = 8;
     bool profile = false;
     std::string trace_path;
+    int fp16 = 0; // fp16=1: fp16 storage, 2: fp16 storage and arithmetic
 };
 
 struct ModelEntry
@@ -385,6 +386,8 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     net.opt.blob_allocator = &blob_pool;
     net.opt.workspace_allocator = &workspace_pool;
     net.opt.use_packing_layout = true;
+    net.opt.use_fp16_storage = s.fp16 >= 1;
+    net.opt.use_fp16_arithmetic = s.fp16 >= 2;
     if (s.gpu_device >= 0 && s.gpu_backend == "opencl")
     {
         net.opt.use_opencl = true;
@@ -504,7 +507,7 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
 void usage(const char* argv0)
 {
     fprintf(stderr,
-            "usage: %s [loop count] [num threads] [powersave] [gpu device] [cooling down] [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE] [backend=vulkan|opencl]\n"
+            "usage: %s [loop count] [num threads] [powersave] [gpu device] [cooling down] [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE] [backend=vulkan|opencl] [fp16=0|1|2]\n"
             "  defaults: 4 loops, %d threads, powersave 0, gpu -1 (cpu), cooling down 1\n",
             argv0, get_physical_big_cpu_count());
 }
@@ -561,6 +564,8 @@ int main(int argc, char** argv)
             s.trace_path = v;
         else if (k == "backend" && (v == "vulkan" || v == "opencl"))
             s.gpu_backend = v;
+        else if (k == "fp16" && (v == "0" || v == "1" || v == "2"))
+            s.fp16 = v[0] - '0';
         else
         {
             usage(argv[0]);

@@ -40,15 +40,16 @@ def time_kite(benchkite, param, shape, threads, loops, gpu_device=-1, extra=(), 
     return float(m.group(1)), float(m.group(3))
 
 
-def time_ncnn(param, shape, threads, loops, warmup, vulkan=False):
+def time_ncnn(param, shape, threads, loops, warmup, vulkan=False, fp16=0):
     import ncnn
     import numpy as np
     net = ncnn.Net()
     net.opt.use_vulkan_compute = vulkan
     net.opt.num_threads = threads
-    net.opt.use_fp16_storage = False
-    net.opt.use_fp16_packed = False
-    net.opt.use_fp16_arithmetic = False
+    # fp16=1: fp16 storage, 2: fp16 storage and arithmetic (ncnn's GPU defaults)
+    net.opt.use_fp16_storage = fp16 >= 1
+    net.opt.use_fp16_packed = fp16 >= 1
+    net.opt.use_fp16_arithmetic = fp16 >= 2
     net.opt.use_bf16_storage = False
     if net.load_param(param) != 0:
         raise RuntimeError("ncnn cannot load " + param)

@@ -2,11 +2,12 @@
 """kite on the GPU next to ncnn's Vulkan, plus kite's first-start times.
 
   python3 benchmark/gpu_bench.py --benchkite build/benchmark/benchkite \
-      --models ../shared/models/ncnn [--device 0] [--loops 20] [--backend vulkan]
+      --models ../shared/models/ncnn [--device 0] [--loops 20] [--backend vulkan] [--fp16 0|1|2]
 
 For every graph of shapes.txt: benchkite with the GPU device (zero weights,
 as benchncnn) and, for Vulkan, ncnn's pip package with use_vulkan_compute in
-the same run (fp32 storage on both sides); then kite's load_model time
+the same run (fp32 storage on both sides; --fp16 1 gives both fp16 storage,
+--fp16 2 also fp16 arithmetic, ncnn's own GPU default); then kite's load_model time
 (weights + every layer's create_pipeline) in a fresh process with an empty
 pipeline cache folder (cold) and again with the folder the cold run filled
 (warm). Prints a markdown table.
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--loops", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--no-ncnn", action="store_true")
+    ap.add_argument("--fp16", type=int, default=0, choices=[0, 1, 2])
     ap.add_argument("-k", default="")
     a = ap.parse_args()
     shapes = read_shapes(a.models)
@@ -55,14 +57,14 @@ def main():
         param = os.path.join(a.models, name + ".param")
         shape = shapes[name]
         try:
-            _, kite = time_kite(a.benchkite, param, shape, 1, a.loops, a.device, ["backend=" + a.backend])
+            _, kite = time_kite(a.benchkite, param, shape, 1, a.loops, a.device, ["backend=" + a.backend, "fp16=%d" % a.fp16])
         except Exception as e:  # noqa: BLE001
             print("| %s | failed: %s |" % (name, str(e).replace("\n", " ")[:200]))
             continue
         ncnn_s, ratio = "-", "-"
         if a.backend == "vulkan" and not a.no_ncnn:
             try:
-                _, nc = time_ncnn(param, shape, 1, a.loops, a.warmup, vulkan=True)
+                _, nc = time_ncnn(param, shape, 1, a.loops, a.warmup, vulkan=True, fp16=a.fp16)
                 ncnn_s, ratio = "%.2f" % nc, "%.2f" % (kite / nc)
             except Exception as e:  # noqa: BLE001
                 ncnn_s = "failed: " + str(e)[:80]

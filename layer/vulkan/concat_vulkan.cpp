@@ -1,4 +1,5 @@
-// Concat on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per input
+// Concat on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per input;
+// elempack-4 output when every input is elempack 4
 #include "concat.h"
 
 #include "vulkan/vulkan_common.h"
@@ -11,6 +12,7 @@ public:
     Concat_vulkan()
     {
         support_vulkan = true;
+        support_packing = true;
     }
     int create_pipeline(const Option& opt) override
     {
@@ -20,7 +22,20 @@ public:
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
         vk::Session& s = vkl::session_of(session);
-        const Mat& first = bottoms[0]->shape;
+        // all inputs elempack 4: packed output, copies on views whose rows are
+        // 4x wider (the lanes of a packed element side by side), so any axis
+        // is a box copy; otherwise every input elempack 1
+        bool all4 = true;
+        for (const GpuBlobPtr& b : bottoms)
+            all4 = all4 && b->shape.elempack == 4;
+        std::vector<GpuBlobPtr> in(bottoms);
+        for (size_t i = 0; i < in.size() && !all4; i++)
+        {
+            int ret = s.convert_packing(bottoms[i], in[i], 1);
+            if (ret != 0)
+                return ret;
+        }
+        const Mat& first = in[0]->shape;
         const int dims = first.dims;
         const int pa = shape::normalize_axis(axis, dims);
         if (pa < 0)
@@ -31,12 +46,12 @@ public:
         const shape::Dims d0 = shape::dims_of(first);
         shape::Dims outd = d0;
         outd.s[pa] = 0;
-        for (size_t i = 0; i < bottoms.size(); i++)
+        for (size_t i = 0; i < in.size(); i++)
         {
-            const shape::Dims di = shape::dims_of(bottoms[i]->shape);
+            const shape::Dims di = shape::dims_of(in[i]->shape);
             for (int a = 0; a < dims; a++)
             {
-                if (bottoms[i]->shape.dims != dims || (a != pa && di.s[a] != d0.s[a]))
+                if (in[i]->shape.dims != dims || (a != pa && di.s[a] != d0.s[a]))
                 {
                     KITE_LOGE("Concat '%s': input %d does not match input 0 off the concat axis", name.c_str(), (int)i);
                     return -1;
@@ -44,19 +59,23 @@ public:
             }
             outd.s[pa] += di.s[pa];
         }
-        vk::VkBlobPtr top = vkl::create_blob_dims(s, outd);
+        int cdhw[4];
+        shape::to_cdhw(outd, cdhw);
+        vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], all4 ? 4 : 1);
         if (!top)
             return -100;
+        const GpuBlobPtr topv = all4 ? wide_view(top) : top;
         const int ax = vkl::whdc_axis(dims, pa);
         int offset = 0;
-        for (size_t i = 0; i < bottoms.size(); i++)
+        for (size_t i = 0; i < in.size(); i++)
         {
-            const vk::VkBlob* b = vkl::blob_of(bottoms[i]);
+            const GpuBlobPtr bv = all4 ? wide_view(in[i]) : in[i];
+            const vk::VkBlob* b = vkl::blob_of(bv);
             int box[4], src_off[4] = {0, 0, 0, 0}, dst_off[4] = {0, 0, 0, 0};
             vkl::whdc(b->shape, box);
             dst_off[ax] = offset;
             offset += box[ax];
-            int ret = vkl::copy_box(s, pipe, b, top.get(), box, src_off, dst_off);
+            int ret = vkl::copy_box(s, pipe, b, vkl::blob_of(topv), box, src_off, dst_off);
             if (ret != 0)
                 return ret;
         }
@@ -65,6 +84,12 @@ public:
     }
 
 private:
+    // an elempack-4 blob as an elempack-1 one with 4x wider rows
+    static GpuBlobPtr wide_view(const GpuBlobPtr& b)
+    {
+        const Mat& m = b->shape;
+        return vkl::alias_blob(b, m.dims, m.w * 4, m.h, m.d, m.c);
+    }
     const vk::Pipeline* pipe = nullptr;
 };
 

@@ -38,3 +38,15 @@ TEST(Concat, single_input_and_errors)
     EXPECT_TRUE(fails("Concat", params({{0, 0}}), {a, seq({2, 4, 5})})); // other axis differs
     EXPECT_TRUE(fails("Concat", params({{0, 0}}), {a, seq({3, 5})}));    // dims differ
 }
+
+// channel counts that pack by 4 (packed GPU/CPU paths) and a mix with one
+// that does not
+TEST(Concat, packable_channels)
+{
+    for (int last : {8, 3})
+    {
+        std::vector<Mat> out = run("Concat", params({{0, 0}}), {seq({4, 3, 5}), seq({last, 3, 5})});
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].c * out[0].elempack, 4 + last);
+    }
+}
