@@ -487,68 +487,73 @@ int border_index(int i, int n, int type)
     return m < n ? m : period - m;
 }
 
-// n copies of the elemsize-byte value v at o (fixed-size copies for the
-// element sizes blobs have, so they compile to plain stores)
+// n copies of the ES-byte value v at o (ES 0: elemsize bytes known at run
+// time); fixed sizes compile to plain stores
 template<size_t ES>
-void fill_run_fixed(unsigned char* o, size_t n, const unsigned char* v)
+inline void fill_run_t(unsigned char* o, size_t n, const unsigned char* v, size_t elemsize)
 {
+    const size_t es = ES ? ES : elemsize;
     for (size_t i = 0; i < n; i++)
-        memcpy(o + i * ES, v, ES);
-}
-
-void fill_run(unsigned char* o, size_t n, const unsigned char* v, size_t elemsize)
-{
-    switch (elemsize)
-    {
-    case 1:
-        return fill_run_fixed<1>(o, n, v);
-    case 2:
-        return fill_run_fixed<2>(o, n, v);
-    case 4:
-        return fill_run_fixed<4>(o, n, v);
-    case 8:
-        return fill_run_fixed<8>(o, n, v);
-    case 16:
-        return fill_run_fixed<16>(o, n, v);
-    case 32:
-        return fill_run_fixed<32>(o, n, v);
-    case 64:
-        return fill_run_fixed<64>(o, n, v);
-    default:
-        for (size_t i = 0; i < n; i++)
-            memcpy(o + i * elemsize, v, elemsize);
-    }
+        memcpy(o + i * es, v, ES ? ES : elemsize);
 }
 
 // one plane row by row: the source row in one copy, the side borders filled
 // (constant) or picked element by element (replicate/reflect)
-void make_border_plane(const unsigned char* src, int w, int h, unsigned char* dst, int outw, int outh, int top, int left,
-                       int type, const unsigned char* fillv, size_t elemsize)
+template<size_t ES>
+void make_border_plane_t(const unsigned char* src, int w, int h, unsigned char* dst, int outw, int outh, int top, int left,
+                         int type, const unsigned char* fillv, size_t elemsize)
 {
+    const size_t es = ES ? ES : elemsize;
     const int right = outw - w - left;
     for (int y = 0; y < outh; y++)
     {
         const int sy = y - top;
-        unsigned char* o = dst + (size_t)y * outw * elemsize;
+        unsigned char* o = dst + (size_t)y * outw * es;
         if ((sy < 0 || sy >= h) && type == BORDER_CONSTANT)
         {
-            fill_run(o, (size_t)outw, fillv, elemsize);
+            fill_run_t<ES>(o, (size_t)outw, fillv, elemsize);
             continue;
         }
-        const unsigned char* srow = src + (size_t)border_index(sy, h, type) * w * elemsize;
+        const unsigned char* srow = src + (size_t)border_index(sy, h, type) * w * es;
         if (type == BORDER_CONSTANT)
         {
-            fill_run(o, (size_t)left, fillv, elemsize);
-            fill_run(o + (size_t)(left + w) * elemsize, (size_t)right, fillv, elemsize);
+            fill_run_t<ES>(o, (size_t)left, fillv, elemsize);
+            fill_run_t<ES>(o + (size_t)(left + w) * es, (size_t)right, fillv, elemsize);
         }
         else
         {
             for (int x = 0; x < left; x++)
-                memcpy(o + (size_t)x * elemsize, srow + (size_t)border_index(x - left, w, type) * elemsize, elemsize);
+                memcpy(o + (size_t)x * es, srow + (size_t)border_index(x - left, w, type) * es, es);
             for (int x = left + w; x < outw; x++)
-                memcpy(o + (size_t)x * elemsize, srow + (size_t)border_index(x - left, w, type) * elemsize, elemsize);
+                memcpy(o + (size_t)x * es, srow + (size_t)border_index(x - left, w, type) * es, es);
         }
-        memcpy(o + (size_t)left * elemsize, srow, (size_t)w * elemsize);
+        memcpy(o + (size_t)left * es, srow, (size_t)w * es);
+    }
+}
+
+// the plane (or, with src null, a constant plane) for the blob's element size
+void make_border_plane(const unsigned char* src, int w, int h, unsigned char* dst, int outw, int outh, int top, int left,
+                       int type, const unsigned char* fillv, size_t elemsize)
+{
+    switch (elemsize)
+    {
+#define KITE_BORDER_ES(ES)                                                                            \
+    case ES:                                                                                          \
+        if (!src)                                                                                     \
+            return fill_run_t<ES>(dst, (size_t)outw * outh, fillv, elemsize);                         \
+        return make_border_plane_t<ES>(src, w, h, dst, outw, outh, top, left, type, fillv, elemsize);
+        KITE_BORDER_ES(1)
+        KITE_BORDER_ES(2)
+        KITE_BORDER_ES(4)
+        KITE_BORDER_ES(8)
+        KITE_BORDER_ES(16)
+        KITE_BORDER_ES(32)
+        KITE_BORDER_ES(64)
+#undef KITE_BORDER_ES
+    default:
+        if (!src)
+            return fill_run_t<0>(dst, (size_t)outw * outh, fillv, elemsize);
+        return make_border_plane_t<0>(src, w, h, dst, outw, outh, top, left, type, fillv, elemsize);
     }
 }
 
@@ -625,7 +630,7 @@ void copy_make_border_3d(const Mat& src, Mat& dst, int top, int bottom, int left
             bool zin = sz >= 0 && sz < d;
             if (!zin && type == BORDER_CONSTANT)
             {
-                fill_run(op, (size_t)outw * outh, fillv, out.elemsize);
+                make_border_plane(nullptr, w, sh, op, outw, outh, top, left, type, fillv, out.elemsize);
                 continue;
             }
             int zz = src.dims == 4 ? border_index(sz, d, type) : 0;
