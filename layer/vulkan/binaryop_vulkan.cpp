@@ -1,7 +1,8 @@
 // BinaryOp on Vulkan (shaders/vulkan/binaryop.comp). Broadcasting follows the
 // reference exactly: once per pair of input shapes the reference adds element
 // numbers of one input to zeros of the other, which gives for every output
-// element the input element it reads (index maps kept on the device).
+// element the input element it reads (index maps kept on the device). Inputs
+// of one shape and scalar operands run on any elempack; broadcasting unpacks.
 #include "binaryop.h"
 
 #include "vulkan/rearrange_vulkan.h"
@@ -16,6 +17,7 @@ public:
     BinaryOp_vulkan()
     {
         support_vulkan = true;
+        support_packing = true;
     }
     bool accept() const override
     {
@@ -42,9 +44,23 @@ public:
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
         vk::Session& s = vkl::session_of(session);
-        const vk::VkBlob* A = vkl::blob_of(bottoms[0]);
         const bool scalar = with_scalar != 0 || bottoms.size() == 1;
-        const vk::VkBlob* B = scalar ? dummy.get() : vkl::blob_of(bottoms[1]);
+        std::vector<GpuBlobPtr> in(bottoms);
+        if (!scalar)
+        {
+            const Mat& sa = in[0]->shape;
+            const Mat& sb = in[1]->shape;
+            const bool same = sa.dims == sb.dims && sa.w == sb.w && sa.h == sb.h && sa.d == sb.d && sa.c == sb.c && sa.elempack == sb.elempack;
+            for (int i = 0; i < 2 && !same; i++)
+            {
+                // broadcasting: the index maps address elempack-1 blobs
+                int ret = s.convert_packing(bottoms[i], in[i], 1);
+                if (ret != 0)
+                    return ret;
+            }
+        }
+        const vk::VkBlob* A = vkl::blob_of(in[0]);
+        const vk::VkBlob* B = scalar ? dummy.get() : vkl::blob_of(in[1]);
         const vk::VkBlob* ia = dummy.get();
         const vk::VkBlob* ib = dummy.get();
         Mat oshape = A->shape;
@@ -56,7 +72,7 @@ public:
             const Mat& sb = B->shape;
             if (sa.dims != sb.dims || sa.w != sb.w || sa.h != sb.h || sa.d != sb.d || sa.c != sb.c)
             {
-                m = maps_for(bottoms, s.device());
+                m = maps_for(in, s.device());
                 if (!m)
                     return -1;
                 mode = 1;

@@ -136,6 +136,9 @@ static const std::vector<Pattern>& patterns()
         {"2d_same", {9, 5}, "wh", {9, 5}, "wh", 2},
         {"3d_same", {7, 5, 3}, "whc", {7, 5, 3}, "whc", 3},
         {"4d_same", {5, 4, 3, 2}, "whdc", {5, 4, 3, 2}, "whdc", 4},
+        // channel counts that pack by 4: packed same-shape and broadcast paths
+        {"3d_same_packable", {7, 5, 8}, "whc", {7, 5, 8}, "whc", 3},
+        {"3d_1d_channel_packable", {7, 5, 8}, "whc", {8}, "c", 3},
         // one value against anything
         {"1d_scalar", {13}, "w", {1}, "w", 1},
         {"2d_scalar", {9, 5}, "wh", {1}, "w", 2},
