@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """Every shared ncnn graph end to end on an OpenCL device against the CPU.
 
-usage: graphs.py KITERUN SHARED_DIR [--fp16] [--only a,b] [--skip a,b] [--device N]
+usage: graphs.py KITERUN SHARED_DIR [--fp16 | --half] [--only a,b] [--skip a,b] [--device N]
 
 Runs kiterun with random weights (seed 1) on the CPU and with device=opencl,
 then checks
   - the 'backends:' line: only Input and detection post-processing
     (DetectionOutput, Yolov3DetectionOutput, YoloDetectionOutput) on the CPU
-  - every output and the first input of the last layer: fp32 max |a - b| <=
-    1e-3 of the CPU output's range;
-    --fp16 (fp16 storage): cosine similarity >= 0.999
-Exits 77 (ctest skip) when kiterun finds no OpenCL device.
+  - every output, the blobs feeding the detection layers and the first input
+    of the last layer as dense tensors: fp32 max |a - b| <= 1e-3 of the CPU
+    output's range; --fp16 (fp16 storage, float arithmetic) and --half (fp16
+    storage and half arithmetic, kiterun fp16=2): cosine similarity >= 0.999
+  - detection lists by matching boxes (tests/graph_compare.py: same label,
+    IoU >= 0.9, score within 1e-3 (fp32) / 1e-2 (fp16); an unmatched box only
+    where its score is within that margin of the confidence threshold)
+--half exits 77 when the device has no cl_khr_fp16 (kiterun reports float
+arithmetic). Exits 77 (ctest skip) when kiterun finds no OpenCL device.
 """
 import os
 import re
@@ -20,6 +25,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import graph_compare  # noqa: E402
+
 CPU_ALLOWED = {"Input", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetectionOutput"}
 
 
@@ -27,14 +35,17 @@ def run(kiterun, param, shape_arg, device, out_dir, fp16, outputs):
     cmd = [kiterun, param, "random", shape_arg, "device=" + device, "seed=1", "save=" + out_dir]
     cmd += ["output=" + o for o in outputs]
     if fp16:
-        cmd.append("fp16=1")
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
+        cmd.append("fp16=%d" % fp16)
+    env = dict(os.environ)
+    if fp16 == 2:
+        env["KITE_OPENCL_VERBOSE"] = "1"  # says which arithmetic the session uses
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200, env=env)
     return p.returncode, p.stdout
 
 
 def main():
     args = sys.argv[1:]
-    fp16 = "--fp16" in args
+    fp16 = 2 if "--half" in args else 1 if "--fp16" in args else 0
     only = skip = None
     device = "opencl"
     for i, a in enumerate(args):
@@ -57,26 +68,28 @@ def main():
         if (only and name not in only) or (skip and name in skip):
             continue
         param = os.path.join(models, name + ".param")
+        layers = graph_compare.parse_layers(param)
         types = {}
         input_blob = None
-        produced, consumed, last = [], set(), None
-        with open(param) as f:
-            for line in f.readlines()[2:]:
-                t = line.split()
-                if len(t) < 4:
-                    continue
-                types[t[0]] = types.get(t[0], 0) + 1
-                if t[0] == "Input" and input_blob is None:
-                    input_blob = t[4]
-                nb, nt = int(t[2]), int(t[3])
-                consumed.update(t[4:4 + nb])
-                produced += t[4 + nb:4 + nb + nt]
-                last = t
-        # the graph's outputs and the first input of its last layer (a final
-        # Softmax over one element, as vision_transformer's, says nothing)
+        produced, consumed = [], set()
+        for typ, _, bottoms, tops, _ in layers:
+            types[typ] = types.get(typ, 0) + 1
+            if typ == "Input" and input_blob is None:
+                input_blob = tops[0]
+            consumed.update(bottoms)
+            produced += tops
+        detections, det_inputs = graph_compare.detection_blobs(layers)
+        # the graph's outputs, the blobs feeding detection layers and the
+        # first input of its last layer (a final Softmax over one element, as
+        # vision_transformer's, says nothing)
         outputs = [b for b in produced if b not in consumed]
-        if int(last[2]) > 0 and last[4] not in outputs and last[4] != input_blob:
-            outputs.append(last[4])
+        last_bottoms = layers[-1][2]
+        for b in det_inputs + last_bottoms[:1]:
+            if b not in outputs and b != input_blob:
+                outputs.append(b)
+        saved = {}
+        for b in outputs:
+            saved[b.replace("/", "_") + ".npy"] = b
         allowed = sum(n for t, n in types.items() if t in CPU_ALLOWED)
         shape_arg = "shape=%s:[%d,%d,%d]" % (input_blob, w, h, c)
         with tempfile.TemporaryDirectory() as tmp:
@@ -88,6 +101,12 @@ def main():
             rc, out = run(kiterun, param, shape_arg, device, dcl, fp16, outputs)
             if rc != 0:
                 failures.append("%s: OpenCL run failed:\n%s" % (name, out))
+                continue
+            if fp16 == 2 and "OpenCL half arithmetic" not in out:
+                if "OpenCL float arithmetic" in out:
+                    print("the OpenCL device has no cl_khr_fp16: half arithmetic not tested")
+                    return 77
+                failures.append("%s: kiterun did not report the arithmetic (KITE_OPENCL_VERBOSE):\n%s" % (name, out))
                 continue
             m = re.search(r"backends: opencl=(\d+) cpu=(\d+)", out)
             if not m:
@@ -101,23 +120,17 @@ def main():
             if ncpu > allowed:
                 status.append("%d layers on the CPU, only %d allowed" % (ncpu, allowed))
             for fn in sorted(os.listdir(dcpu)):
-                a = np.load(os.path.join(dcl, fn)).astype(np.float64).ravel()
-                b = np.load(os.path.join(dcpu, fn)).astype(np.float64).ravel()
-                if a.shape != b.shape:
-                    status.append("%s: shape %s vs %s" % (fn, a.shape, b.shape))
-                    continue
-                if b.size == 0:
-                    continue
-                rng = float(b.max() - b.min()) or max(1.0, float(np.abs(b).max()))
-                diff = float(np.abs(a - b).max())
-                cos = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
-                if np.linalg.norm(a) == 0 and np.linalg.norm(b) == 0:
-                    cos = 1.0
-                ok = cos >= 0.999 if fp16 else diff <= 1e-3 * rng
-                print("%-20s %-28s opencl=%d cpu=%d max|diff|=%.3g (%.2g of range) cosine=%.6f %s" % (
-                    name, fn, ncl, ncpu, diff, diff / rng, cos, "ok" if ok else "MISMATCH"))
+                a = np.load(os.path.join(dcl, fn))
+                b = np.load(os.path.join(dcpu, fn))
+                blob = saved.get(fn, fn)
+                if blob in detections:
+                    tol, margin = graph_compare.DETECTION_TOL[fp16 != 0]
+                    ok, desc = graph_compare.compare_detections(a, b, detections[blob], tol, margin)
+                else:
+                    ok, desc = graph_compare.compare_dense(a, b, fp16 != 0)
+                print("%-20s %-28s opencl=%d cpu=%d %s %s" % (name, fn, ncl, ncpu, desc, "ok" if ok else "MISMATCH"))
                 if not ok:
-                    status.append("%s: max diff %.3g (range %.3g), cosine %.6f" % (fn, diff, rng, cos))
+                    status.append("%s: %s" % (fn, desc))
             if status:
                 failures.append("%s: %s" % (name, "; ".join(status)))
     for f in failures:

@@ -1,0 +1,118 @@
+"""Comparing a GPU backend's graph outputs with the CPU's (shared by
+tests/opencl/graphs.py and usable by tests/vulkan/run_vulkan_graphs.py:
+sys.path.insert(0, <tests dir>); import graph_compare).
+
+Dense tensors (every output that is not a detection list, and the blobs
+feeding the detection layers):
+  - fp32: max |gpu - cpu| <= 1e-3 of the CPU tensor's range
+  - fp16 storage / arithmetic: cosine similarity >= 0.999
+
+Detection lists (DetectionOutput, Yolov3DetectionOutput, YoloDetectionOutput:
+rows of label, score, xmin, ymin, xmax, ymax) are discrete: a box exists or
+not depending on a score threshold and on NMS, so they are not compared
+element by element. Boxes are matched greedily, highest CPU score first,
+with a GPU box of the same label, IoU >= 0.9 and |score difference| <=
+score_tol. A box left unmatched on either side is allowed only when its score
+is within `margin` of the layer's confidence threshold (it may fall on the
+other side of the threshold with a slightly different score); any other
+unmatched box fails.
+"""
+
+import numpy as np
+
+DETECTION_TYPES = {"DetectionOutput": 4, "Yolov3DetectionOutput": 2, "YoloDetectionOutput": 2}
+# confidence_threshold param id -> default, per type (the layers' defaults)
+DETECTION_DEFAULT_THRESHOLD = {"DetectionOutput": 0.5, "Yolov3DetectionOutput": 0.01, "YoloDetectionOutput": 0.01}
+
+# tolerances for detection lists: (score_tol, margin) for fp32 / fp16 runs
+DETECTION_TOL = {False: (1e-3, 1e-3), True: (1e-2, 1e-2)}
+
+
+def parse_layers(param):
+    """[(type, name, bottoms, tops, params dict id -> str)] of an ncnn text .param"""
+    layers = []
+    with open(param) as f:
+        lines = f.readlines()[2:]
+    for line in lines:
+        t = line.split()
+        if len(t) < 4:
+            continue
+        nb, nt = int(t[2]), int(t[3])
+        params = {}
+        for kv in t[4 + nb + nt:]:
+            k, _, v = kv.partition("=")
+            params[k] = v
+        layers.append((t[0], t[1], t[4:4 + nb], t[4 + nb:4 + nb + nt], params))
+    return layers
+
+
+def detection_blobs(layers):
+    """(dict top blob -> confidence threshold for every detection layer's
+    output, list of the blobs feeding detection layers)"""
+    outs, feeds = {}, []
+    for typ, _, bottoms, tops, params in layers:
+        if typ not in DETECTION_TYPES:
+            continue
+        key = str(DETECTION_TYPES[typ])
+        thr = float(params[key]) if key in params else DETECTION_DEFAULT_THRESHOLD[typ]
+        for t in tops:
+            outs[t] = thr
+        feeds += [b for b in bottoms if b not in feeds]
+    return outs, feeds
+
+
+def compare_dense(gpu, cpu, fp16):
+    """(ok, description) for two arrays of one blob"""
+    a = np.asarray(gpu, dtype=np.float64).ravel()
+    b = np.asarray(cpu, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        return False, "shape %s vs %s" % (a.shape, b.shape)
+    if b.size == 0:
+        return True, "empty"
+    if not np.all(np.isfinite(a)):
+        return False, "non-finite values"
+    rng = float(b.max() - b.min()) or max(1.0, float(np.abs(b).max()))
+    diff = float(np.abs(a - b).max())
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    cos = float(np.dot(a, b) / (na * nb)) if na > 0 and nb > 0 else (1.0 if na == nb else 0.0)
+    ok = cos >= 0.999 if fp16 else diff <= 1e-3 * rng
+    return ok, "max|diff|=%.3g (%.2g of range) cosine=%.6f" % (diff, diff / rng, cos)
+
+
+def iou(p, q):
+    w = min(p[2], q[2]) - max(p[0], q[0])
+    h = min(p[3], q[3]) - max(p[1], q[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def compare_detections(gpu, cpu, threshold, score_tol, margin, min_iou=0.9):
+    """(ok, description) for two detection lists (rows label, score, box)"""
+    a = np.asarray(gpu, dtype=np.float64).reshape(-1, 6)
+    b = np.asarray(cpu, dtype=np.float64).reshape(-1, 6)
+    used = [False] * len(a)
+    unmatched_cpu = []
+    for i in np.argsort(-b[:, 1], kind="stable"):
+        best, best_iou = -1, min_iou
+        for j in range(len(a)):
+            if used[j] or a[j, 0] != b[i, 0] or abs(a[j, 1] - b[i, 1]) > score_tol:
+                continue
+            v = iou(a[j, 2:], b[i, 2:])
+            if v >= best_iou:
+                best, best_iou = j, v
+        if best >= 0:
+            used[best] = True
+        else:
+            unmatched_cpu.append(b[i])
+    unmatched_gpu = [a[j] for j in range(len(a)) if not used[j]]
+    near = lambda r: abs(r[1] - threshold) <= margin
+    bad = [r for r in unmatched_cpu + unmatched_gpu if not near(r)]
+    desc = "%d vs %d boxes, %d matched, unmatched cpu %d / gpu %d (%d near the threshold %.3g)" % (
+        len(a), len(b), sum(used), len(unmatched_cpu), len(unmatched_gpu),
+        len(unmatched_cpu) + len(unmatched_gpu) - len(bad), threshold)
+    if bad:
+        desc += "; e.g. unmatched box label %g score %.4f" % (bad[0][0], bad[0][1])
+    return not bad, desc
