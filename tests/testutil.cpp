@@ -251,7 +251,9 @@ static std::string describe(const char* type, int isa, const Option& opt, int el
 // A GPU row: upload the inputs (elempack 1/4/8, fp32 and fp16), run
 // forward_gpu on a fresh session, download and compare. Vulkan also runs with
 // fp16 arithmetic (the fp16a shader variants where the device has
-// shaderFloat16). Skipped with a notice when the backend has no usable device.
+// shaderFloat16); OpenCL where its device computes in half
+// (GpuBackend::fp16_arithmetic: cl_khr_fp16), at twice the fp16 tolerance.
+// Skipped with a notice when the backend has no usable device.
 static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, const ParamDict& pd,
                                 const std::vector<Mat>& weights, const std::vector<Mat>& inputs,
                                 const std::vector<Mat>& ref, const TestLayerFlags& flags)
@@ -261,13 +263,13 @@ static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, c
     {
         if (fp16 && !flags.test_fp16)
             break;
-        if (fp16 == 2 && e.backend != BACKEND_VULKAN)
-            break;
         Option opt = base_option();
         opt.use_vulkan_compute = e.backend == BACKEND_VULKAN;
         opt.use_opencl = e.backend == BACKEND_OPENCL;
         opt.use_fp16_storage = fp16 != 0;
         opt.use_fp16_arithmetic = fp16 == 2;
+        if (fp16 == 2 && e.backend == BACKEND_OPENCL && !gpu_backend(e.backend)->fp16_arithmetic(opt))
+            break;
         opt.use_packing_layout = true;
         if (!gpu_backend_usable(e.backend, opt))
         {
@@ -328,6 +330,8 @@ static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, c
                 break;
             }
             float eps = fp16 ? flags.epsilon_fp16 : flags.epsilon;
+            if (fp16 == 2 && e.backend == BACKEND_OPENCL)
+                eps = 2 * flags.epsilon_fp16;
             for (size_t i = 0; i < ref.size() && fail.empty(); i++)
             {
                 Mat out;

@@ -67,8 +67,9 @@ int Convolution_opencl::create_pipeline(const Option& opt)
             scale_in[p] = int8_dequant_scale(bottom_blob_int8_scales[0], weight_data_int8_scales[p]);
             scale_out[p] = int8_scale_term > 100 ? top_blob_int8_scales[0] : 1.f;
         }
-        return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr, scale_in.data(),
-                                         scale_out.data(), nullptr, w_.add());
+        ret = cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr, scale_in.data(),
+                                        scale_out.data(), nullptr, w_.add());
+        return ret != 0 ? ret : cl::prepare_programs(w_.ctx, opt, {"int8"});
     }
     if (wide_)
         ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, K, w_.add());
@@ -84,7 +85,10 @@ int Convolution_opencl::create_pipeline(const Option& opt)
     winograd_ = !wide_ && kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1 && dilation_w == 1
                 && dilation_h == 1 && num_input_ >= 8 && num_output >= 8
                 && (size_t)16 * num_output <= w_.ctx->image_max_h;
-    return winograd_ ? upload_winograd_filter() : 0;
+    ret = winograd_ ? upload_winograd_filter() : 0;
+    if (ret != 0)
+        return ret;
+    return winograd_ ? cl::prepare_programs(w_.ctx, opt, {"conv", "winograd"}) : cl::prepare_programs(w_.ctx, opt, {"conv"});
 }
 
 int Convolution_opencl::upload_winograd_filter()

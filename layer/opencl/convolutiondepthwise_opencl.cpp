@@ -30,6 +30,9 @@ public:
         if (!w_.ctx)
             return -1;
         int8_ = weight_data.elemsize == 1u;
+        ret = cl::prepare_programs(w_.ctx, opt, {int8_ ? "int8" : "conv"});
+        if (ret != 0)
+            return ret;
         if (int8_)
             return upload_int8(opt);
         ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, weight_data, (size_t)weight_data_size, num_output,

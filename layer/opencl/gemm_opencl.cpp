@@ -25,7 +25,7 @@ public:
         if (ret != 0)
             return ret;
         w_.ctx = cl::Context::get(opt.opencl_device);
-        if (!w_.ctx)
+        if (!w_.ctx || cl::prepare_programs(w_.ctx, opt, {"transformer"}) != 0)
             return -1;
         const int N = constantN, K = constantK;
         std::vector<float> wt;

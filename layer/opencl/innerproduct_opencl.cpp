@@ -27,6 +27,9 @@ public:
         if ((size_t)num_input_ > w_.ctx->image_max_w)
             return 0; // forward runs on the CPU
         int8_ = weight_data.elemsize == 1u;
+        ret = cl::prepare_programs(w_.ctx, opt, {int8_ ? "int8" : "conv"});
+        if (ret != 0)
+            return ret;
         if (int8_)
         {
             std::vector<float> wf = cl::int8_to_float(weight_data);

@@ -16,7 +16,7 @@ public:
         if (ret != 0)
             return ret;
         w_.ctx = cl::Context::get(opt.opencl_device);
-        if (!w_.ctx)
+        if (!w_.ctx || cl::prepare_programs(w_.ctx, opt, {"transformer"}) != 0)
             return -1;
         const int n = affine_size > 0 ? affine_size : 1;
         ret = cl::upload_argument(w_.ctx, affine ? (const float*)gamma_data : nullptr, n, w_.add());

@@ -18,7 +18,7 @@ public:
         if (ret != 0)
             return ret;
         w_.ctx = cl::Context::get(opt.opencl_device);
-        if (!w_.ctx)
+        if (!w_.ctx || cl::prepare_programs(w_.ctx, opt, {"transformer"}) != 0)
             return -1;
         const Mat* ws[4] = {&q_weight_data, &k_weight_data, &v_weight_data, &out_weight_data};
         const Mat* bs[4] = {&q_bias_data, &k_bias_data, &v_bias_data, &out_bias_data};

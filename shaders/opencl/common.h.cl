@@ -1,7 +1,33 @@
 // Included at the top of every kite OpenCL program (cmake prepends it).
 // Storage is an RGBA image of float or half channels; read_imagef and
-// write_imagef convert, so the arithmetic is float (MACE's fp16_fp32 mode)
+// write_imagef convert, so RD/WR arithmetic is float (MACE's fp16_fp32 mode)
 // for both.
+//
+// Half arithmetic: the programs listed in half_arithmetic_programs
+// (cl_runtime.cpp) are built with -DKITE_HALF when the session computes in
+// half (Option::use_fp16_arithmetic on a device with cl_khr_fp16). Their
+// products and short sums use FLOAT/FLOAT4 and RDH (read_imageh); long
+// accumulations (a convolution over all input channels, a global pooling
+// sum, everything of softmax/layernorm) add FLOAT4 partials of at most one
+// channel block into a float4 (ACC), so they cannot overflow half. Without
+// KITE_HALF, FLOAT is float and the same source is the float program.
+#ifdef KITE_HALF
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#define FLOAT half
+#define FLOAT4 half4
+#define RDH(img, x, y) read_imageh(img, SAMPLER, (int2)((x), (y)))
+#define WRH(img, x, y, v) write_imageh(img, (int2)((x), (y)), v)
+#define TO_FLOAT4(v) convert_float4(v)
+#define FLOAT_LOWEST (-HALF_MAX)
+#else
+#define FLOAT float
+#define FLOAT4 float4
+#define RDH(img, x, y) read_imagef(img, SAMPLER, (int2)((x), (y)))
+#define WRH(img, x, y, v) write_imagef(img, (int2)((x), (y)), v)
+#define TO_FLOAT4(v) (v)
+#define FLOAT_LOWEST (-FLT_MAX)
+#endif
+
 __constant sampler_t SAMPLER = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
 
 #define DIV4(x) (((x) + 3) / 4)

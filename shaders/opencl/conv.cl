@@ -4,6 +4,8 @@
 // [(O+3)/4, 1]. One work item per output pixel (4 output channels).
 // Positions outside the input read pad_value; input lanes past C meet filter
 // columns past I, which read 0 (CLK_ADDRESS_CLAMP border).
+// With KITE_HALF the products of one input-channel block are summed in half
+// (FLOAT4 partials) and the partials in float (see common.h.cl).
 
 __kernel void conv2d(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                      __write_only image2d_t out, int C, int H, int W, int OB, int OH, int OW, int kw, int kh, int sw,
@@ -16,8 +18,10 @@ __kernel void conv2d(__read_only image2d_t in, __read_only image2d_t filt, __rea
     float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
     int taps = kh * kw;
     int CB = DIV4(C);
+    const FLOAT4 padv = (FLOAT4)((FLOAT)pad_value);
     for (int cb = 0; cb < CB; cb++)
     {
+        FLOAT4 part = (FLOAT4)(0);
         for (int ky = 0; ky < kh; ky++)
         {
             int iy = oy * sh + ky * dh - pt;
@@ -25,14 +29,15 @@ __kernel void conv2d(__read_only image2d_t in, __read_only image2d_t filt, __rea
             for (int kx = 0; kx < kw; kx++)
             {
                 int ix = ox * sw + kx * dw - pl;
-                float4 v = (yin && ix >= 0 && ix < W) ? RD(in, cb * W + ix, iy) : (float4)(pad_value);
+                FLOAT4 v = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
                 int n = ob * taps + ky * kw + kx;
-                sum += v.x * RD(filt, cb * 4 + 0, n);
-                sum += v.y * RD(filt, cb * 4 + 1, n);
-                sum += v.z * RD(filt, cb * 4 + 2, n);
-                sum += v.w * RD(filt, cb * 4 + 3, n);
+                part += v.x * RDH(filt, cb * 4 + 0, n);
+                part += v.y * RDH(filt, cb * 4 + 1, n);
+                part += v.z * RDH(filt, cb * 4 + 2, n);
+                part += v.w * RDH(filt, cb * 4 + 3, n);
             }
         }
+        sum += TO_FLOAT4(part);
     }
     WR(out, x, oy, activate(sum, act, p0, p1));
 }
@@ -52,17 +57,17 @@ __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, _
     int CB = DIV4(C);
     for (int cb = 0; cb < CB; cb++)
     {
-        float4 w0 = RD(filt, cb * 4 + 0, ob);
-        float4 w1 = RD(filt, cb * 4 + 1, ob);
-        float4 w2 = RD(filt, cb * 4 + 2, ob);
-        float4 w3 = RD(filt, cb * 4 + 3, ob);
+        FLOAT4 w0 = RDH(filt, cb * 4 + 0, ob);
+        FLOAT4 w1 = RDH(filt, cb * 4 + 1, ob);
+        FLOAT4 w2 = RDH(filt, cb * 4 + 2, ob);
+        FLOAT4 w3 = RDH(filt, cb * 4 + 3, ob);
         int base = cb * W + ox;
         // reads past W stay inside the image (next block) or clamp; their sums are not written
-        float4 v0 = RD(in, base, oy), v1 = RD(in, base + 1, oy), v2 = RD(in, base + 2, oy), v3 = RD(in, base + 3, oy);
-        s0 += v0.x * w0 + v0.y * w1 + v0.z * w2 + v0.w * w3;
-        s1 += v1.x * w0 + v1.y * w1 + v1.z * w2 + v1.w * w3;
-        s2 += v2.x * w0 + v2.y * w1 + v2.z * w2 + v2.w * w3;
-        s3 += v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3;
+        FLOAT4 v0 = RDH(in, base, oy), v1 = RDH(in, base + 1, oy), v2 = RDH(in, base + 2, oy), v3 = RDH(in, base + 3, oy);
+        s0 += TO_FLOAT4(v0.x * w0 + v0.y * w1 + v0.z * w2 + v0.w * w3);
+        s1 += TO_FLOAT4(v1.x * w0 + v1.y * w1 + v1.z * w2 + v1.w * w3);
+        s2 += TO_FLOAT4(v2.x * w0 + v2.y * w1 + v2.z * w2 + v2.w * w3);
+        s3 += TO_FLOAT4(v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3);
     }
     int o = ob * W + ox;
     WR(out, o, oy, activate(s0, act, p0, p1));
@@ -85,16 +90,19 @@ __kernel void dwconv2d(__read_only image2d_t in, __read_only image2d_t filt, __r
         return;
     int cb = x / OW, ox = x % OW;
     float4 sum = has_bias ? RD(bias, cb, 0) : (float4)(0.f);
+    const FLOAT4 padv = (FLOAT4)((FLOAT)pad_value);
     for (int ky = 0; ky < kh; ky++)
     {
         int iy = oy * sh + ky * dh - pt;
         bool yin = iy >= 0 && iy < H;
+        FLOAT4 part = (FLOAT4)(0);
         for (int kx = 0; kx < kw; kx++)
         {
             int ix = ox * sw + kx * dw - pl;
-            float4 v = (yin && ix >= 0 && ix < W) ? RD(in, cb * W + ix, iy) : (float4)(pad_value);
-            sum += v * RD(filt, ky * kw + kx, cb);
+            FLOAT4 v = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+            part += v * RDH(filt, ky * kw + kx, cb);
         }
+        sum += TO_FLOAT4(part);
     }
     WR(out, x, oy, activate(sum, act, p0, p1));
 }
@@ -112,13 +120,17 @@ __kernel void innerproduct(__read_only image2d_t in, __read_only image2d_t filt,
     int CB = DIV4(C), HW = H * W;
     for (int cb = 0; cb < CB; cb++)
         for (int y = 0; y < H; y++)
+        {
+            FLOAT4 part = (FLOAT4)(0);
             for (int x = 0; x < W; x++)
             {
-                float4 v = RD(in, cb * W + x, y);
+                FLOAT4 v = RDH(in, cb * W + x, y);
                 int base = cb * 4 * HW + y * W + x;
-                sum += v.x * RD(filt, base, ob) + v.y * RD(filt, base + HW, ob) + v.z * RD(filt, base + 2 * HW, ob)
-                       + v.w * RD(filt, base + 3 * HW, ob);
+                part += v.x * RDH(filt, base, ob) + v.y * RDH(filt, base + HW, ob) + v.z * RDH(filt, base + 2 * HW, ob)
+                        + v.w * RDH(filt, base + 3 * HW, ob);
             }
+            sum += TO_FLOAT4(part);
+        }
     WR(out, ob, 0, activate(sum, act, p0, p1));
 }
 
@@ -126,17 +138,17 @@ __kernel void innerproduct(__read_only image2d_t in, __read_only image2d_t filt,
 // (e.g. a 32x32 patch embedding): weights [O][I*KH*KW] in the width-major
 // layout (NHWC 1, O, K, 1: pixel (kb, o) = w[o][kb*4..+3]), no padding
 // lanes in k; one work item per output pixel (4 output channels)
-inline float conv_tap(__read_only image2d_t in, int k, int kh, int kw, int oy, int ox, int sh, int sw, int dh,
+inline FLOAT conv_tap(__read_only image2d_t in, int k, int kh, int kw, int oy, int ox, int sh, int sw, int dh,
                       int dw, int pt, int pl, int H, int W, int K, float pad_value)
 {
     if (k >= K)
-        return 0.f;
+        return (FLOAT)0;
     int kx = k % kw, t = k / kw;
     int ky = t % kh, i = t / kh;
     int iy = oy * sh + ky * dh - pt, ix = ox * sw + kx * dw - pl;
     if (iy < 0 || iy >= H || ix < 0 || ix >= W)
-        return pad_value;
-    float4 p = RD(in, (i / 4) * W + ix, iy);
+        return (FLOAT)pad_value;
+    FLOAT4 p = RDH(in, (i / 4) * W + ix, iy);
     int l = i % 4;
     return l == 0 ? p.x : l == 1 ? p.y : l == 2 ? p.z : p.w;
 }
@@ -157,16 +169,16 @@ __kernel void conv2d_wide(__read_only image2d_t in, __read_only image2d_t filt, 
     for (int kb = 0; kb < KB; kb++)
     {
         int k = kb * 4;
-        float4 v = (float4)(conv_tap(in, k, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
+        FLOAT4 v = (FLOAT4)(conv_tap(in, k, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
                             conv_tap(in, k + 1, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
                             conv_tap(in, k + 2, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value),
                             conv_tap(in, k + 3, kh, kw, oy, ox, sh, sw, dh, dw, pt, pl, H, W, K, pad_value));
-        float4 r;
-        r.x = dot(v, RD(filt, kb, ob * 4 + 0));
-        r.y = dot(v, RD(filt, kb, ob * 4 + 1));
-        r.z = dot(v, RD(filt, kb, ob * 4 + 2));
-        r.w = dot(v, RD(filt, kb, ob * 4 + 3));
-        sum += r;
+        FLOAT4 r;
+        r.x = dot(v, RDH(filt, kb, ob * 4 + 0));
+        r.y = dot(v, RDH(filt, kb, ob * 4 + 1));
+        r.z = dot(v, RDH(filt, kb, ob * 4 + 2));
+        r.w = dot(v, RDH(filt, kb, ob * 4 + 3));
+        sum += TO_FLOAT4(r);
     }
     WR(out, x, oy, activate(sum, act, p0, p1));
 }

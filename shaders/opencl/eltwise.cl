@@ -32,7 +32,7 @@ __kernel void eltwise2(__read_only image2d_t a, __read_only image2d_t b, __write
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= ih)
         return;
-    float4 va = RD(a, x, y), vb = RD(b, x, y);
-    float4 r = op == 0 ? va * vb : op == 1 ? va * ca + vb * cb : fmax(va, vb);
-    WR(out, x, y, r);
+    FLOAT4 va = RDH(a, x, y), vb = RDH(b, x, y);
+    FLOAT4 r = op == 0 ? va * vb : op == 1 ? va * (FLOAT)ca + vb * (FLOAT)cb : fmax(va, vb);
+    WRH(out, x, y, r);
 }

@@ -9,7 +9,7 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int C
     if (x >= OW * CB || oy >= OH)
         return;
     int cb = x / OW, ox = x % OW;
-    float4 m = (float4)(-FLT_MAX);
+    FLOAT4 m = (FLOAT4)(FLOAT_LOWEST);
     float4 sum = (float4)(0.f);
     int area = 0;
     for (int ky = 0; ky < kh; ky++)
@@ -21,17 +21,17 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int C
             int px = ox * sw + kx;
             int ix = px - lox;
             bool in_range = iy >= 0 && iy < H && ix >= 0 && ix < W;
-            float4 v = in_range ? RD(in, cb * W + ix, iy) : (float4)(0.f);
+            FLOAT4 v = in_range ? RDH(in, cb * W + ix, iy) : (FLOAT4)(0);
             if (is_max)
-                m = fmax(m, in_range ? v : (float4)(-FLT_MAX));
+                m = fmax(m, in_range ? v : (FLOAT4)(FLOAT_LOWEST));
             else if (!exclude_pad || (px >= exlox && px < exhix && py >= exloy && py < exhiy))
             {
-                sum += v;
+                sum += TO_FLOAT4(v);
                 area++;
             }
         }
     }
-    float4 r = is_max ? m : sum / (float)(exclude_pad ? area : kw * kh);
+    float4 r = is_max ? TO_FLOAT4(m) : sum / (float)(exclude_pad ? area : kw * kh);
     WR(out, x, oy, r);
 }
 

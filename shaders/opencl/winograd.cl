@@ -16,15 +16,15 @@ __kernel void winograd_input(__read_only image2d_t in, __write_only image2d_t v,
     if (t >= T || cb >= DIV4(C))
         return;
     int y0 = (t / TW) * 2 - pt, x0 = (t % TW) * 2 - pl;
-    float4 d[4][4];
+    FLOAT4 d[4][4];
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++)
         {
             int y = y0 + i, x = x0 + j;
-            d[i][j] = (y >= 0 && y < H && x >= 0 && x < W) ? RD(in, cb * W + x, y) : (float4)(pad_value);
+            d[i][j] = (y >= 0 && y < H && x >= 0 && x < W) ? RDH(in, cb * W + x, y) : (FLOAT4)((FLOAT)pad_value);
         }
     // rows: B^T d
-    float4 r[4][4];
+    FLOAT4 r[4][4];
     for (int j = 0; j < 4; j++)
     {
         r[0][j] = d[0][j] - d[2][j];
@@ -36,10 +36,10 @@ __kernel void winograd_input(__read_only image2d_t in, __write_only image2d_t v,
     for (int i = 0; i < 4; i++)
     {
         int y = cb * 16 + i * 4;
-        WR(v, t, y + 0, r[i][0] - r[i][2]);
-        WR(v, t, y + 1, r[i][1] + r[i][2]);
-        WR(v, t, y + 2, r[i][2] - r[i][1]);
-        WR(v, t, y + 3, r[i][1] - r[i][3]);
+        WRH(v, t, y + 0, r[i][0] - r[i][2]);
+        WRH(v, t, y + 1, r[i][1] + r[i][2]);
+        WRH(v, t, y + 2, r[i][2] - r[i][1]);
+        WRH(v, t, y + 3, r[i][1] - r[i][3]);
     }
 }
 
@@ -57,12 +57,12 @@ __kernel void winograd_gemm(__read_only image2d_t u, __read_only image2d_t v, __
     float4 sum = (float4)(0.f);
     for (int cb = 0; cb < DIV4(C); cb++)
     {
-        float4 x = RD(v, t, cb * 16 + alpha);
+        FLOAT4 x = RDH(v, t, cb * 16 + alpha);
         // rows past O belong to the next alpha: not read
-        sum.x += dot(RD(u, cb, row), x);
-        sum.y += o + 1 < O ? dot(RD(u, cb, row + 1), x) : 0.f;
-        sum.z += o + 2 < O ? dot(RD(u, cb, row + 2), x) : 0.f;
-        sum.w += o + 3 < O ? dot(RD(u, cb, row + 3), x) : 0.f;
+        sum.x += (float)dot(RDH(u, cb, row), x);
+        sum.y += o + 1 < O ? (float)dot(RDH(u, cb, row + 1), x) : 0.f;
+        sum.z += o + 2 < O ? (float)dot(RDH(u, cb, row + 2), x) : 0.f;
+        sum.w += o + 3 < O ? (float)dot(RDH(u, cb, row + 3), x) : 0.f;
     }
     WR(m, t, ob * 16 + alpha, sum);
 }

@@ -65,6 +65,13 @@ public:
     // used; logs why not otherwise
     virtual bool available(const Option& opt) = 0;
     virtual GpuSession* create_session(const Option& opt) = 0;
+    // whether sessions with opt compute in fp16 (opt.use_fp16_arithmetic and
+    // a device that can); the layer tests add an fp16-arithmetic row then
+    virtual bool fp16_arithmetic(const Option& opt)
+    {
+        (void)opt;
+        return false;
+    }
 };
 
 // The backend compiled in for `backend` (BACKEND_VULKAN, BACKEND_OPENCL), or

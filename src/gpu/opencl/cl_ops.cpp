@@ -297,11 +297,17 @@ int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, i
     return run2d(s, k, "linear", RB, N, a);
 }
 
+int prepare_programs(Context* ctx, const Option& opt, std::initializer_list<const char*> programs)
+{
+    const bool half = half_arithmetic(ctx, opt);
+    for (const char* p : programs)
+        if (ctx->prepare_program(p, half) != 0)
+            return -1;
+    return 0;
+}
+
 int upload_argument(Context* ctx, const float* data, int n, Image& out)
 {
-    // every layer with weights uploads an argument: build the programs now
-    if (ctx->prepare_programs() != 0)
-        return -1;
     std::vector<float> zeros;
     if (!data)
     {
@@ -324,8 +330,6 @@ std::vector<float> int8_to_float(const Mat& m)
 int upload_int8_arguments(Context* ctx, int n, const float* bias, const float* scale_in, const float* scale_out,
                           const float* bottom_scale, Image& out)
 {
-    if (ctx->prepare_programs() != 0)
-        return -1;
     // rows of n channels: the channel-major layout with N = 1, H = 4, W = 1
     const float* rows[4] = {bias, scale_in, scale_out, bottom_scale};
     std::vector<float> data((size_t)n * 4, 0.f);

@@ -7,6 +7,7 @@
 #include "cl_layout.h"
 #include "cl_runtime.h"
 
+#include <initializer_list>
 #include <vector>
 
 namespace kite {
@@ -104,6 +105,12 @@ int cpu_forward(const Layer* l, std::vector<Mat>& in, std::vector<Mat>& out, int
 int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out);
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
                float beta, ClBlobPtr& out, bool force_float = false);
+
+// Build (or load from the binary cache) the programs a layer runs, in the
+// variant `opt` selects (half arithmetic or not), from its create_pipeline:
+// a net's load builds the programs of its own layers and no others. Programs
+// of layers without weights are built at their first use (Session::kernel).
+int prepare_programs(Context* ctx, const Option& opt, std::initializer_list<const char*> programs);
 
 // a 1-D argument image of n floats (zeros where data is null)
 int upload_argument(Context* ctx, const float* data, int n, Image& out);

@@ -23,71 +23,49 @@ const char* const* embedded_program_names();
 // ---------------------------------------------------------------------------
 // settings
 
-struct Settings
-{
-    std::mutex mutex;
-    bool init = false;
-    std::string cache_dir;
-    bool tune = false;
-    std::string tuned_file;
-    double time_limit_ms = 0;
-    bool verbose = false; // KITE_OPENCL_VERBOSE=1: program builds, tuning and split launches on stderr
-};
-static Settings g_settings;
+static std::mutex g_settings_mutex;
 
-static Settings& settings()
+static opencl::Settings from_environment()
 {
-    std::lock_guard<std::mutex> lock(g_settings.mutex);
-    if (!g_settings.init)
+    opencl::Settings s;
+    const char* d = getenv("KITE_OPENCL_CACHE_DIR");
+    if (d)
+        s.binary_cache_dir = d;
+    else
     {
-        g_settings.init = true;
-        const char* d = getenv("KITE_OPENCL_CACHE_DIR");
-        if (d)
-            g_settings.cache_dir = d;
-        else
-        {
-            const char* xdg = getenv("XDG_CACHE_HOME");
-            const char* home = getenv("HOME");
-            if (xdg && *xdg)
-                g_settings.cache_dir = std::string(xdg) + "/kite";
-            else if (home && *home)
-                g_settings.cache_dir = std::string(home) + "/.cache/kite";
-        }
-        const char* t = getenv("KITE_OPENCL_TUNE");
-        g_settings.tune = t && atoi(t) != 0;
-        const char* f = getenv("KITE_OPENCL_TUNED_FILE");
-        if (f)
-            g_settings.tuned_file = f;
-        else if (!g_settings.cache_dir.empty())
-            g_settings.tuned_file = g_settings.cache_dir + "/opencl-tuned.txt";
-        const char* l = getenv("KITE_OPENCL_KERNEL_TIME_LIMIT_MS");
-        if (l)
-            g_settings.time_limit_ms = atof(l);
-        const char* v = getenv("KITE_OPENCL_VERBOSE");
-        g_settings.verbose = v && atoi(v) != 0;
+        const char* xdg = getenv("XDG_CACHE_HOME");
+        const char* home = getenv("HOME");
+        if (xdg && *xdg)
+            s.binary_cache_dir = std::string(xdg) + "/kite";
+        else if (home && *home)
+            s.binary_cache_dir = std::string(home) + "/.cache/kite";
     }
-    return g_settings;
+    const char* t = getenv("KITE_OPENCL_TUNE");
+    s.tune = t && atoi(t) != 0;
+    const char* f = getenv("KITE_OPENCL_TUNED_FILE");
+    if (f)
+        s.tuned_parameter_file = f;
+    else if (!s.binary_cache_dir.empty())
+        s.tuned_parameter_file = s.binary_cache_dir + "/opencl-tuned.txt";
+    const char* l = getenv("KITE_OPENCL_KERNEL_TIME_LIMIT_MS");
+    if (l)
+        s.kernel_time_limit_ms = atof(l);
+    const char* v = getenv("KITE_OPENCL_VERBOSE");
+    s.verbose = v && atoi(v) != 0;
+    return s;
 }
 
-void set_binary_cache_dir(const std::string& dir)
+static opencl::Settings& settings_locked()
 {
-    Settings& s = settings();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.cache_dir = dir;
+    static opencl::Settings s = from_environment();
+    return s;
 }
 
-void set_tuning(bool on)
+// a copy of the settings in effect
+static opencl::Settings settings()
 {
-    Settings& s = settings();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.tune = on;
-}
-
-void set_kernel_time_limit_ms(double ms)
-{
-    Settings& s = settings();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.time_limit_ms = ms;
+    std::lock_guard<std::mutex> lock(g_settings_mutex);
+    return settings_locked();
 }
 
 static void make_dirs(const std::string& path)
@@ -274,14 +252,9 @@ cl_program Context::get_program(const char* program, const std::string& options)
     // int8.cl emulates the CPU's int8 arithmetic bit for bit: no mad
     std::string opts = (strcmp(program, "int8") == 0 ? std::string() : std::string("-cl-mad-enable ")) + options;
     auto t0 = std::chrono::steady_clock::now();
-    std::string dir;
-    bool verbose;
-    {
-        Settings& s = settings();
-        std::lock_guard<std::mutex> lock(s.mutex);
-        dir = s.cache_dir;
-        verbose = s.verbose;
-    }
+    const opencl::Settings st = settings();
+    const std::string& dir = st.binary_cache_dir;
+    const bool verbose = st.verbose;
     std::string path;
     if (!dir.empty())
     {
@@ -348,16 +321,28 @@ cl_program Context::get_program(const char* program, const std::string& options)
     return p;
 }
 
-int Context::prepare_programs()
+int Context::prepare_program(const char* program, bool half)
 {
     std::lock_guard<std::mutex> lock(mutex);
-    if (prepared_)
-        return 0;
-    prepared_ = true;
-    for (const char* const* n = embedded_program_names(); *n; n++)
-        if (!get_program(*n, ""))
-            return -1;
-    return 0;
+    return get_program(program, program_options(program, half)) ? 0 : -1;
+}
+
+bool half_arithmetic(const Context* ctx, const Option& opt)
+{
+    return opt.use_fp16_arithmetic && ctx && ctx->has_fp16;
+}
+
+// the programs written with common.h.cl's FLOAT/RDH macros
+static const char* const half_arithmetic_programs[] = {"conv", "winograd", "eltwise", "pooling"};
+
+std::string program_options(const char* program, bool half)
+{
+    if (!half)
+        return std::string();
+    for (const char* p : half_arithmetic_programs)
+        if (strcmp(p, program) == 0)
+            return "-DKITE_HALF";
+    return std::string();
 }
 
 cl_kernel Context::create_kernel(const char* program, const char* name, const std::string& options)
@@ -552,16 +537,15 @@ public:
     }
 
 private:
+    // (re)reads the table when the settings name another file
     void load()
     {
-        if (loaded_)
+        const std::string file = settings().tuned_parameter_file;
+        if (loaded_ && file == file_)
             return;
         loaded_ = true;
-        Settings& s = settings();
-        {
-            std::lock_guard<std::mutex> lock(s.mutex);
-            file_ = s.tuned_file;
-        }
+        file_ = file;
+        table_.clear();
         if (file_.empty())
             return;
         FILE* f = fopen(file_.c_str(), "r");
@@ -606,6 +590,16 @@ Session::Session(Context* c, const Option& opt)
     if (!queue)
         KITE_LOGE("OpenCL: clCreateCommandQueue failed (%s)", error_string(err));
     half_storage = opt.use_fp16_storage;
+    half_arith = half_arithmetic(ctx, opt);
+    if (settings().verbose)
+    {
+        static std::once_flag once;
+        const bool asked = opt.use_fp16_arithmetic, has = ctx->has_fp16;
+        std::call_once(once, [&] {
+            fprintf(stderr, "kite: OpenCL %s arithmetic%s\n", half_arith ? "half" : "float",
+                    asked && !has ? " (fp16 arithmetic asked for, but the device has no cl_khr_fp16)" : "");
+        });
+    }
     pool = std::make_shared<ImagePool>(ctx);
 }
 
@@ -620,8 +614,9 @@ Session::~Session()
         api()->clReleaseKernel(kv.second);
 }
 
-cl_kernel Session::kernel(const char* program, const char* name, const std::string& options)
+cl_kernel Session::kernel(const char* program, const char* name)
 {
+    const std::string options = program_options(program, half_arith);
     std::string key = std::string(program) + "|" + name + "|" + options;
     auto it = kernels_.find(key);
     if (it != kernels_.end())
@@ -671,19 +666,15 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
         if (gws[d] == 0)
             return 0;
     char key[256];
-    snprintf(key, sizeof(key), "%s:%zu,%zu,%zu@%s", name, gws[0], dims > 1 ? gws[1] : 1, dims > 2 ? gws[2] : 1, ctx->device_name.c_str());
+    // half-arithmetic kernels are tuned apart from the float ones
+    snprintf(key, sizeof(key), "%s%s:%zu,%zu,%zu@%s", name, half_arith ? "+half" : "", gws[0], dims > 1 ? gws[1] : 1,
+             dims > 2 ? gws[2] : 1, ctx->device_name.c_str());
     for (char* p = key; *p; p++)
         if (*p == ' ')
             *p = '_';
-    bool tune, verbose;
-    double limit;
-    {
-        Settings& s = settings();
-        std::lock_guard<std::mutex> lock(s.mutex);
-        tune = s.tune;
-        limit = s.time_limit_ms;
-        verbose = s.verbose;
-    }
+    const opencl::Settings st = settings();
+    const bool tune = st.tune, verbose = st.verbose;
+    const double limit = st.kernel_time_limit_ms;
     bool measured = false;
     Tuned t;
     bool known = Tuner::get().lookup(key, t);
@@ -962,6 +953,7 @@ public:
     int backend() const override { return BACKEND_OPENCL; }
     const char* name() const override { return "OpenCL"; }
     bool available(const Option& opt) override { return Context::get(opt.opencl_device) != nullptr; }
+    bool fp16_arithmetic(const Option& opt) override { return half_arithmetic(Context::get(opt.opencl_device), opt); }
     GpuSession* create_session(const Option& opt) override
     {
         Context* c = Context::get(opt.opencl_device);
@@ -984,6 +976,21 @@ GpuBackend* backend()
 }
 
 } // namespace cl
+
+namespace opencl {
+
+Settings settings()
+{
+    return cl::settings();
+}
+
+void set_settings(const Settings& s)
+{
+    std::lock_guard<std::mutex> lock(cl::g_settings_mutex);
+    cl::settings_locked() = s;
+}
+
+} // namespace opencl
 
 GpuBackend* opencl_gpu_backend()
 {

@@ -10,6 +10,7 @@
 #include "../../option.h"
 #include "../gpu.h"
 #include "cl_api.h"
+#include "opencl.h"
 
 #include <map>
 #include <memory>
@@ -20,19 +21,8 @@
 namespace kite {
 namespace cl {
 
-// Process-wide settings (seed 003's deployment options). Call before the
-// first net is loaded. Empty path: no file. Defaults come from the
-// environment: KITE_OPENCL_CACHE_DIR (program binaries; default
-// $XDG_CACHE_HOME/kite or ~/.cache/kite), KITE_OPENCL_TUNE (1: search local
-// sizes), KITE_OPENCL_TUNED_FILE (tuned-parameter file, default
-// <cache dir>/opencl-tuned.txt: "kernel:global-size@device lws0 lws1 lws2 ms"
-// per line), KITE_OPENCL_KERNEL_TIME_LIMIT_MS (split launches so that none
-// runs longer, 0 = off; limit_opencl_kernel_time: 1 means 1 ms),
-// KITE_OPENCL_VERBOSE (1: program builds / cache loads, tuning results and
-// split launches on stderr).
-void set_binary_cache_dir(const std::string& dir);
-void set_tuning(bool on);
-void set_kernel_time_limit_ms(double ms);
+// Process-wide deployment settings (seed 003): binary cache, tuner, kernel
+// time limit; the public API and the environment defaults are in opencl.h.
 
 // A device-owned RGBA image (float or half channels) with its size.
 struct Image
@@ -108,10 +98,12 @@ public:
     // disk. Returns a new kernel object (the caller releases it) or nullptr.
     cl_kernel create_kernel(const char* program, const char* name, const std::string& options);
 
-    // build (or load from the binary cache) every embedded program once, so
-    // that a net's first start pays for it in load_model, not at its first
-    // inference (the layers with weights call it from create_pipeline)
-    int prepare_programs();
+    // build (or load from the binary cache) `program` with the build options
+    // of program_options(program, half) now, so that the first inference
+    // does not pay for it (the layers with weights call it from
+    // create_pipeline through cl::prepare_programs); programs nothing asks
+    // for are never built
+    int prepare_program(const char* program, bool half);
 
     // an image for weights (owned by the caller: release_image)
     int create_image(int width, int height, bool half, Image& out);
@@ -130,9 +122,18 @@ public:
 
 private:
     cl_program get_program(const char* program, const std::string& options);
-    bool prepared_ = false;
     std::map<std::string, cl_program> programs_;
 };
+
+// Whether the kernels of a session with `opt` compute in half: the Option
+// asks for it (use_fp16_arithmetic) and the device reports cl_khr_fp16.
+// Otherwise float arithmetic on float or half images (MACE's fp16_fp32).
+bool half_arithmetic(const Context* ctx, const Option& opt);
+
+// Build options of `program`: "-DKITE_HALF" when `half` and the program is
+// written with the FLOAT/RDH macros of common.h.cl (conv, winograd,
+// eltwise, pooling); empty otherwise (the others always compute in float).
+std::string program_options(const char* program, bool half);
 
 // Sets kernel arguments in order: cl_mem, int, float, Image.
 class KernelArgs
@@ -163,8 +164,9 @@ public:
     int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
     int finish() override;
 
-    // a kernel (kept for the session's life; do not release)
-    cl_kernel kernel(const char* program, const char* name, const std::string& options = std::string());
+    // a kernel of `program` built with program_options(program, half_arith)
+    // (kept for the session's life; do not release)
+    cl_kernel kernel(const char* program, const char* name);
     // enqueue over a 1..3-D global size; the local size comes from the tuner
     // (per kernel and global size) and launches are split along the last
     // dimension when a kernel time limit is set
@@ -179,6 +181,7 @@ public:
     Context* ctx;
     cl_command_queue queue = nullptr;
     bool half_storage = false;
+    bool half_arith = false; // half_arithmetic(ctx, opt)
     std::shared_ptr<ImagePool> pool;
 
 private:
