@@ -12,17 +12,26 @@ rows of label, score, xmin, ymin, xmax, ymax) are discrete: a box exists or
 not depending on a score threshold and on NMS, so they are not compared
 element by element. Boxes are matched greedily, highest CPU score first,
 with a GPU box of the same label, IoU >= 0.9 and |score difference| <=
-score_tol. A box left unmatched on either side is allowed only when its score
-is within `margin` of the layer's confidence threshold (it may fall on the
-other side of the threshold with a slightly different score); any other
-unmatched box fails.
+score_tol. A box left unmatched on either side is allowed only
+  - when its score is within `margin` of the layer's confidence threshold
+    (it may fall on the other side of the threshold with a slightly
+    different score), or
+  - when NMS may have removed it on the other side: the other side has a box
+    scoring at least as high (within score_tol) whose IoU with it is within
+    0.05 of the NMS threshold, or above the threshold with a score within
+    score_tol (the two boxes' order may swap);
+any other unmatched box fails.
 """
 
 import numpy as np
 
-DETECTION_TYPES = {"DetectionOutput": 4, "Yolov3DetectionOutput": 2, "YoloDetectionOutput": 2}
-# confidence_threshold param id -> default, per type (the layers' defaults)
-DETECTION_DEFAULT_THRESHOLD = {"DetectionOutput": 0.5, "Yolov3DetectionOutput": 0.01, "YoloDetectionOutput": 0.01}
+# per type: (confidence_threshold param id, its default, nms_threshold param id, its default)
+DETECTION_TYPES = {
+    "DetectionOutput": (4, 0.5, 1, 0.05),
+    "Yolov3DetectionOutput": (2, 0.01, 3, 0.45),
+    "YoloDetectionOutput": (2, 0.01, 3, 0.45),
+}
+NMS_IOU_MARGIN = 0.05
 
 # tolerances for detection lists: (score_tol, margin) for fp32 / fp16 runs
 DETECTION_TOL = {False: (1e-3, 1e-3), True: (1e-2, 1e-2)}
@@ -47,16 +56,17 @@ def parse_layers(param):
 
 
 def detection_blobs(layers):
-    """(dict top blob -> confidence threshold for every detection layer's
-    output, list of the blobs feeding detection layers)"""
+    """(dict top blob -> (confidence threshold, NMS threshold) for every
+    detection layer's output, list of the blobs feeding detection layers)"""
     outs, feeds = {}, []
     for typ, _, bottoms, tops, params in layers:
         if typ not in DETECTION_TYPES:
             continue
-        key = str(DETECTION_TYPES[typ])
-        thr = float(params[key]) if key in params else DETECTION_DEFAULT_THRESHOLD[typ]
+        tid, tdef, nid, ndef = DETECTION_TYPES[typ]
+        thr = float(params.get(str(tid), tdef))
+        nms = float(params.get(str(nid), ndef))
         for t in tops:
-            outs[t] = thr
+            outs[t] = (thr, nms)
         feeds += [b for b in bottoms if b not in feeds]
     return outs, feeds
 
@@ -89,7 +99,20 @@ def iou(p, q):
     return inter / union if union > 0 else 0.0
 
 
-def compare_detections(gpu, cpu, threshold, score_tol, margin, min_iou=0.9):
+def nms_may_remove(u, other, nms_threshold, score_tol):
+    """whether NMS on the other side may have suppressed box u"""
+    if nms_threshold is None:
+        return False
+    for v in other:
+        if v[1] < u[1] - score_tol:
+            continue
+        o = iou(u[2:], v[2:])
+        if abs(o - nms_threshold) <= NMS_IOU_MARGIN or (o > nms_threshold and abs(u[1] - v[1]) <= score_tol):
+            return True
+    return False
+
+
+def compare_detections(gpu, cpu, threshold, score_tol, margin, nms_threshold=None, min_iou=0.9):
     """(ok, description) for two detection lists (rows label, score, box)"""
     a = np.asarray(gpu, dtype=np.float64).reshape(-1, 6)
     b = np.asarray(cpu, dtype=np.float64).reshape(-1, 6)
@@ -109,8 +132,10 @@ def compare_detections(gpu, cpu, threshold, score_tol, margin, min_iou=0.9):
             unmatched_cpu.append(b[i])
     unmatched_gpu = [a[j] for j in range(len(a)) if not used[j]]
     near = lambda r: abs(r[1] - threshold) <= margin
-    bad = [r for r in unmatched_cpu + unmatched_gpu if not near(r)]
-    desc = "%d vs %d boxes, %d matched, unmatched cpu %d / gpu %d (%d near the threshold %.3g)" % (
+    bad_cpu = [r for r in unmatched_cpu if not near(r) and not nms_may_remove(r, a, nms_threshold, score_tol)]
+    bad_gpu = [r for r in unmatched_gpu if not near(r) and not nms_may_remove(r, b, nms_threshold, score_tol)]
+    bad = bad_cpu + bad_gpu
+    desc = "%d vs %d boxes, %d matched, unmatched cpu %d / gpu %d (%d near the threshold %.3g or NMS)" % (
         len(a), len(b), sum(used), len(unmatched_cpu), len(unmatched_gpu),
         len(unmatched_cpu) + len(unmatched_gpu) - len(bad), threshold)
     if bad:

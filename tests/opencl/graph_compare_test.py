@@ -38,6 +38,15 @@ def main():
     rescored = boxes.copy()
     rescored[0, 1] -= 0.05
     checks.append(("score off by 0.05", gc.compare_detections(rescored, boxes, thr, tol, margin)[0], False))
+    # NMS (threshold 0.45): B overlaps A by IoU ~0.46, kept on the CPU, suppressed on the GPU
+    pa = np.array([[1, 0.9, 0.0, 0.0, 1.0, 1.0]])
+    pb = np.array([[1, 0.6, 0.37, 0.0, 1.37, 1.0]])
+    pair = np.vstack([pa, pb])
+    o = gc.iou(pa[0, 2:], pb[0, 2:])
+    checks.append(("NMS borderline box (IoU %.3f) missing" % o, gc.compare_detections(pa, pair, thr, tol, margin, 0.45)[0], True))
+    checks.append(("same without the NMS rule", gc.compare_detections(pa, pair, thr, tol, margin)[0], False))
+    far = np.array([[1, 0.6, 0.8, 0.0, 1.8, 1.0]])  # IoU ~0.11: NMS cannot remove it
+    checks.append(("box far from others missing", gc.compare_detections(pa, np.vstack([pa, far]), thr, tol, margin, 0.45)[0], False))
     checks.append(("both empty", gc.compare_detections(np.zeros((0, 6)), np.zeros((0, 6)), thr, tol, margin)[0], True))
     x = rng.uniform(-1, 1, 1000)
     checks.append(("dense fp32 within 1e-3 of range", gc.compare_dense(x + 1e-4, x, False)[0], True))

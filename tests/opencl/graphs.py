@@ -13,7 +13,8 @@ then checks
     storage and half arithmetic, kiterun fp16=2): cosine similarity >= 0.999
   - detection lists by matching boxes (tests/graph_compare.py: same label,
     IoU >= 0.9, score within 1e-3 (fp32) / 1e-2 (fp16); an unmatched box only
-    where its score is within that margin of the confidence threshold)
+    where its score is within that margin of the confidence threshold or
+    where NMS may have removed it on the other side)
 --half exits 77 when the device has no cl_khr_fp16 (kiterun reports float
 arithmetic). Exits 77 (ctest skip) when kiterun finds no OpenCL device.
 """
@@ -125,7 +126,8 @@ def main():
                 blob = saved.get(fn, fn)
                 if blob in detections:
                     tol, margin = graph_compare.DETECTION_TOL[fp16 != 0]
-                    ok, desc = graph_compare.compare_detections(a, b, detections[blob], tol, margin)
+                    thr, nms = detections[blob]
+                    ok, desc = graph_compare.compare_detections(a, b, thr, tol, margin, nms)
                 else:
                     ok, desc = graph_compare.compare_dense(a, b, fp16 != 0)
                 print("%-20s %-28s opencl=%d cpu=%d %s %s" % (name, fn, ncl, ncpu, desc, "ok" if ok else "MISMATCH"))
