@@ -7,8 +7,10 @@
 For every graph of shapes.txt, one after the other in one process tree:
 benchkite backend=opencl and backend=vulkan (zero weights, 1 CPU thread,
 the same loops), the OpenCL/Vulkan ratio of the average times; then the
-OpenCL first start of a fresh process (load_model, which builds or loads every
-program, plus the first inference, which runs the first launches) with empty
+OpenCL first start of a fresh process (load_model, which builds or loads the
+programs of the net's layers with weights, plus the first inference, which
+builds the other programs the net uses and runs the first launches; programs
+no layer of the net uses are never built) with empty
 cache folders (cold), and again with the folders the cold run filled
 (cached). Both runs point the driver's own compile caches (NVIDIA
 CUDA_CACHE_PATH, PoCL POCL_CACHE_DIR) at the same fresh folder, so the cold
