@@ -2,30 +2,34 @@
 # Dynamic aarch64 instruction count of one forward pass per shared graph,
 # per CPU implementation level (reference, neon, arm82), under qemu-user.
 #
-#   bash benchmark/arm_insn_counts.sh <aarch64 build dir> [graph...]
+#   bash benchmark/arm_insn_counts.sh <aarch64 build dir> [-i "reference neon arm82"] [graph...]
 #
-# One forward pass = count(kiterun loop=2) - count(kiterun loop=1), so
-# loading, random weights and process start-up cancel out. Single thread,
-# shapes from tests/cross/shapes_emulated.txt, random weights (seed 1).
-# arm82 runs on qemu's default CPU (fp16 + dot product), neon and reference
-# with isa= (Option::max_cpu_isa).
+# One forward pass = the instructions from the start of kiterun's Extractor
+# (its constructor) to its destruction, in one run with loop=1
+# (qemu_insn_count.sh marks), so loading and random weights do not count.
+# Single thread, shapes from tests/cross/shapes_emulated.txt, random weights
+# (seed 1). arm82 runs on qemu's default CPU (fp16 + dot product), neon and
+# reference with isa= (Option::max_cpu_isa). Graphs default to every graph
+# listed there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1
 shift
+isas="reference neon arm82"
+if [ "${1:-}" = "-i" ]; then isas=$2; shift 2; fi
 shared=${KITE_SHARED_DIR:-$here/../../shared}
 graphs=("$@")
-if [ ${#graphs[@]} -eq 0 ]; then graphs=(squeezenet mobilenet mobilenet_v2 shufflenet_v2); fi
-count() {
-    python3 "$here/qemu_insn_count.py" -- "$build/tools/kiterun" "$@" | awk '/^instructions/ { print $2 }'
-}
-printf '%-16s %-14s %16s\n' graph isa instructions
+if [ ${#graphs[@]} -eq 0 ]; then
+    mapfile -t graphs < <(awk 'NF { print $1 }' "$here/../tests/cross/shapes_emulated.txt")
+fi
+marks=_ZN4kite9ExtractorC1EPKNS_3NetE,_ZN4kite9ExtractorD1Ev
+printf '%-28s %-10s %16s\n' graph isa instructions
 for g in "${graphs[@]}"; do
     shape=$(awk -v g="$g" '$1 == g { print $2 }' "$here/../tests/cross/shapes_emulated.txt")
-    for isa in reference neon arm82; do
-        args=("$shared/models/ncnn/$g.param" random "shape=$shape" threads=1 "isa=$isa")
-        one=$(count "${args[@]}" loop=1)
-        two=$(count "${args[@]}" loop=2)
-        printf '%-16s %-14s %16d\n' "$g $shape" "$isa" $((two - one))
+    for isa in $isas; do
+        n=$(bash "$here/qemu_insn_count.sh" -m "$marks" -- "$build/tools/kiterun" "$shared/models/ncnn/$g.param" random \
+                "shape=$shape" threads=1 "isa=$isa" loop=1 |
+            awk '/^mark/ { v[++k] = $3 } END { if (v[1] == "-" || v[2] == "-") print "-"; else print v[2] - v[1] }')
+        printf '%-28s %-10s %16s\n' "$g $shape" "$isa" "$n"
     done
 done
