@@ -27,7 +27,8 @@ public:
     {
         Mat& m = bottom_top_blob;
         const int ep = m.elempack;
-        if (m.empty() || !dispatchable_pack(ep) || (m.elembits() != 32 && m.elembits() != 16))
+        // elempack 8 beyond the widest vector: NEON's fp16 storage on arm82 (two VF<4> per element)
+        if (m.empty() || !(dispatchable_pack(ep) || ep == 8) || (m.elembits() != 32 && m.elembits() != 16))
             return LayerNorm::forward_inplace(m, opt);
         const int P = m.dims == 1 ? 1 : ep; // a packed 1-D blob is one contiguous run
         const int w = m.dims == 1 ? m.w * ep : m.w;
@@ -45,8 +46,12 @@ public:
         const int spans = (int)(elems / span);
         if (m.elembits() == 16)
         {
+            if (P == 8)
+                return run<8, unsigned short>((unsigned short*)m.data, groups, spans, span, gstride, opt);
             KITE_X86_DISPATCH_PACK(Q, P, return run<Q, unsigned short>((unsigned short*)m.data, groups, spans, span, gstride, opt))
         }
+        if (P == 8)
+            return run<8, float>((float*)m.data, groups, spans, span, gstride, opt);
         KITE_X86_DISPATCH_PACK(Q, P, return run<Q, float>((float*)m.data, groups, spans, span, gstride, opt))
         return 0;
     }
@@ -70,11 +75,19 @@ private:
         return 0;
     }
 
-    // P spans side by side: lane l of position i is span l's value i
+    // P spans side by side: lane l of position i is span l's value i; P wider
+    // than the widest vector: P / V::N slices of V::N lanes, one after another
     template<int P, class S>
     void vertical(S* p, int span, const float* gamma, const float* beta) const
     {
-        typedef simd::VF<P> V;
+        typedef simd::VF<(P < KITE_SIMD_MAX_N ? P : KITE_SIMD_MAX_N)> V;
+        for (int k = 0; k < P / V::N; k++)
+            vertical_slice<V, P>(p + k * V::N, span, gamma, beta);
+    }
+
+    template<class V, int P, class S>
+    void vertical_slice(S* p, int span, const float* gamma, const float* beta) const
+    {
         typedef typename V::T T;
         T sum = V::zero();
         for (int i = 0; i < span; i++)

@@ -31,7 +31,8 @@ public:
         Mat& m = bottom_top_blob;
         const int dims = m.dims;
         const int a = axis < 0 ? dims + axis : axis;
-        if (m.empty() || a < 0 || a >= dims || !dispatchable_pack(m.elempack))
+        // elempack 8 beyond the widest vector: NEON's fp16 storage on arm82 (two VF<4> per element)
+        if (m.empty() || a < 0 || a >= dims || !(dispatchable_pack(m.elempack) || m.elempack == 8))
             return Softmax::forward_inplace(m, opt); // the reference reports bad axes
         if (m.elembits() == 16)
             return run<unsigned short>(m, a, opt);
@@ -52,6 +53,8 @@ private:
             const size_t plane = m.dims == 2 ? (size_t)m.w : (size_t)m.w * m.h * m.d;
             const size_t gstride = (m.dims == 2 ? (size_t)m.w : m.cstep) * P;
             KITE_X86_DISPATCH_PACK_WIDE(Q, P, return packed_axis<Q>(data, groups, plane, gstride, opt))
+            if (P == 8)
+                return packed_axis<8>(data, groups, plane, gstride, opt);
             return packed_axis<4>(data, groups, plane, gstride, opt);
         }
         // axes of the blob (a packed element is P scalars along the last one)
@@ -137,29 +140,34 @@ private:
         });
     }
 
-    // the axis is the packed one: scalar channel g * P + lane
+    // the axis is the packed one: scalar channel g * P + lane; a packed
+    // element wider than the widest vector is P / V::N vectors side by side
     template<int P, class S>
     static int packed_axis(S* data, int groups, size_t plane, size_t gstride, const Option& opt)
     {
-        typedef simd::VF<P> V;
+        typedef simd::VF<(P < KITE_SIMD_MAX_N ? P : KITE_SIMD_MAX_N)> V;
+        const int K = P / V::N;
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int i = 0; i < (int)plane; i++)
         {
             S* p = data + (size_t)i * P;
             typename V::T mv = V::load(p);
-            for (int g = 1; g < groups; g++)
-                mv = V::max(mv, V::load(p + g * gstride));
+            for (int g = 0; g < groups; g++)
+                for (int k = 0; k < K; k++)
+                    mv = V::max(mv, V::load(p + g * gstride + k * V::N));
             const typename V::T mx = V::set1(V::reduce_max(mv));
             typename V::T sv = V::zero();
             for (int g = 0; g < groups; g++)
-            {
-                typename V::T e = simd::exp_ps<V>(V::sub(V::load(p + g * gstride), mx));
-                V::store(p + g * gstride, e);
-                sv = V::add(sv, e);
-            }
+                for (int k = 0; k < K; k++)
+                {
+                    typename V::T e = simd::exp_ps<V>(V::sub(V::load(p + g * gstride + k * V::N), mx));
+                    V::store(p + g * gstride + k * V::N, e);
+                    sv = V::add(sv, e);
+                }
             const typename V::T sum = V::set1(V::reduce_add(sv));
             for (int g = 0; g < groups; g++)
-                V::store(p + g * gstride, V::div(V::load(p + g * gstride), sum));
+                for (int k = 0; k < K; k++)
+                    V::store(p + g * gstride + k * V::N, V::div(V::load(p + g * gstride + k * V::N), sum));
         }
         return 0;
     }
