@@ -21,7 +21,11 @@
 #include "mat.h"
 #include "option.h"
 
+#if defined(__ARM_NEON)
+#include <arm_neon.h> // layer/arm drivers include this file too (NEON branch below)
+#else
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <vector>
@@ -29,7 +33,21 @@
 namespace kite {
 namespace KITE_ISA_NS {
 
-#if defined(__AVX512F__)
+#if defined(__ARM_NEON)
+typedef float32x4_t vfloat;
+static const int kVecWidth = 4;
+static const int kMR = 8; // 8 x 8 tile: 16 accumulators of NEON's 32 registers
+static inline vfloat v_load(const float* p) { return vld1q_f32(p); }
+static inline void v_store(float* p, vfloat v) { vst1q_f32(p, v); }
+static inline vfloat v_set1(float v) { return vdupq_n_f32(v); }
+static inline vfloat v_zero() { return vdupq_n_f32(0.f); }
+#if defined(__aarch64__)
+static inline vfloat v_fmadd(vfloat a, vfloat b, vfloat c) { return vfmaq_f32(c, a, b); }
+#else
+static inline vfloat v_fmadd(vfloat a, vfloat b, vfloat c) { return vmlaq_f32(c, a, b); }
+#endif
+static inline vfloat v_add(vfloat a, vfloat b) { return vaddq_f32(a, b); }
+#elif defined(__AVX512F__)
 typedef __m512 vfloat;
 static const int kVecWidth = 16;
 static const int kMR = 12; // 24 accumulators of 32 registers
