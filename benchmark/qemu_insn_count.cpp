@@ -185,37 +185,25 @@ bool take_trace(FILE* stream, const char* fmt, va_list ap)
 {
     if (!log_file || stream != log_file || fmt[0] != 'T')
         return false;
+    const bool wide = strcmp(fmt, kTrace64) == 0;
+    if (!wide && strcmp(fmt, kTrace32) != 0)
+        return false;
     va_list a;
     va_copy(a, ap);
-    bool taken = false;
-    if (strcmp(fmt, kTrace64) == 0)
-    {
-        (void)va_arg(a, int);
-        (void)va_arg(a, void*);
-        (void)va_arg(a, uint64_t);
-        const uint64_t pc = va_arg(a, uint64_t);
+    (void)va_arg(a, int);   // cpu index
+    (void)va_arg(a, void*); // host code
+    if (wide)
+        (void)va_arg(a, uint64_t); // cs_base
+    else
         (void)va_arg(a, unsigned);
-        (void)va_arg(a, unsigned);
-        fflush(stream); // an in_asm listing still buffered comes first
-        counter->mark(va_arg(a, const char*));
-        counter->exec(pc);
-        taken = true;
-    }
-    else if (strcmp(fmt, kTrace32) == 0)
-    {
-        (void)va_arg(a, int);
-        (void)va_arg(a, void*);
-        (void)va_arg(a, unsigned);
-        const unsigned pc = va_arg(a, unsigned);
-        (void)va_arg(a, unsigned);
-        (void)va_arg(a, unsigned);
-        fflush(stream);
-        counter->mark(va_arg(a, const char*));
-        counter->exec(pc);
-        taken = true;
-    }
+    const uint64_t pc = wide ? va_arg(a, uint64_t) : va_arg(a, unsigned);
+    (void)va_arg(a, unsigned); // flags
+    (void)va_arg(a, unsigned); // cflags
+    fflush(stream);            // an in_asm listing still buffered comes first
+    counter->mark(va_arg(a, const char*));
+    counter->exec(pc);
     va_end(a);
-    return taken;
+    return true;
 }
 
 } // namespace
