@@ -1,5 +1,5 @@
 // InnerProduct for ARM: the VF<N> driver of layer/x86/innerproduct_x86.cpp on NEON, its class
-// renamed InnerProduct_arm: fp32 rows through the packed SGEMM (sgemm_x86.h on NEON: 8 x 8 tiles), matrix-vector products 4 outputs at a time.
+// renamed InnerProduct_arm: fp32 rows through the packed SGEMM (sgemm_x86.h on NEON: 6 x 8 tiles), matrix-vector products 4 outputs at a time.
 #include "arm/portable_arm.h"
 
 #define InnerProduct_x86 InnerProduct_arm

@@ -36,7 +36,7 @@ namespace KITE_ISA_NS {
 #if defined(__ARM_NEON)
 typedef float32x4_t vfloat;
 static const int kVecWidth = 4;
-static const int kMR = 8; // 8 x 8 tile: 16 accumulators of NEON's 32 registers
+static const int kMR = 6; // KITE_SGEMM_ROWS below names 6 rows outside AVX-512
 static inline vfloat v_load(const float* p) { return vld1q_f32(p); }
 static inline void v_store(float* p, vfloat v) { vst1q_f32(p, v); }
 static inline vfloat v_set1(float v) { return vdupq_n_f32(v); }
