@@ -22,7 +22,7 @@ graphs=("$@")
 if [ ${#graphs[@]} -eq 0 ]; then
     mapfile -t graphs < <(awk 'NF { print $1 }' "$here/../tests/cross/shapes_emulated.txt")
 fi
-marks=_ZN4kite9ExtractorC1EPKNS_3NetE,_ZN4kite9ExtractorD1Ev
+marks="_ZN4kite9ExtractorC1EPKNS_3NetE|_ZN4kite9ExtractorC2EPKNS_3NetE,_ZN4kite9ExtractorD1Ev|_ZN4kite9ExtractorD2Ev"
 printf '%-28s %-10s %16s\n' graph isa instructions
 for g in "${graphs[@]}"; do
     shape=$(awk -v g="$g" '$1 == g { print $2 }' "$here/../tests/cross/shapes_emulated.txt")

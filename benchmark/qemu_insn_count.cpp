@@ -17,7 +17,8 @@
 // (instructions, block executions: little-endian uint64) live in the file
 // named by QEMU_INSN_COUNT_OUT, mapped shared, so they are there however qemu
 // ends (it leaves through the exit_group system call, with no exit hooks).
-// QEMU_INSN_COUNT_MARKS (comma-separated symbol names of the guest program)
+// QEMU_INSN_COUNT_MARKS (comma-separated symbol names of the guest program,
+// '|' between names of one mark: qemu names an address by any of its aliases)
 // adds, per mark, the instruction count when a block of that symbol first
 // ran after the previous mark was hit (marks are taken in order): one
 // forward pass is the count between its start and end functions, measured in
@@ -70,16 +71,20 @@ struct Counter
 {
     std::unordered_map<uint64_t, uint32_t> sizes; // block start pc -> guest instructions
     uint64_t* totals = nullptr; // [instructions, block executions, mark 0, ...], the shared mapping
-    std::vector<std::string> marks;
+    std::vector<std::vector<std::string>> marks; // per mark, its names (aliases such as C1/C2)
     size_t next_mark = 0;
 
     void mark(const char* symbol)
     {
-        if (next_mark < marks.size() && symbol && marks[next_mark] == symbol)
-        {
-            totals[2 + next_mark] = totals[0];
-            next_mark++;
-        }
+        if (next_mark >= marks.size() || !symbol)
+            return;
+        for (const std::string& name : marks[next_mark])
+            if (name == symbol)
+            {
+                totals[2 + next_mark] = totals[0];
+                next_mark++;
+                return;
+            }
     }
     bool listing = false; // inside an "IN:" block listing
     uint64_t block_pc = 0;
@@ -226,8 +231,18 @@ FILE* fopen64(const char* path, const char* mode)
                 size_t e = all.find(',', b);
                 if (e == std::string::npos)
                     e = all.size();
-                if (e > b)
-                    counter->marks.push_back(all.substr(b, e - b));
+                std::vector<std::string> names;
+                for (size_t nb = b; nb < e;)
+                {
+                    size_t ne = all.find('|', nb);
+                    if (ne == std::string::npos || ne > e)
+                        ne = e;
+                    if (ne > nb)
+                        names.push_back(all.substr(nb, ne - nb));
+                    nb = ne + 1;
+                }
+                if (!names.empty())
+                    counter->marks.push_back(names);
                 b = e + 1;
             }
         }

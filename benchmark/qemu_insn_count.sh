@@ -2,7 +2,7 @@
 # Dynamic guest instruction count of a program run under qemu-user:
 #
 #   bash benchmark/qemu_insn_count.sh [-q qemu-aarch64] [-L /usr/aarch64-linux-gnu] [-c max]
-#        [-m SYMBOL,SYMBOL...] -- PROGRAM ARGS...
+#        [-m SYMBOL[|ALIAS],SYMBOL...] -- PROGRAM ARGS...
 #
 # prints "instructions N", "block executions N" and, per mark (-m: symbols
 # of the program, hit in order), "mark SYMBOL N": the instruction count when
