@@ -64,12 +64,12 @@ public:
         vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], all4 ? 4 : 1);
         if (!top)
             return -100;
-        const GpuBlobPtr topv = all4 ? wide_view(top) : top;
+        const GpuBlobPtr topv = all4 ? vkl::wide_view(top) : top;
         const int ax = vkl::whdc_axis(dims, pa);
         int offset = 0;
         for (size_t i = 0; i < in.size(); i++)
         {
-            const GpuBlobPtr bv = all4 ? wide_view(in[i]) : in[i];
+            const GpuBlobPtr bv = all4 ? vkl::wide_view(in[i]) : in[i];
             const vk::VkBlob* b = vkl::blob_of(bv);
             int box[4], src_off[4] = {0, 0, 0, 0}, dst_off[4] = {0, 0, 0, 0};
             vkl::whdc(b->shape, box);
@@ -84,12 +84,6 @@ public:
     }
 
 private:
-    // an elempack-4 blob as an elempack-1 one with 4x wider rows
-    static GpuBlobPtr wide_view(const GpuBlobPtr& b)
-    {
-        const Mat& m = b->shape;
-        return vkl::alias_blob(b, m.dims, m.w * 4, m.h, m.d, m.c);
-    }
     const vk::Pipeline* pipe = nullptr;
 };
 

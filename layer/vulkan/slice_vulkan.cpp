@@ -1,4 +1,5 @@
-// Slice on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per output
+// Slice on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per output;
+// an elempack-4 input stays packed unless a channel slice splits a group of 4
 #include "slice.h"
 
 #include "vulkan/vulkan_common.h"
@@ -11,6 +12,7 @@ public:
     Slice_vulkan()
     {
         support_vulkan = true;
+        support_packing = true;
     }
     int create_pipeline(const Option& opt) override
     {
@@ -25,31 +27,49 @@ public:
             KITE_LOGE("Slice '%s': expects 1 input and >= 1 output", name.c_str());
             return -1;
         }
-        const vk::VkBlob* in = vkl::blob_of(bottoms[0]);
-        const int dims = in->shape.dims;
+        GpuBlobPtr src = bottoms[0];
+        const int dims = src->shape.dims;
         const int pa = shape::normalize_axis(axis, dims);
         if (pa < 0)
         {
             KITE_LOGE("Slice '%s': axis %d out of range for a %d-dims input", name.c_str(), axis, dims);
             return -1;
         }
-        const shape::Dims ind = shape::dims_of(in->shape);
+        const int ax = vkl::whdc_axis(dims, pa);
+        int ep = src->shape.elempack;
+        shape::Dims ind = shape::dims_of(src->shape); // channels in groups of ep
         const int n = (int)tops.size();
         std::vector<int> starts, lens;
-        if (resolve_slices(ind.s[pa], n, starts, lens) != 0)
+        if (resolve_slices(ind.s[pa] * (ax == 3 ? ep : 1), n, starts, lens) != 0)
             return -1;
-        const int ax = vkl::whdc_axis(dims, pa);
+        bool keep = ep == 4;
+        for (int i = 0; i < n && keep && ax == 3; i++)
+            keep = starts[i] % 4 == 0 && lens[i] % 4 == 0;
+        if (ep != 1 && !keep)
+        {
+            int ret = s.convert_packing(bottoms[0], src, 1);
+            if (ret != 0)
+                return ret;
+            ep = 1;
+            ind = shape::dims_of(src->shape);
+        }
+        const int unit = ax == 3 ? ep : 1; // scalar channels per channel unit
+        // packed: copies on views whose rows are 4x wider (lanes side by side)
+        const GpuBlobPtr srcv = ep == 4 ? vkl::wide_view(src) : src;
         for (int i = 0; i < n; i++)
         {
             shape::Dims outd = ind;
-            outd.s[pa] = lens[i];
-            vk::VkBlobPtr top = vkl::create_blob_dims(s, outd);
+            outd.s[pa] = lens[i] / unit;
+            int cdhw[4];
+            shape::to_cdhw(outd, cdhw);
+            vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], ep);
             if (!top)
                 return -100;
+            const GpuBlobPtr topv = ep == 4 ? vkl::wide_view(top) : top;
             int box[4], src_off[4] = {0, 0, 0, 0}, dst_off[4] = {0, 0, 0, 0};
-            vkl::whdc(top->shape, box);
-            src_off[ax] = starts[i];
-            int ret = vkl::copy_box(s, pipe, in, top.get(), box, src_off, dst_off);
+            vkl::whdc(topv->shape, box);
+            src_off[ax] = starts[i] / unit * (ax == 0 ? ep : 1);
+            int ret = vkl::copy_box(s, pipe, vkl::blob_of(srcv), vkl::blob_of(topv), box, src_off, dst_off);
             if (ret != 0)
                 return ret;
             tops[i] = top;

@@ -76,6 +76,15 @@ inline GpuBlobPtr alias_blob(const GpuBlobPtr& src, int dims, int w, int h, int 
     return b;
 }
 
+// an elempack-4 blob viewed as an elempack-1 one with 4x wider rows (the
+// lanes of each packed element side by side): box copies on such views move
+// packed data along any axis (Concat, Slice)
+inline GpuBlobPtr wide_view(const GpuBlobPtr& b)
+{
+    const Mat& m = b->shape;
+    return alias_blob(b, m.dims, m.w * 4, m.h, m.d, m.c);
+}
+
 // (w, h, d, c) of a blob as 4 ints
 inline void whdc(const Mat& s, int* v)
 {

@@ -40,6 +40,19 @@ TEST(Slice, sizes_even_split_indices)
     }
 }
 
+// channel slices of a packable blob: groups of 4 stay packed, others unpack
+TEST(Slice, packable_channels)
+{
+    Mat in = seq({12, 3, 5});
+    for (const std::vector<int>& sizes : {std::vector<int>{4, 8}, std::vector<int>{6, 6}})
+    {
+        ParamDict pd;
+        pd.set(0, IntArrayMat(sizes));
+        pd.set(1, 0);
+        check_slices(in, 0, {0, sizes[0]}, sizes, run("Slice", pd, {in}, 2));
+    }
+}
+
 TEST(Slice, errors)
 {
     Mat in = seq({3, 7});
