@@ -29,7 +29,7 @@ for g in "${graphs[@]}"; do
     for isa in $isas; do
         n=$(bash "$here/qemu_insn_count.sh" -m "$marks" -- "$build/tools/kiterun" "$shared/models/ncnn/$g.param" random \
                 "shape=$shape" threads=1 "isa=$isa" loop=1 |
-            awk '/^mark/ { v[++k] = $3 } END { if (v[1] == "-" || v[2] == "-") print "-"; else print v[2] - v[1] }')
+            awk '/^mark/ { v[++k] = $3 } END { if (v[1] == "-" || v[2] == "-") print "-"; else printf "%.0f\n", v[2] - v[1] }')
         printf '%-28s %-10s %16s\n' "$g $shape" "$isa" "$n"
     done
 done
