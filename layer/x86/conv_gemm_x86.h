@@ -232,10 +232,11 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
             tofs[t] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * pi;
 
     const int tiles = (N + MR - 1) / MR;
-    // tiles per chunk: the packed chunk stays within ~1 MiB of L2, so the
-    // weights (9 MB for a 3x3 512 -> 512 layer) stream from memory once per
-    // chunk; a small map is one chunk
-    int chunk = std::max(1, (int)(262144 / ((size_t)K * MR)));
+    // tiles per chunk: the packed chunk stays within ~512 KiB of L2, ~1 MiB
+    // where the weights are larger than L2 (9 MB for a 3x3 512 -> 512 layer),
+    // so that they stream from memory once per chunk (a small map is one chunk)
+    const size_t weight_bytes = (size_t)K * pw.M * sizeof(float);
+    int chunk = std::max(1, (int)((weight_bytes > (1u << 20) ? 262144 : 131072) / ((size_t)K * MR)));
     const int chunks = (tiles + chunk - 1) / chunk;
     chunk = (tiles + chunks - 1) / chunks;
     // few chunks for the threads: each chunk's panels split in num_threads
