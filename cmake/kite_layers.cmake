@@ -53,6 +53,11 @@ endif()
 # list of layer sources to compile (reference + per-ISA x86 wrappers).
 function(kite_generate_layers out_srcs)
     set(srcs)
+    # the per-ISA wrappers, collected per ISA and appended last, lowest ISA
+    # first (see the note at the end of this function)
+    foreach(isa IN LISTS KITE_X86_ISAS KITE_ARM_ISAS)
+        set(isa_srcs_${isa})
+    endforeach()
     set(decls "")
     set(rows "")
     set(names "")
@@ -100,13 +105,29 @@ function(kite_generate_layers out_srcs)
                 file(CONFIGURE OUTPUT ${wrapper} CONTENT
                     "// generated: ${name} ${fam} driver compiled for ${isa}\n#define KITE_ISA_NS ${isa}\n#include \"${PROJECT_SOURCE_DIR}/layer/${fam}/${lower}_${fam}.cpp\"\n")
                 set_source_files_properties(${wrapper} PROPERTIES COMPILE_OPTIONS "${KITE_${FAM}_FLAGS_${isa}}")
-                list(APPEND srcs ${wrapper})
+                list(APPEND isa_srcs_${isa} ${wrapper})
                 string(APPEND decls "namespace ${isa} { Layer* ${name}_${fam}_layer_creator(void*); }\n")
                 string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_${FAM}_ENUM_${isa}}, ${isa}::${name}_${fam}_layer_creator},\n")
             endforeach()
         endforeach()
         string(APPEND decls "Layer* ${name}_layer_creator(void*);\n")
         string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, CPU_ISA_NONE, ${name}_layer_creator},\n")
+    endforeach()
+    # Inline functions and template instantiations that several translation
+    # units emit (std::vector<int>'s constructor, std::to_string, ...) are
+    # merged by the linker, which keeps the FIRST copy it meets. A copy compiled
+    # with -mavx512f inside an AVX-512 wrapper must never be the one kept, or an
+    # AVX2-only CPU dies with SIGILL in the AVX2 driver that calls it. So the
+    # object order is: core and reference sources, then the wrappers from the
+    # lowest ISA (the baseline, sse2 / neon) up to the highest; every shared
+    # copy then comes from the lowest level that emits it. ctest isa_linkage
+    # disassembles the result and checks this.
+    foreach(fam IN ITEMS X86 ARM)
+        set(order ${KITE_${fam}_ISAS})
+        list(REVERSE order)
+        foreach(isa IN LISTS order)
+            list(APPEND srcs ${isa_srcs_${isa}})
+        endforeach()
     endforeach()
     file(CONFIGURE OUTPUT ${gen}/layer_declaration.inc CONTENT "${decls}")
     file(CONFIGURE OUTPUT ${gen}/layer_registry.inc CONTENT "${rows}")

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Check that no code reachable from the baseline can execute an instruction
+of a higher x86 ISA level than the function it belongs to.
+
+  python3 tests/isa/check_isa_linkage.py BINARY [--objdump objdump] [--allow REGEX ...]
+
+Every x86 driver is compiled once per ISA level inside namespace
+kite::<isa> (cmake/kite_layers.cmake). Code outside those namespaces (the
+core, the reference layers and every std:: or other inline/template copy the
+linker merged) must run on the baseline CPU, so it may contain no VEX-encoded
+(AVX/AVX2/FMA/F16C) or EVEX-encoded (AVX-512) instruction; kite::avx* may
+use VEX, kite::avx512* VEX and EVEX. A violation is what happens when the
+linker keeps, say, the AVX-512 copy of std::vector<int>'s constructor: the
+AVX2 driver that calls it dies with SIGILL on an AVX2-only CPU.
+
+Functions that switch ISA on purpose behind a run-time CPU check (a target
+attribute) are listed with --allow (regular expressions on the demangled
+name). Exit 0 clean, 1 with the offending functions listed, 77 when the
+binary is not x86-64.
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+
+LEGACY_PREFIXES = {"66", "f2", "f3", "2e", "3e", "26", "64", "65", "36", "f0"}
+
+
+def isa_namespaces(name):
+    """The kite::<isa> namespaces a symbol mentions (demangled or, where
+    the demangler gave up, e.g. on OpenMP outlined clones, mangled): such a
+    symbol can only come from that ISA's translation unit."""
+    found = set(re.findall(r"\bkite::(avx\w*)::", name))
+    for m in re.finditer(r"4kite(\d+)(avx\w+)", name):
+        found.add(m.group(2)[: int(m.group(1))])
+    return found
+
+
+LEVELS = {None: 0, "vex": 1, "evex": 2}
+NAMES = {0: "baseline", 1: "AVX (VEX)", 2: "AVX-512 (EVEX)"}
+
+
+def namespace_level(name):
+    """2 inside kite::avx512*, 1 inside another kite::avx*, None outside."""
+    ns = isa_namespaces(name)
+    if not ns:
+        return None
+    return 2 if any(n.startswith("avx512") for n in ns) else 1
+
+
+def scan(binary, objdump):
+    out = subprocess.run([objdump, "-d", "-C", binary],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if out.returncode != 0:
+        raise SystemExit("objdump failed: " + out.stderr.strip()[:300])
+    head = re.compile(r"^[0-9a-f]+ <(.*)>:$")
+    insn = re.compile(r"^\s+[0-9a-f]+:\t((?:[0-9a-f]{2} )+)\s*\t?(.*)$")
+    target = re.compile(r"^(?:call|jmp)\w*\s+[0-9a-f]+ <(.*)>$")
+    level = {}
+    callers = {}
+    fmt = None
+    cur = None
+    for line in out.stdout.splitlines():
+        if fmt is None and "file format" in line:
+            fmt = line.split("file format")[-1].strip()
+        m = head.match(line)
+        if m:
+            cur = m.group(1)
+            level.setdefault(cur, 0)
+            continue
+        m = insn.match(line)
+        if not m or cur is None or not m.group(2).strip():
+            # objdump continues a long instruction's bytes on a line of their own
+            continue
+        b = m.group(1).split()
+        i = 0
+        while i < len(b) and b[i] in LEGACY_PREFIXES:
+            i += 1
+        if i < len(b):
+            kind = "evex" if b[i] == "62" else "vex" if b[i] in ("c4", "c5") else None
+            level[cur] = max(level[cur], LEVELS[kind])
+        t = target.match(m.group(2).strip())
+        if t and "+0x" not in t.group(1) and "@plt" not in t.group(1) and t.group(1) != cur:
+            callers.setdefault(t.group(1), set()).add(cur)
+    return fmt, level, callers
+
+
+def allowed_levels(level, callers):
+    """The highest ISA level each function may use: its namespace's, or for
+    code outside the ISA namespaces (std:: copies, the core) the lowest level
+    of any function that calls it directly (a fixpoint over the call graph).
+    Code without a direct caller (reached through a pointer, a vtable, an
+    OpenMP outlined body) must run anywhere: baseline."""
+    allowed = {}
+    free = []
+    for f in level:
+        ns = namespace_level(f)
+        if ns is None:
+            allowed[f] = 0 if not callers.get(f) else 2
+            free.append(f)
+        else:
+            allowed[f] = ns
+    changed = True
+    while changed:
+        changed = False
+        for f in free:
+            cs = callers.get(f)
+            if not cs:
+                continue
+            lo = min(allowed.get(c, 0) for c in cs)
+            if lo < allowed[f]:
+                allowed[f] = lo
+                changed = True
+    return allowed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binary")
+    ap.add_argument("--objdump", default="objdump")
+    ap.add_argument("--allow", action="append", default=[], help="regex of functions allowed any encoding")
+    args = ap.parse_args()
+    fmt, level, callers = scan(args.binary, args.objdump)
+    if fmt is None or "x86-64" not in fmt:
+        print("not an x86-64 binary (%s): nothing to check" % fmt)
+        return 77
+    allow = [re.compile(a) for a in args.allow]
+    allowed = allowed_levels(level, callers)
+    bad = []
+    for f in sorted(level):
+        if level[f] <= allowed[f] or any(a.search(f) for a in allow):
+            continue
+        low = sorted(c for c in callers.get(f, ()) if allowed.get(c, 0) < level[f])
+        why = "called from %s" % ", ".join(c[:100] for c in low[:3]) if low else "no direct caller (runs anywhere)"
+        bad.append("%s: %s code, may run at %s level; %s" % (f[:160], NAMES[level[f]], NAMES[allowed[f]], why))
+    if bad:
+        print("%d function(s) can execute instructions above the CPU level their callers checked for "
+              "(a merged inline copy from a higher-ISA translation unit?):" % len(bad))
+        for line in bad:
+            print("  " + line)
+        return 1
+    n = sum(1 for f in level if level[f] > 0)
+    print("%s: %d functions use VEX/EVEX code, each only where its ISA level was checked" % (args.binary, n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
