@@ -1,4 +1,5 @@
 #include "net.h"
+#include "gpu/cpu_fallback.h"
 
 #include "cpu.h"
 #include "log.h"
@@ -806,6 +807,28 @@ Extractor::Extractor(const Net* _net) : net(_net), opt(_net->opt), observer(null
     blob_gpu.resize(net->blobs_.size());
     consumed.assign(net->blobs_.size(), 0);
     computed.assign(net->blobs_.size(), 0);
+    ran_on.assign(net->layers_.size(), -1);
+}
+
+static thread_local int g_gpu_layers_on_cpu = 0;
+
+void note_gpu_layer_on_cpu()
+{
+    g_gpu_layers_on_cpu++;
+}
+
+int gpu_layers_on_cpu()
+{
+    return g_gpu_layers_on_cpu;
+}
+
+int Extractor::layer_backend(int layer_index) const
+{
+    if (layer_index < 0 || layer_index >= (int)ran_on.size())
+        return -1;
+    if (net->layers_[layer_index]->type == "Input")
+        return BACKEND_CPU;
+    return ran_on[layer_index];
 }
 
 Extractor::~Extractor()
@@ -814,7 +837,7 @@ Extractor::~Extractor()
 }
 
 Extractor::Extractor(const Extractor& rhs)
-    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
+    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), ran_on(rhs.ran_on), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
 {
     for (int b = 0; b < 3; b++)
         sessions[b] = rhs.sessions[b];
@@ -830,6 +853,7 @@ Extractor& Extractor::operator=(const Extractor& rhs)
     consumed = rhs.consumed;
     computed = rhs.computed;
     blob_gpu = rhs.blob_gpu;
+    ran_on = rhs.ran_on;
     for (int b = 0; b < 3; b++)
         sessions[b] = rhs.sessions[b];
     observer = rhs.observer;
@@ -1069,6 +1093,7 @@ int Extractor::run_layer(int li)
     {
         ret = layer->forward(bottoms, tops, opt);
     }
+    ran_on[li] = BACKEND_CPU;
     if (ret != 0)
     {
         KITE_LOGE("layer '%s' (%s) failed with %d", layer->name.c_str(), layer->type.c_str(), ret);
@@ -1186,7 +1211,9 @@ int Extractor::run_layer_gpu(int li)
             release_blob(bi);
     }
     std::vector<GpuBlobPtr> tops(layer->tops.size());
+    const int fallbacks = gpu_layers_on_cpu();
     int ret = layer->forward_gpu(bottoms, tops, *s, opt);
+    ran_on[li] = (signed char)(gpu_layers_on_cpu() != fallbacks ? BACKEND_CPU : layer->backend);
     bottoms.clear();
     if (ret != 0)
     {

@@ -136,6 +136,12 @@ public:
     int extract(const char* blob_name, Mat& feat, int type = 0);
     int extract(int blob_index, Mat& feat, int type = 0);
 
+    // where a layer ran in this Extractor (its last run): BACKEND_CPU, a GPU
+    // backend, or -1 when it has not run. A GPU layer that ran on the CPU
+    // after all (an int8 input from a CPU layer, a shape its driver has no
+    // kernel for) counts as CPU. Input layers count as CPU.
+    int layer_backend(int layer_index) const;
+
 private:
     friend class Net;
     explicit Extractor(const Net* net);
@@ -153,6 +159,7 @@ private:
     std::vector<char> computed; // blob holds its current value (possibly empty)
     std::vector<GpuBlobPtr> blob_gpu; // GPU copy of a blob (nullptr: none)
     std::shared_ptr<GpuSession> sessions[3]; // per Backend, made on first use
+    std::vector<signed char> ran_on;          // per layer: where it last ran (-1: not yet)
     layer_observer_func observer;
     void* observer_userdata;
 };

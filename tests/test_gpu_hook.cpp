@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "gpu/gpu.h"
+#include "gpu/cpu_fallback.h"
 #include "layer.h"
 #include "log.h"
 #include "net.h"
@@ -235,3 +236,45 @@ TEST(GpuHook, ProfilingObserverSeesGpuLayers)
 }
 
 } // namespace
+
+// a GPU layer that hands its work to the CPU (a driver's fallback for a
+// shape it has no kernel for): it says so through note_gpu_layer_on_cpu()
+class GpuFallsBack : public GpuAddOne
+{
+public:
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& s, const Option& opt) const override
+    {
+        note_gpu_layer_on_cpu();
+        return GpuAddOne::forward_gpu(bottoms, tops, s, opt);
+    }
+};
+Layer* gpu_falls_back_creator(void*) { return new GpuFallsBack; }
+
+TEST(GpuHook, LayerBackendIsWhereTheLayerRan)
+{
+    BackendScope scope;
+    Net net;
+    net.opt.use_vulkan_compute = true;
+    ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+    ASSERT_EQ(net.register_custom_layer("GpuFallsBack", gpu_falls_back_creator), 0);
+    ASSERT_EQ(net.register_custom_layer("CpuRelu", cpu_relu_creator), 0);
+    ASSERT_EQ(net.load_param_mem("7767517\n6 6\n"
+                                 "Input in 0 1 in 0=4 1=3 2=2\n"
+                                 "GpuAddOne g1 1 1 in a\n"
+                                 "CpuRelu r 1 1 a b\n"
+                                 "GpuAddOne g2 1 1 b c\n"
+                                 "GpuFallsBack g3 1 1 c out\n"
+                                 "GpuAddOne unused 1 1 in x\n"),
+              0);
+    ASSERT_EQ(net.load_model_empty(), 0);
+    Extractor ex = net.create_extractor();
+    for (int li = 1; li < 6; li++)
+        EXPECT_EQ(ex.layer_backend(li), -1) << "layer " << li << " has not run";
+    ASSERT_EQ(ex.input("in", input_mat()), 0);
+    Mat out;
+    ASSERT_EQ(ex.extract("out", out), 0);
+    const int want[6] = {BACKEND_CPU, BACKEND_VULKAN, BACKEND_CPU, BACKEND_VULKAN, BACKEND_CPU, -1};
+    for (int li = 0; li < 6; li++)
+        EXPECT_EQ(ex.layer_backend(li), want[li]) << "layer " << li;
+    EXPECT_EQ(ex.layer_backend(6), -1);
+}

@@ -469,6 +469,7 @@ int main(int argc, char** argv)
     // run
     std::vector<Mat> results(outputs.size());
     std::vector<double> times;
+    std::vector<int> ran_on(net.layers().size(), -1); // where each layer ran (last run)
     for (int it = 0; it < loop; it++)
     {
         g_log.first_error.clear();
@@ -488,6 +489,8 @@ int main(int argc, char** argv)
                 return fail("inference failed extracting '" + outputs[o] + "'");
             results[o] = m;
         }
+        for (size_t li = 0; li < ran_on.size(); li++)
+            ran_on[li] = ex.layer_backend((int)li);
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
@@ -552,10 +555,11 @@ int main(int argc, char** argv)
     }
 
     int per_backend[3] = {0, 0, 0};
-    for (const Layer* l : net.layers())
-        if (l->backend >= 0 && l->backend < 3)
-            per_backend[l->backend]++;
-    // "backends: vulkan=N cpu=M": what ran where, GPU first
+    for (int b : ran_on)
+        if (b >= 0 && b < 3)
+            per_backend[b]++;
+    // "backends: vulkan=N cpu=M": the layers that ran on each (a GPU layer
+    // that fell back to the CPU counts there), GPU first
     printf("backends:");
     if (net.opt.use_vulkan_compute)
         printf(" vulkan=%d", per_backend[BACKEND_VULKAN]);

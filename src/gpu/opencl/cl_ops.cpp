@@ -1,4 +1,5 @@
 #include "cl_ops.h"
+#include "../cpu_fallback.h"
 
 #include "../../log.h"
 
@@ -236,6 +237,7 @@ int run_on_cpu(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vect
         if (told.insert(l->name).second)
             KITE_LOGW("OpenCL: %s '%s' has no kernel for this shape; it runs on the CPU", l->type.c_str(), l->name.c_str());
     }
+    note_gpu_layer_on_cpu();
     Option copt = opt;
     copt.use_packing_layout = false;
     copt.use_fp16_storage = false;
