@@ -6,6 +6,7 @@
 #include "../../mat.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,6 +146,19 @@ static Instance* instance()
 
 // ---------------------------------------------------------------- device
 
+// KITE_VULKAN_TIMING=1: where start-up time goes (printed when the constants are flushed)
+static bool timing_on()
+{
+    static const bool on = getenv("KITE_VULKAN_TIMING") && atoi(getenv("KITE_VULKAN_TIMING")) != 0;
+    return on;
+}
+
+static double ms_since(const std::chrono::steady_clock::time_point& t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+
 VulkanDevice* VulkanDevice::get(int index)
 {
     static std::mutex lock;
@@ -165,12 +179,14 @@ VulkanDevice* VulkanDevice::get(int index)
         KITE_LOGW("Vulkan: no device %d (this machine has %d)", index, (int)in->gpus.size());
         return nullptr;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     VulkanDevice* d = new VulkanDevice;
     if (!d->init(in->gpus[index], index))
     {
         delete d;
         return nullptr;
     }
+    d->init_ms = ms_since(t0);
     failed[index] = false;
     devices[index] = d;
     return d;
@@ -308,7 +324,11 @@ bool VulkanDevice::init(VkPhysicalDevice pd, int idx)
     pci.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
     pci.initialDataSize = data.size();
     pci.pInitialData = data.empty() ? nullptr : data.data();
-    if (vkCreatePipelineCache(device, &pci, nullptr, &pipeline_cache) != VK_SUCCESS)
+    if (vkCreatePipelineCache(device, &pci, nullptr, &pipeline_cache) == VK_SUCCESS)
+    {
+        cache_saved_bytes = data.size();
+    }
+    else
     {
         // a stale or foreign file: start empty
         pci.initialDataSize = 0;
@@ -375,9 +395,14 @@ void VulkanDevice::save_pipeline_cache()
     size_t n = 0;
     if (vkGetPipelineCacheData(device, pipeline_cache, &n, nullptr) != VK_SUCCESS || n == 0)
         return;
+    // nothing new (every pipeline came from the loaded cache): no write
+    if (n == cache_saved_bytes)
+        return;
+    const auto t0 = std::chrono::steady_clock::now();
     std::vector<char> data(n);
     if (vkGetPipelineCacheData(device, pipeline_cache, &n, data.data()) != VK_SUCCESS)
         return;
+    cache_saved_bytes = n;
     make_dirs(path);
     std::string tmp = path + ".tmp" + std::to_string((long)getpid());
     FILE* f = fopen(tmp.c_str(), "wb");
@@ -387,6 +412,7 @@ void VulkanDevice::save_pipeline_cache()
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp.c_str(), path.c_str()) != 0)
         remove(tmp.c_str());
+    cache_save_ms += ms_since(t0);
 }
 
 int VulkanDevice::pipeline_count()
@@ -416,6 +442,7 @@ const Pipeline* VulkanDevice::pipeline(const char* shader, int bindings, uint32_
         KITE_LOGE("Vulkan: no shader '%s' (variant %d) in this build", shader, variant);
         return nullptr;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     Pipeline* p = new Pipeline;
     p->variant = variant;
     p->bindings = bindings;
@@ -482,6 +509,8 @@ const Pipeline* VulkanDevice::pipeline(const char* shader, int bindings, uint32_
     }
     cache_dirty = true;
     pipelines[key] = p;
+    pipelines_made++;
+    pipelines_ms += ms_since(t0);
     return p;
 }
 
@@ -554,20 +583,60 @@ void VulkanDevice::destroy_buffer(Buffer& b)
 
 VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const float* data)
 {
-    Session s(this);
-    if (!s.ok())
-        return nullptr;
-    GpuBlobPtr g;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> g(constants_lock);
+    if (!constants)
+    {
+        constants.reset(new Session(this, 4, true));
+        if (!constants->ok())
+        {
+            constants.reset();
+            return nullptr;
+        }
+    }
+    GpuBlobPtr gb;
     Option opt;
-    Mat flat(shape.w * shape.h * shape.d * shape.c, (void*)data);
-    if (s.upload(flat, g, nullptr, opt) != 0 || s.finish() != 0)
+    const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
+    Mat flat((int)n, (void*)data);
+    if (constants->upload(flat, gb, nullptr, opt) != 0)
         return nullptr;
-    VkBlobPtr b = std::static_pointer_cast<VkBlob>(g);
+    constants_pending += n * 4;
+    constants_count++;
+    // bound the staging memory held by pending copies
+    if (constants_pending > ((size_t)64 << 20))
+    {
+        if (constants->finish() != 0)
+            return nullptr;
+        constants_pending = 0;
+    }
+    constants_record_ms += ms_since(t0);
+    VkBlobPtr b = std::static_pointer_cast<VkBlob>(gb);
     b->shape = gpu_shape_of(shape);
     b->shape.elempack = 1;
     b->shape.elemsize = 4;
     b->shape.cstep = (size_t)shape.w * shape.h * shape.d;
     return b;
+}
+
+int VulkanDevice::flush_constants()
+{
+    std::lock_guard<std::mutex> g(constants_lock);
+    if (!constants)
+        return 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    int ret = constants->finish();
+    constants.reset(); // its buffers go back to the device's pools
+    constants_pending = 0;
+    if (timing_on())
+    {
+        std::lock_guard<std::mutex> pg(pipeline_lock);
+        fprintf(stderr, "Vulkan timing: device init %.1f ms; %d pipelines made in %.1f ms; %d constants recorded in %.1f ms, "
+                        "submitted and waited in %.1f ms; pipeline cache written in %.1f ms\n",
+                init_ms, pipelines_made, pipelines_ms, constants_count, constants_record_ms, ms_since(t0), cache_save_ms);
+    }
+    constants_count = 0;
+    constants_record_ms = 0;
+    return ret;
 }
 
 // ---------------------------------------------------------------- pools

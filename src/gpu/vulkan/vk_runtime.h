@@ -40,6 +40,7 @@ struct Buffer
 };
 
 class VulkanDevice;
+class Session;
 
 // Buffers of one memory kind, handed out and taken back for reuse. A pool with
 // a parent gives its idle buffers to the parent when it dies (a Session's
@@ -128,9 +129,13 @@ public:
     // write the VkPipelineCache to disk (also done at exit)
     void save_pipeline_cache();
 
-    // copy host data into a new device blob of shape `shape` (fp32, elempack 1),
-    // waiting for the copy; for weights at create_pipeline time
+    // copy host data into a new device blob of shape `shape` (fp32, elempack 1);
+    // for weights at create_pipeline time and index maps at forward time. The
+    // copies are recorded into one command buffer and submitted together
+    // (flush_constants) when another session starts recording or submits.
     VkBlobPtr upload_constant(const Mat& shape, const float* data);
+    // submit the recorded constant uploads and wait for them
+    int flush_constants();
 
     bool create_buffer(VkDeviceSize size, bool host_visible, Buffer& out);
     void destroy_buffer(Buffer& b);
@@ -144,6 +149,17 @@ private:
     std::map<std::string, Pipeline*> pipelines;
     VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
     bool cache_dirty = false;
+    size_t cache_saved_bytes = 0; // size of the cache data on disk (loaded or written)
+
+    std::mutex constants_lock;
+    std::unique_ptr<Session> constants; // records the pending constant uploads
+    size_t constants_pending = 0;       // bytes recorded, not yet submitted
+    int constants_count = 0;
+    double constants_record_ms = 0;
+    double pipelines_ms = 0; // KITE_VULKAN_TIMING
+    int pipelines_made = 0;
+    double cache_save_ms = 0;
+    double init_ms = 0;
 };
 
 // One Extractor's command stream: dispatches are recorded into one command
@@ -152,8 +168,9 @@ private:
 class Session : public GpuSession
 {
 public:
-    // blobs of `elemsize` bytes per element: 4 (fp32) or 2 (fp16 storage)
-    explicit Session(VulkanDevice* dev, size_t elemsize = 4);
+    // blobs of `elemsize` bytes per element: 4 (fp32) or 2 (fp16 storage);
+    // loader: the device's constant-upload session (does not flush itself)
+    explicit Session(VulkanDevice* dev, size_t elemsize = 4, bool loader = false);
     ~Session() override;
     bool ok() const { return cmd != VK_NULL_HANDLE; }
 
@@ -190,6 +207,7 @@ private:
 
     VulkanDevice* dev;
     size_t storage; // bytes per blob element
+    bool loader;
     VkCommandPool cmd_pool = VK_NULL_HANDLE;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;

@@ -17,8 +17,8 @@ enum
     BINDINGS_PER_SET = 8
 };
 
-Session::Session(VulkanDevice* d, size_t elemsize)
-    : dev(d), storage(elemsize == 2 ? 2 : 4)
+Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
+    : dev(d), storage(elemsize == 2 ? 2 : 4), loader(is_loader)
 {
     blobs = std::make_shared<BufferPool>(dev, false, dev->blob_pool);
     staging = std::make_shared<BufferPool>(dev, true, dev->staging_pool);
@@ -73,6 +73,10 @@ int Session::begin()
         return 0;
     if (!cmd)
         return -1;
+    // weights recorded by create_pipeline must be on the device before this
+    // session's commands read them
+    if (!loader && dev->flush_constants() != 0)
+        return -1;
     VkCommandBufferBeginInfo bi = {};
     bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -107,6 +111,14 @@ int Session::finish()
     if (!recording)
         return 0;
     recording = false;
+    // constants uploaded while this session recorded (index maps made at
+    // forward time) must be on the device before its commands run
+    if (!loader && dev->flush_constants() != 0)
+    {
+        vkEndCommandBuffer(cmd);
+        vkResetCommandBuffer(cmd, 0);
+        return -1;
+    }
     if (vkEndCommandBuffer(cmd) != VK_SUCCESS)
     {
         KITE_LOGE("Vulkan: vkEndCommandBuffer failed");
