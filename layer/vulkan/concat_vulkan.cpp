@@ -79,6 +79,10 @@ public:
             if (ret != 0)
                 return ret;
         }
+        // int8 inputs give an int8 blob (as on the CPU)
+        top->int8 = true;
+        for (const GpuBlobPtr& b : bottoms)
+            top->int8 = top->int8 && vkl::blob_of(b)->int8;
         tops[0] = top;
         return 0;
     }

@@ -7,9 +7,12 @@
 // elempack-1 inputs and conv_pack4.comp on elempack-4 ones where every group
 // has a multiple of 4 input and output channels, or for depth-wise with a
 // multiple of 4 channels (other packed inputs are unpacked on the device).
+// int8 weights (int8_scale_term) run int8conv.comp on elempack-1 inputs with
+// the CPU's scales and roundings; a requantizing layer's output is an int8 blob.
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "common/int8.h"
 #include "vulkan/vulkan_common.h"
 
 namespace kite {
@@ -21,18 +24,23 @@ struct ConvGpu
     const vk::Pipeline* pipe4 = nullptr; // conv_pack4, where pack4 is set
     vk::VkBlobPtr weight;
     vk::VkBlobPtr weight4; // the weights in conv_pack4.comp's order
-    vk::VkBlobPtr bias;
+    vk::VkBlobPtr bias; // int8: the per-channel arguments (upload_int8_args)
+    bool int8 = false;
+    int int8_numerics = 0;
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
 
     template <class L>
     static bool accept(const L& l)
     {
-        return l.int8_scale_term == 0 && !l.dynamic_weight && l.activation_type >= 0 && l.activation_type < ACTIVATION_TYPE_COUNT;
+        return !l.dynamic_weight && l.activation_type >= 0 && l.activation_type < ACTIVATION_TYPE_COUNT;
     }
 
     template <class L>
     int create(const L& l, int group, const Option& opt)
     {
+        int8 = l.weight_data.elemsize == 1u;
+        if (int8)
+            return create_int8(l, opt);
         pipe = pipeline_for(opt, "conv", 4, 8, 8, 1);
         weight = upload_weights(opt, l.weight_data);
         bias = upload_weights(opt, l.bias_term ? l.bias_data : Mat());
@@ -80,6 +88,36 @@ struct ConvGpu
                 return -1;
         }
         return 0;
+    }
+
+    // the scales and numerics of Convolution::forward_int8
+    template <class L>
+    int create_int8(const L& l, const Option& opt)
+    {
+        const int n = l.num_output;
+        const int maxk = l.kernel_w * l.kernel_h;
+        const int inch_g = l.weight_data_size / (n * maxk);
+        const int channels = inch_g * l.group;
+        const bool requant = l.int8_scale_term > 100;
+        const bool packed_dw = l.grouped && opt.use_packing_layout && channels == l.group && l.group == n && channels % 8 == 0;
+        int8_numerics = CONV_INT8_FMA_BIAS | CONV_INT8_ROUND_ADDHALF;
+        if (l.grouped)
+            int8_numerics = packed_dw ? CONV_INT8_ROUND_ADDHALF : 0;
+        const int outch_g = n / l.group;
+        std::vector<float> scale_in(n), scale_out(n), bottom(n);
+        for (int p = 0; p < n; p++)
+        {
+            const int gi = l.grouped ? p / outch_g : 0;
+            const float wscale = l.weight_data_int8_scales[l.grouped ? gi : p];
+            const float bs = l.bottom_blob_int8_scales[gi];
+            scale_in[p] = packed_dw ? int8_dequant_scale_rcp(bs, wscale) : int8_dequant_scale(bs, wscale);
+            scale_out[p] = requant ? l.top_blob_int8_scales[gi] : 1.f;
+            bottom[p] = bs;
+        }
+        pipe = pipeline_for(opt, "int8conv", 4, 8, 8, 1);
+        weight = upload_int8_weights(opt, l.weight_data);
+        bias = upload_int8_args(opt, n, l.bias_term ? (const float*)l.bias_data : nullptr, scale_in, scale_out, bottom);
+        return pipe && weight && bias ? 0 : -1;
     }
 
     void destroy()
@@ -139,6 +177,27 @@ struct ConvGpu
         if (!top)
             return -100;
         const Activation act(l.activation_type, l.activation_params);
+        if (int8)
+        {
+            const bool requant = l.int8_scale_term > 100;
+            const int ocb = (outch / group) % 4 == 0 ? 4 : 1;
+            struct
+            {
+                int w, h, c, outw, outh, outc;
+                int kw, kh, dw, dh, sw, sh, pl, pt;
+                int group, act;
+                float p0, p1;
+                int pad_q, in_int8, numerics, requant, ocb;
+            } pc = {w, h, c, outw, outh, outch, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
+                    pads[0], pads[2], group, act.type, act.p0, act.p1, (int)pad_value_int8(l.pad_value),
+                    blob_of(input)->int8 ? 1 : 0, int8_numerics, requant ? 1 : 0, ocb};
+            int ret = s.dispatch(pipe, {blob_of(input), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, outch / ocb);
+            if (ret != 0)
+                return ret;
+            top->int8 = requant;
+            tops[0] = top;
+            return 0;
+        }
         if (ip == 4)
         {
             struct

@@ -1,7 +1,9 @@
-// InnerProduct on Vulkan (shaders/vulkan/gemv.comp); int8 stays on the CPU
+// InnerProduct on Vulkan (shaders/vulkan/gemv.comp); int8 weights
+// (int8_scale_term) run int8gemv.comp with the CPU's int8 arithmetic
 #include "innerproduct.h"
 
 #include "common/activation.h"
+#include "common/int8.h"
 #include "vulkan/vulkan_common.h"
 
 namespace kite {
@@ -15,13 +17,25 @@ public:
     }
     bool accept() const override
     {
-        return int8_scale_term == 0 && activation_type >= 0 && activation_type < ACTIVATION_TYPE_COUNT;
+        return activation_type >= 0 && activation_type < ACTIVATION_TYPE_COUNT;
     }
     int create_pipeline(const Option& opt) override
     {
         int ret = InnerProduct::create_pipeline(opt);
         if (ret != 0)
             return ret;
+        int8 = weight_data.elemsize == 1u;
+        if (int8)
+        {
+            // InnerProduct::forward: sum * scale_in, then + bias
+            std::vector<float> scale_in(num_output), ones(num_output, 1.f), bottom(num_output, bottom_blob_int8_scales[0]);
+            for (int p = 0; p < num_output; p++)
+                scale_in[p] = int8_dequant_scale(bottom_blob_int8_scales[0], weight_data_int8_scales[p]);
+            pipe = vkl::pipeline_for(opt, "int8gemv", 4, 64, 1, 1);
+            weight = vkl::upload_int8_weights(opt, weight_data);
+            bias = vkl::upload_int8_args(opt, num_output, bias_term ? (const float*)bias_data : nullptr, scale_in, ones, bottom);
+            return pipe && weight && bias ? 0 : -1;
+        }
         pipe = vkl::pipeline_for(opt, "gemv", 4, 64, 1, 1);
         weight = vkl::upload_weights(opt, weight_data);
         bias = vkl::upload_weights(opt, bias_term ? bias_data : Mat());
@@ -53,9 +67,9 @@ public:
         const Activation act(activation_type, activation_params);
         struct
         {
-            int n, outn, rows, bias_term, act;
+            int n, outn, rows, flag, act; // flag: bias_term (gemv), input holds int8 values (int8gemv)
             float p0, p1;
-        } pc = {num_input, num_output, rows, bias_term, act.type, act.p0, act.p1};
+        } pc = {num_input, num_output, rows, int8 ? (int)vkl::blob_of(bottoms[0])->int8 : bias_term, act.type, act.p0, act.p1};
         int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), num_output, rows, 1);
         if (ret == 0)
             tops[0] = top;
@@ -64,7 +78,8 @@ public:
 
 private:
     const vk::Pipeline* pipe = nullptr;
-    vk::VkBlobPtr weight, bias;
+    vk::VkBlobPtr weight, bias; // int8: bias holds the per-output arguments (upload_int8_args)
+    bool int8 = false;
 };
 
 DEFINE_LAYER_CREATOR(InnerProduct_vulkan)

@@ -198,6 +198,7 @@ public:
             int n, row;
         } pc = {n, std::min(n, 4096)};
         int ret = s.dispatch(pipe, {blob_of(bottoms[0]), m->idx.get(), top.get()}, &pc, sizeof(pc), pc.row, (n + pc.row - 1) / pc.row, 1);
+        top->int8 = blob_of(bottoms[0])->int8; // int8 data moves as int8 (as on the CPU)
         if (ret == 0)
             tops[0] = top;
         return ret;

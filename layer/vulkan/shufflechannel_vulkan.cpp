@@ -37,6 +37,7 @@ public:
         for (int q = 0; q < channels; q++)
             regions[q] = {(VkDeviceSize)((q % g) * cpg + q / g) * plane, (VkDeviceSize)q * plane, plane}; // q = i * g + j <- j * cpg + i
         int ret = s.copy_regions(vkl::blob_of(bottoms[0]), top.get(), regions);
+        top->int8 = vkl::blob_of(bottoms[0])->int8;
         if (ret == 0)
             tops[0] = top;
         return ret;

@@ -72,6 +72,7 @@ public:
             int ret = vkl::copy_box(s, pipe, vkl::blob_of(srcv), vkl::blob_of(topv), box, src_off, dst_off);
             if (ret != 0)
                 return ret;
+            top->int8 = vkl::blob_of(bottoms[0])->int8;
             tops[i] = top;
         }
         return 0;

@@ -58,6 +58,33 @@ inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m)
     return d->upload_constant(flat, (const float*)flat.data);
 }
 
+// int8 weights (elemsize 1) as integer-valued floats (int8conv.comp, int8gemv.comp)
+inline vk::VkBlobPtr upload_int8_weights(const Option& opt, const Mat& m)
+{
+    const size_t n = (size_t)m.w * m.h * m.d * m.c;
+    std::vector<float> f(n);
+    const signed char* q = (const signed char*)m.data;
+    for (size_t i = 0; i < n; i++)
+        f[i] = (float)q[i];
+    return upload_weights(opt, Mat((int)n, f.data()));
+}
+
+// the per-output-channel arguments of the int8 shaders (shaders/vulkan/int8.h):
+// rows of n values: bias (0 without), scale_in, scale_out, bottom scale
+inline vk::VkBlobPtr upload_int8_args(const Option& opt, int n, const float* bias, const std::vector<float>& scale_in,
+                                      const std::vector<float>& scale_out, const std::vector<float>& bottom_scale)
+{
+    std::vector<float> a((size_t)4 * n, 0.f);
+    for (int i = 0; i < n; i++)
+    {
+        a[i] = bias ? bias[i] : 0.f;
+        a[n + i] = scale_in[i];
+        a[2 * n + i] = scale_out[i];
+        a[3 * n + i] = bottom_scale[i];
+    }
+    return upload_weights(opt, Mat(4 * n, a.data()));
+}
+
 // a blob sharing `src`'s buffer with another shape of the same element count
 // (Flatten, Reshape)
 inline GpuBlobPtr alias_blob(const GpuBlobPtr& src, int dims, int w, int h, int d, int c)
@@ -66,6 +93,7 @@ inline GpuBlobPtr alias_blob(const GpuBlobPtr& src, int dims, int w, int h, int 
     b->backend = BACKEND_VULKAN;
     b->buf = blob_of(src)->buf;
     b->alias_of = src;
+    b->int8 = blob_of(src)->int8;
     b->shape = src->shape;
     b->shape.dims = dims;
     b->shape.w = w;

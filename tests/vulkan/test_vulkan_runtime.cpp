@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace kite;
 
@@ -224,8 +225,16 @@ TEST(VulkanRuntime, BadInputIsAnError)
     Option opt;
     GpuBlobPtr g;
     EXPECT_NE(s.upload(Mat(), g, nullptr, opt), 0);
+    EXPECT_NE(s.upload(Mat(16, (size_t)8u), g, nullptr, opt), 0); // 64-bit elements
+    // int8 Mats (a CPU int8 layer's output) go up flagged and come back as int8
     Mat i8 = test::RandomS8Mat(16);
-    EXPECT_NE(s.upload(i8, g, nullptr, opt), 0);
+    ASSERT_EQ(s.upload(i8, g, nullptr, opt), 0);
+    EXPECT_TRUE(static_cast<const vk::VkBlob*>(g.get())->int8);
+    Mat back;
+    ASSERT_EQ(s.download(g, back, opt), 0);
+    ASSERT_EQ(back.elemsize, 1u);
+    ASSERT_EQ(back.w, 16);
+    EXPECT_EQ(memcmp(back.data, i8.data, 16), 0);
     EXPECT_EQ(dev->pipeline("no_such_shader", 2, 64, 1, 1), nullptr);
     EXPECT_EQ(vk::VulkanDevice::get(999), nullptr);
     EXPECT_EQ(vk::validation_error_count(), 0);

@@ -70,6 +70,10 @@ public:
     Buffer buf;
     std::shared_ptr<BufferPool> pool; // where buf goes back; null for an alias
     GpuBlobPtr alias_of;              // the blob whose buffer this one views
+    // the values are int8 (integers in [-127, 127] stored as floats), as a
+    // requantizing int8 layer writes them: downloaded as an int8 Mat, and an
+    // int8 consumer does not quantize them again
+    bool int8 = false;
     // number of scalars
     size_t total() const { return (size_t)shape.w * shape.h * shape.d * shape.c * shape.elempack; }
 };

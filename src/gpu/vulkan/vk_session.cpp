@@ -6,6 +6,7 @@
 #include "../../log.h"
 #include "../../mat.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace kite {
@@ -291,9 +292,21 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         KITE_LOGE("Vulkan: upload of an empty Mat");
         return -1;
     }
+    if (m.elembits() == 8)
+    {
+        // int8 values (a CPU int8 layer's requantized output): as floats, flagged
+        Mat f;
+        cast_int8_to_float32(m, f, opt);
+        if (f.empty())
+            return -100;
+        int ret = upload(f, out, consumer, opt);
+        if (ret == 0)
+            static_cast<VkBlob*>(out.get())->int8 = true;
+        return ret;
+    }
     if (m.elembits() != 32 && m.elembits() != 16)
     {
-        KITE_LOGE("Vulkan: upload of a Mat with %d-bit elements (fp32 and fp16 only)", m.elembits());
+        KITE_LOGE("Vulkan: upload of a Mat with %d-bit elements (fp32, fp16 and int8 only)", m.elembits());
         return -1;
     }
     Mat src = m;
@@ -397,7 +410,33 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         m = packed;
     else
         kite::convert_packing(packed, m, 1, opt);
-    return m.empty() ? -100 : 0;
+    if (m.empty())
+        return -100;
+    if (b->int8)
+    {
+        // integers in [-127, 127]: the int8 Mat the CPU layer would have made
+        Mat i8;
+        if (m.dims == 1)
+            i8.create(m.w, (size_t)1u, opt.blob_allocator);
+        else if (m.dims == 2)
+            i8.create(m.w, m.h, (size_t)1u, opt.blob_allocator);
+        else if (m.dims == 3)
+            i8.create(m.w, m.h, m.c, (size_t)1u, opt.blob_allocator);
+        else
+            i8.create(m.w, m.h, m.d, m.c, (size_t)1u, opt.blob_allocator);
+        if (i8.empty())
+            return -100;
+        const size_t n = (size_t)m.w * m.h * m.d;
+        for (int q = 0; q < m.c; q++)
+        {
+            const float* f = m.channel(q);
+            signed char* d = i8.channel(q);
+            for (size_t i = 0; i < n; i++)
+                d[i] = (signed char)lrintf(f[i]);
+        }
+        m = i8;
+    }
+    return 0;
 }
 
 int Session::elempack_for(const Layer* consumer, const Option& opt, int dims, int channels)
@@ -441,6 +480,7 @@ int Session::convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack)
         int plane, c, sp, dp;
     } pc = {s.w * s.h * s.d, channels, s.elempack, pack};
     int ret = dispatch(p, {static_cast<const VkBlob*>(in.get()), o.get()}, &pc, sizeof(pc), pc.plane, pc.c, 1);
+    o->int8 = static_cast<const VkBlob*>(in.get())->int8;
     if (ret == 0)
         out = o;
     return ret;
