@@ -150,6 +150,44 @@ int Gemm::load_model(const ModelBin& mb)
     return 0;
 }
 
+int Gemm::resolve_c(const Mat& C, int M, int N, int& broadcast_type_C) const
+{
+    const char* n = name.c_str();
+    if (C.dims == 0) // no C (a GPU driver passes data-less shape Mats)
+        return 0;
+    if (!constantC)
+    {
+        // infer how C broadcasts from its shape, as ncnn does
+        bool ok = false;
+        if (C.dims == 1 && C.w == 1)
+            broadcast_type_C = BROADCAST_C_SCALAR, ok = true;
+        if (C.dims == 1 && C.w == M)
+            broadcast_type_C = BROADCAST_C_M, ok = true;
+        if (C.dims == 1 && C.w == N)
+            broadcast_type_C = BROADCAST_C_1N, ok = true;
+        if (C.dims == 2 && C.w == 1 && C.h == M)
+            broadcast_type_C = BROADCAST_C_M1, ok = true;
+        if (C.dims == 2 && C.w == N && C.h == M)
+            broadcast_type_C = BROADCAST_C_MN, ok = true;
+        if (C.dims == 2 && C.w == N && C.h == 1)
+            broadcast_type_C = BROADCAST_C_1N, ok = true;
+        if (!ok)
+        {
+            KITE_LOGE("Gemm '%s': C of dims %d (%d x %d) does not broadcast to %d x %d", n, C.dims, C.w, C.h, M, N);
+            return -1;
+        }
+    }
+    // constant C is checked too: its size follows the constant M/N, the inputs may differ
+    size_t want = broadcast_type_C == BROADCAST_C_SCALAR ? 1 : broadcast_type_C == BROADCAST_C_MN ? (size_t)M * N
+                  : broadcast_type_C == BROADCAST_C_1N ? (size_t)N : (size_t)M;
+    if ((size_t)C.w * C.h * C.d * C.c < want || (C.dims >= 3 && C.c > 1))
+    {
+        KITE_LOGE("Gemm '%s': C has %d values, broadcast type %d needs %zu", n, C.w * C.h, broadcast_type_C, want);
+        return -1;
+    }
+    return 0;
+}
+
 int Gemm::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
 {
     const char* n = name.c_str();
@@ -190,39 +228,8 @@ int Gemm::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_bl
         return -1;
     }
 
-    if (!constantC && !C.empty())
-    {
-        // infer how C broadcasts from its shape, as ncnn does
-        bool ok = false;
-        if (C.dims == 1 && C.w == 1)
-            broadcast_type_C = BROADCAST_C_SCALAR, ok = true;
-        if (C.dims == 1 && C.w == M)
-            broadcast_type_C = BROADCAST_C_M, ok = true;
-        if (C.dims == 1 && C.w == N)
-            broadcast_type_C = BROADCAST_C_1N, ok = true;
-        if (C.dims == 2 && C.w == 1 && C.h == M)
-            broadcast_type_C = BROADCAST_C_M1, ok = true;
-        if (C.dims == 2 && C.w == N && C.h == M)
-            broadcast_type_C = BROADCAST_C_MN, ok = true;
-        if (C.dims == 2 && C.w == N && C.h == 1)
-            broadcast_type_C = BROADCAST_C_1N, ok = true;
-        if (!ok)
-        {
-            KITE_LOGE("Gemm '%s': C of dims %d (%d x %d) does not broadcast to %d x %d", n, C.dims, C.w, C.h, M, N);
-            return -1;
-        }
-    }
-    if (!C.empty())
-    {
-        // constant C is checked too: its size follows the constant M/N, the inputs may differ
-        size_t want = broadcast_type_C == BROADCAST_C_SCALAR ? 1 : broadcast_type_C == BROADCAST_C_MN ? (size_t)M * N
-                      : broadcast_type_C == BROADCAST_C_1N ? (size_t)N : (size_t)M;
-        if ((size_t)C.w * C.h * C.d * C.c < want || (C.dims >= 3 && C.c > 1))
-        {
-            KITE_LOGE("Gemm '%s': C has %d values, broadcast type %d needs %zu", n, C.w * C.h, broadcast_type_C, want);
-            return -1;
-        }
-    }
+    if (resolve_c(C, M, N, broadcast_type_C) != 0)
+        return -1;
     const float* c = C.empty() ? nullptr : (const float*)C.data;
 
     Mat& top_blob = top_blobs[0];

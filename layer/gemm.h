@@ -49,6 +49,9 @@ public:
     int load_param(const ParamDict& pd) override;
     int load_model(const ModelBin& mb) override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
+    // how C (a constant or an input: its shape decides) broadcasts over the M x
+    // N output; checks its size; an empty C is fine. Logged -1 on a mismatch.
+    int resolve_c(const Mat& C, int M, int N, int& broadcast_type_C) const;
 
 public:
     float alpha;
