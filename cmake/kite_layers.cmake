@@ -33,6 +33,33 @@ set(KITE_X86_ENUM_avx2 CPU_ISA_AVX2)
 set(KITE_X86_ENUM_avx CPU_ISA_AVX)
 set(KITE_X86_ENUM_sse2 CPU_ISA_SSE2)
 
+# VNNI levels: the avx512 / avx2 drivers of the layers in
+# KITE_X86_VNNI_LAYERS get a second registry row at CPU_ISA_AVX512VNNI /
+# CPU_ISA_AVXVNNI, ahead of their own (same creator: the driver reads its
+# Layer::isa and then runs the vpdpbusd int8 kernels of
+# layer/x86/conv_int8_vnni_x86.cpp, compiled once more per VNNI level in
+# namespace kite::<vnni level>). Tests force either row, so both run here.
+set(KITE_X86_VNNI_LAYERS Convolution)
+set(KITE_X86_VNNI_avx512 avx512vnni)
+set(KITE_X86_VNNI_avx2 avxvnni)
+set(KITE_X86_FLAGS_avx512vnni ${KITE_X86_FLAGS_avx512} -mavx512vnni)
+set(KITE_X86_FLAGS_avxvnni ${KITE_X86_FLAGS_avx2} -mavxvnni)
+set(KITE_X86_ENUM_avx512vnni CPU_ISA_AVX512VNNI)
+set(KITE_X86_ENUM_avxvnni CPU_ISA_AVXVNNI)
+if(KITE_TARGET_X86)
+    include(CheckCXXCompilerFlag)
+    check_cxx_compiler_flag(-mavx512vnni KITE_CXX_HAS_AVX512VNNI)
+    check_cxx_compiler_flag(-mavxvnni KITE_CXX_HAS_AVXVNNI)
+    set(KITE_X86_ENABLE_avx512vnni OFF)
+    set(KITE_X86_ENABLE_avxvnni OFF)
+    if(KITE_X86_ENABLE_avx512 AND KITE_CXX_HAS_AVX512VNNI)
+        set(KITE_X86_ENABLE_avx512vnni ON)
+    endif()
+    if(KITE_X86_ENABLE_avx2 AND KITE_CXX_HAS_AVXVNNI)
+        set(KITE_X86_ENABLE_avxvnni ON)
+    endif()
+endif()
+
 # ARM levels, best first: arm82 (armv8.2-a fp16 arithmetic + dot product,
 # aarch64 only) and neon (aarch64 base / armv7 -mfpu=neon, which the armv7
 # toolchain file sets for the whole build). Chosen at run time from the
@@ -102,8 +129,15 @@ function(kite_generate_layers out_srcs)
                     continue()
                 endif()
                 set(wrapper ${gen}/layer_isa/${lower}_${fam}_${isa}.cpp)
+                set(vnni_def "")
+                set(vnni "${KITE_X86_VNNI_${isa}}")
+                if(fam STREQUAL "x86" AND vnni AND KITE_X86_ENABLE_${vnni} AND name IN_LIST KITE_X86_VNNI_LAYERS)
+                    # the namespace of this level's VNNI kernels
+                    set(vnni_def "#define KITE_X86_VNNI_NS ${vnni}\n")
+                    string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_X86_ENUM_${vnni}}, ${isa}::${name}_${fam}_layer_creator},\n")
+                endif()
                 file(CONFIGURE OUTPUT ${wrapper} CONTENT
-                    "// generated: ${name} ${fam} driver compiled for ${isa}\n#define KITE_ISA_NS ${isa}\n#include \"${PROJECT_SOURCE_DIR}/layer/${fam}/${lower}_${fam}.cpp\"\n")
+                    "// generated: ${name} ${fam} driver compiled for ${isa}\n#define KITE_ISA_NS ${isa}\n${vnni_def}#include \"${PROJECT_SOURCE_DIR}/layer/${fam}/${lower}_${fam}.cpp\"\n")
                 set_source_files_properties(${wrapper} PROPERTIES COMPILE_OPTIONS "${KITE_${FAM}_FLAGS_${isa}}")
                 list(APPEND isa_srcs_${isa} ${wrapper})
                 string(APPEND decls "namespace ${isa} { Layer* ${name}_${fam}_layer_creator(void*); }\n")
@@ -112,6 +146,19 @@ function(kite_generate_layers out_srcs)
         endforeach()
         string(APPEND decls "Layer* ${name}_layer_creator(void*);\n")
         string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, CPU_ISA_NONE, ${name}_layer_creator},\n")
+    endforeach()
+    # the VNNI int8 kernels, once per enabled VNNI level (placed right after
+    # their base level's wrappers below: avxvnni before avx512)
+    foreach(isa IN LISTS KITE_X86_ISAS)
+        set(vnni_srcs_${isa})
+        set(vnni "${KITE_X86_VNNI_${isa}}")
+        if(KITE_TARGET_X86 AND vnni AND KITE_X86_ENABLE_${isa} AND KITE_X86_ENABLE_${vnni})
+            set(wrapper ${gen}/layer_isa/conv_int8_vnni_x86_${vnni}.cpp)
+            file(CONFIGURE OUTPUT ${wrapper} CONTENT
+                "// generated: int8 VNNI kernels compiled for ${vnni}\n#define KITE_ISA_NS ${vnni}\n#include \"${PROJECT_SOURCE_DIR}/layer/x86/conv_int8_vnni_x86.cpp\"\n")
+            set_source_files_properties(${wrapper} PROPERTIES COMPILE_OPTIONS "${KITE_X86_FLAGS_${vnni}}")
+            set(vnni_srcs_${isa} ${wrapper})
+        endif()
     endforeach()
     # Inline functions and template instantiations that several translation
     # units emit (std::vector<int>'s constructor, std::to_string, ...) are
@@ -126,7 +173,7 @@ function(kite_generate_layers out_srcs)
         set(order ${KITE_${fam}_ISAS})
         list(REVERSE order)
         foreach(isa IN LISTS order)
-            list(APPEND srcs ${isa_srcs_${isa}})
+            list(APPEND srcs ${isa_srcs_${isa}} ${vnni_srcs_${isa}})
         endforeach()
     endforeach()
     file(CONFIGURE OUTPUT ${gen}/layer_declaration.inc CONTENT "${decls}")

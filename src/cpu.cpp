@@ -35,7 +35,7 @@ bool apple_feature(const char* name)
 struct CpuFeatures
 {
     bool sse2 = false, avx = false, avx2 = false, fma = false, f16c = false;
-    bool avx512 = false, avx512vnni = false;
+    bool avx512 = false, avx512vnni = false, avxvnni = false;
     bool neon = false, asimdhp = false, asimddp = false;
 
     CpuFeatures()
@@ -66,6 +66,13 @@ struct CpuFeatures
             bool f = (b >> 16) & 1, dq = (b >> 17) & 1, cd = (b >> 28) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
             avx512 = avx2 && os_avx512 && f && dq && cd && bw && vl;
             avx512vnni = avx512 && ((c >> 11) & 1);
+            if (a >= 1)
+            {
+                // leaf 7 subleaf 1: EAX bit 4 is AVX-VNNI (VEX-encoded vpdpbusd)
+                unsigned int a1, b1, c1, d1;
+                __cpuid_count(7, 1, a1, b1, c1, d1);
+                avxvnni = avx2 && ((a1 >> 4) & 1);
+            }
         }
 #endif
 #if defined(__aarch64__)
@@ -108,7 +115,9 @@ const char* cpu_isa_name(int isa)
     case CPU_ISA_SSE2: return "sse2";
     case CPU_ISA_AVX: return "avx";
     case CPU_ISA_AVX2: return "avx2";
+    case CPU_ISA_AVXVNNI: return "avxvnni";
     case CPU_ISA_AVX512: return "avx512";
+    case CPU_ISA_AVX512VNNI: return "avx512vnni";
     case CPU_ISA_NEON: return "neon";
     case CPU_ISA_ARM82: return "arm82";
     }
@@ -124,7 +133,9 @@ bool cpu_support_isa(int isa)
     case CPU_ISA_SSE2: return f.sse2;
     case CPU_ISA_AVX: return f.avx;
     case CPU_ISA_AVX2: return f.avx2;
+    case CPU_ISA_AVXVNNI: return f.avxvnni;
     case CPU_ISA_AVX512: return f.avx512;
+    case CPU_ISA_AVX512VNNI: return f.avx512vnni;
     case CPU_ISA_NEON: return f.neon;
     case CPU_ISA_ARM82: return f.neon && f.asimdhp && f.asimddp;
     }
@@ -133,7 +144,7 @@ bool cpu_support_isa(int isa)
 
 int cpu_best_isa()
 {
-    const int order[] = {CPU_ISA_AVX512, CPU_ISA_AVX2, CPU_ISA_AVX, CPU_ISA_SSE2, CPU_ISA_ARM82, CPU_ISA_NEON};
+    const int order[] = {CPU_ISA_AVX512VNNI, CPU_ISA_AVX512, CPU_ISA_AVXVNNI, CPU_ISA_AVX2, CPU_ISA_AVX, CPU_ISA_SSE2, CPU_ISA_ARM82, CPU_ISA_NEON};
     for (int isa : order)
         if (cpu_support_isa(isa))
             return isa;
@@ -141,6 +152,16 @@ int cpu_best_isa()
 }
 
 int cpu_support_x86_avx512_vnni() { return features().avx512vnni; }
+int cpu_support_x86_avx_vnni() { return features().avxvnni; }
+
+int cpu_isa_vector_floats(int isa)
+{
+    if (isa == CPU_ISA_AVX512 || isa == CPU_ISA_AVX512VNNI)
+        return 16;
+    if (isa == CPU_ISA_AVX || isa == CPU_ISA_AVX2 || isa == CPU_ISA_AVXVNNI)
+        return 8;
+    return 4;
+}
 int cpu_support_arm_asimdhp() { return features().asimdhp; }
 int cpu_support_arm_asimddp() { return features().asimddp; }
 

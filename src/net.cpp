@@ -925,12 +925,12 @@ int Extractor::extract(const char* blob_name, Mat& feat, int type)
 // the elempack a layer compiled for `isa` wants along an axis of `scalars`
 static int preferred_elempack(int isa, int scalars, int elembits)
 {
-    int best = 4;
-    if (isa == CPU_ISA_AVX512)
-        best = 16;
-    else if (isa == CPU_ISA_AVX || isa == CPU_ISA_AVX2)
-        best = 8;
-    else if (isa == CPU_ISA_ARM82 && elembits == 16) // fp16 arithmetic: 8 halves per register
+    // int8 blobs stay planar: the CPU int8 kernels read and write planar
+    // int8 (packing them for a packing layer meant unpacking them again)
+    if (elembits == 8)
+        return 1;
+    int best = cpu_isa_vector_floats(isa);
+    if (isa == CPU_ISA_ARM82 && elembits == 16) // fp16 arithmetic: 8 halves per register
         best = 8;
     // 4 is the narrowest vector: an axis of 2 or 6 scalars stays unpacked
     for (int p = best; p >= 4; p /= 2)

@@ -434,7 +434,7 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
                 std::vector<int> packs = {1};
                 if (l->support_packing)
                 {
-                    int maxpack = e.isa == CPU_ISA_AVX512 ? 16 : (e.isa == CPU_ISA_AVX || e.isa == CPU_ISA_AVX2 || (e.isa == CPU_ISA_ARM82 && fp16)) ? 8 : 4;
+                    int maxpack = (e.isa == CPU_ISA_ARM82 && fp16) ? 8 : cpu_isa_vector_floats(e.isa);
                     for (int p = 4; p <= maxpack; p *= 2)
                         packs.push_back(p);
                 }

@@ -13,7 +13,7 @@
 // save=DIR writes each output as DIR/<blob name, '/' -> '_'>.npy (float32).
 // packing=0 turns the packed layouts off (Option::use_packing_layout); isa=NAME
 // caps the CPU implementations at that level (reference, sse2, avx, avx2,
-// avx512, neon, arm82: Option::max_cpu_isa).
+// avxvnni, avx512, avx512vnni, neon, arm82: Option::max_cpu_isa).
 // Exit status 0 on success; on any error one line on stderr and status 1.
 
 #include "allocator.h"
@@ -50,7 +50,7 @@ namespace {
 // a CpuIsa by its cpu_isa_name(), or -1
 int isa_by_name(const std::string& name)
 {
-    const int all[] = {CPU_ISA_NONE, CPU_ISA_SSE2, CPU_ISA_AVX, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_NEON, CPU_ISA_ARM82};
+    const int all[] = {CPU_ISA_NONE, CPU_ISA_SSE2, CPU_ISA_AVX, CPU_ISA_AVX2, CPU_ISA_AVXVNNI, CPU_ISA_AVX512, CPU_ISA_AVX512VNNI, CPU_ISA_NEON, CPU_ISA_ARM82};
     for (int isa : all)
         if (name == cpu_isa_name(isa))
             return isa;

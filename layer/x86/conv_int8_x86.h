@@ -128,6 +128,54 @@ static inline VecIF::T int8_vec_finish(VecIF::T sum, VecIF::T scale_in, VecIF::T
     return float2int8_ps<V>(v);
 }
 
+// the first n of the L lanes of integral floats in [-127, 127] as int8
+static inline void store_int8(signed char* p, VecIF::T f, int n)
+{
+#if defined(__AVX512BW__)
+    const __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f));
+    if (n == 16)
+        _mm_storeu_si128((__m128i*)p, b);
+    else
+        _mm_mask_storeu_epi8(p, (__mmask16)((1u << n) - 1), b);
+#else
+#if defined(__AVX2__)
+    const __m256i i = _mm256_cvtps_epi32(f);
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+#else
+    const __m128i w = _mm_packs_epi32(_mm_cvtps_epi32(f), _mm_setzero_si128());
+#endif
+    const __m128i b = _mm_packs_epi16(w, w);
+    if (n == 8)
+        _mm_storel_epi64((__m128i*)p, b);
+    else
+    {
+        signed char tmp[16];
+        _mm_storeu_si128((__m128i*)tmp, b);
+        memcpy(p, tmp, n);
+    }
+#endif
+}
+
+// the first n of the L float lanes
+static inline void store_f32(float* p, VecIF::T f, int n)
+{
+#if defined(__AVX512BW__)
+    if (n == 16)
+        _mm512_storeu_ps(p, f);
+    else
+        _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), f);
+#else
+    if (n == VecI::L)
+        VecIF::store(p, f);
+    else
+    {
+        float tmp[VecI::L];
+        VecIF::store(tmp, f);
+        memcpy(p, tmp, n * sizeof(float));
+    }
+#endif
+}
+
 // Quantize a packed fp32 blob (elempack P, dims 3) into a planar int8 one with
 // one scale: float2int8(x * scale) per value, as quantize_blob_int8 on the
 // unpacked blob
@@ -313,9 +361,17 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                         w += NR;
                     }
                     const int mm = std::min(NR, M - m0);
+                    // (spilled with constant indices only, so the loop above
+                    // keeps every accumulator in a register)
+#pragma GCC unroll 16
+                    for (int r = 0; r < MR; r++)
+                    {
+                        VecI::store(sums + r * NR, c0[r]);
+                        VecI::store(sums + r * NR + L, c1[r]);
+                    }
                     if (vec_finish)
                     {
-                        // finished values (fp32, or integral floats for int8) per lane
+                        // finished values (fp32, or integral floats for int8) per lane, in place
                         float* fin = (float*)sums;
                         for (int jv = 0; jv < 2; jv++)
                         {
@@ -323,8 +379,8 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                             const VecIF::T si = VecIF::load(scale_in.data() + o), bi = VecIF::load(bias.data() + o);
                             const VecIF::T so = VecIF::load(scale_out.data() + o);
                             for (int r = 0; r < nn; r++)
-                                VecIF::store(fin + r * NR + jv * L, int8_vec_finish(VecI::to_float(jv ? c1[r] : c0[r]), si, bi, so,
-                                                                                    requant, j.numerics, j.act));
+                                VecIF::store(fin + r * NR + jv * L, int8_vec_finish(VecI::to_float(VecI::load(sums + r * NR + jv * L)),
+                                                                                    si, bi, so, requant, j.numerics, j.act));
                         }
                         for (int jj = 0; jj < mm; jj++)
                         {
@@ -337,11 +393,6 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                                     ((float*)j.out.data)[o + (size_t)r * op] = fin[r * NR + jj];
                         }
                         continue;
-                    }
-                    for (int r = 0; r < MR; r++)
-                    {
-                        VecI::store(sums + r * NR, c0[r]);
-                        VecI::store(sums + r * NR + L, c1[r]);
                     }
                     for (int jj = 0; jj < mm; jj++)
                     {
@@ -379,10 +430,10 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
     const bool split = sw > 1 && sw <= 4;
     const int phases = split ? sw : 1;
     const int pw = split ? (W + sw - 1) / sw : W;
+    const int kCV = 4; // row vectors kept in registers
     #pragma omp parallel num_threads(num_threads)
     {
         std::vector<int32_t> acc(outw_pad);
-        std::vector<float> fin(outw_pad);
         std::vector<signed char> planes(split ? (size_t)phases * pw * H + kInt8Slack : 0);
         #pragma omp for
         for (int q = 0; q < j.out.c; q++)
@@ -403,51 +454,73 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                 }
             }
             const signed char* wq = j.weight + (size_t)q * maxk;
+            const VecIF::T si = VecIF::set1(j.scale_in[q]), bi = VecIF::set1(j.bias ? j.bias[q] : 0.f);
+            const VecIF::T so = VecIF::set1(requant ? j.scale_out[q] : 1.f);
             for (int oy = 0; oy < outh; oy++)
             {
-                int32_t* __restrict a = acc.data();
-                std::fill(acc.begin(), acc.end(), 0);
-                for (int ky = 0; ky < g.kernel_h; ky++)
-                {
-                    const int y = oy * g.stride_h + ky * g.dilation_h;
-                    for (int kx = 0; kx < g.kernel_w; kx++)
-                    {
-                        const int wv = wq[ky * g.kernel_w + kx];
-                        const int x = kx * g.dilation_w;
-                        if (split || sw == 1)
-                        {
-                            const signed char* s = split ? planes.data() + ((size_t)(x % sw) * H + y) * pw + x / sw
-                                                         : plane + (size_t)y * W + x;
-                            // lanes past outw read the slack and are dropped
-                            const int32_t wpair = int16_pair(wv, 0);
-                            for (int ox = 0; ox < outw_pad; ox += L)
-                                VecI::store(a + ox, VecI::madd(VecI::load(a + ox), wpair, VecI::load_s8(s + ox)));
-                        }
-                        else
-                        {
-                            const signed char* s = plane + (size_t)y * W + x;
-                            for (int ox = 0; ox < outw; ox++)
-                                a[ox] += (int)s[ox * sw] * wv;
-                        }
-                    }
-                }
                 const size_t o = j.out.cstep * q + (size_t)oy * outw;
-                if (vec_finish)
+                if (!split && sw != 1)
                 {
-                    const VecIF::T si = VecIF::set1(j.scale_in[q]), bi = VecIF::set1(j.bias ? j.bias[q] : 0.f);
-                    const VecIF::T so = VecIF::set1(requant ? j.scale_out[q] : 1.f);
-                    for (int ox = 0; ox < outw_pad; ox += L)
-                        VecIF::store(fin.data() + ox, int8_vec_finish(VecI::to_float(VecI::load(acc.data() + ox)), si, bi, so,
-                                                                      requant, j.numerics, j.act));
-                    if (requant)
-                        for (int ox = 0; ox < outw; ox++)
-                            ((signed char*)j.out.data)[o + ox] = (signed char)(int)fin[ox];
-                    else
-                        memcpy((float*)j.out.data + o, fin.data(), (size_t)outw * sizeof(float));
+                    // wide strides: scalar taps
+                    std::fill(acc.begin(), acc.end(), 0);
+                    for (int ky = 0; ky < g.kernel_h; ky++)
+                        for (int kx = 0; kx < g.kernel_w; kx++)
+                        {
+                            const int wv = wq[ky * g.kernel_w + kx];
+                            const signed char* s = plane + (size_t)(oy * g.stride_h + ky * g.dilation_h) * W + kx * g.dilation_w;
+                            for (int ox = 0; ox < outw; ox++)
+                                acc[ox] += (int)s[ox * sw] * wv;
+                        }
+                    for (int ox = 0; ox < outw; ox++)
+                        conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + ox);
                     continue;
                 }
-                for (int ox = 0; ox < outw; ox++)
-                    conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + ox);
+                // up to kCV vectors of the row in registers through every tap
+                for (int ox0 = 0; ox0 < outw; ox0 += kCV * L)
+                {
+                    const int nv = std::min(kCV, (outw - ox0 + L - 1) / L);
+                    VecI::T a[kCV];
+#pragma GCC unroll 8
+                    for (int v = 0; v < kCV; v++)
+                        a[v] = VecI::zero();
+                    for (int ky = 0; ky < g.kernel_h; ky++)
+                    {
+                        const int y = oy * g.stride_h + ky * g.dilation_h;
+                        for (int kx = 0; kx < g.kernel_w; kx++)
+                        {
+                            const int x = kx * g.dilation_w;
+                            const signed char* s = (split ? planes.data() + ((size_t)(x % sw) * H + y) * pw + x / sw
+                                                          : plane + (size_t)y * W + x)
+                                                   + ox0;
+                            // lanes past outw read the slack and are dropped
+                            const int32_t wpair = int16_pair(wq[ky * g.kernel_w + kx], 0);
+#pragma GCC unroll 8
+                            for (int v = 0; v < kCV; v++)
+                                if (v < nv)
+                                    a[v] = VecI::madd(a[v], wpair, VecI::load_s8(s + v * L));
+                        }
+                    }
+#pragma GCC unroll 8
+                    for (int v = 0; v < kCV; v++)
+                    {
+                        const int ox = ox0 + v * L, cnt = std::min(L, outw - ox);
+                        if (v >= nv)
+                            break;
+                        if (vec_finish)
+                        {
+                            const VecIF::T f = int8_vec_finish(VecI::to_float(a[v]), si, bi, so, requant, j.numerics, j.act);
+                            if (requant)
+                                store_int8((signed char*)j.out.data + o + ox, f, cnt);
+                            else
+                                store_f32((float*)j.out.data + o + ox, f, cnt);
+                            continue;
+                        }
+                        VecI::store(acc.data(), a[v]);
+                        for (int r = 0; r < cnt; r++)
+                            conv_int8_finish(acc[r], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
+                                             o + ox + r);
+                    }
+                }
             }
         }
     }

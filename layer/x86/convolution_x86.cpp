@@ -9,8 +9,10 @@
 #include "common/activation.h"
 #include "common/conv_kernel.h"
 #include "conv_gemm_x86.h"
+#include "conv_int8_vnni_x86.h"
 #include "conv_int8_x86.h"
 #include "conv_winograd_x86.h"
+#include "cpu.h"
 #include "log.h"
 
 #include <cstring>
@@ -48,6 +50,15 @@ public:
             }
         if (weight_data.elemsize == 1u)
         {
+#if defined(KITE_X86_VNNI_NS)
+            // created for the VNNI row: the vpdpbusd kernels
+            if (isa == CPU_ISA_AVX512VNNI || isa == CPU_ISA_AVXVNNI)
+            {
+                KITE_X86_VNNI_NS::conv_int8_vnni_pack_weights(weight_data, num_output, weight_data_size / num_output,
+                                                               packed_vnni);
+                return 0;
+            }
+#endif
             conv_int8_pack_weights(weight_data, num_output, weight_data_size / num_output, packed_int8);
             return 0;
         }
@@ -166,11 +177,16 @@ protected:
     // fp32 int8-path outputs come packed, as the fp32 path's
     int int8_out_elempack() const override
     {
-        return packed_int8.M == num_output ? out_pack : 1;
+        return (packed_int8.M == num_output || packed_vnni.M == num_output) ? out_pack : 1;
     }
 
     void run_int8(const ConvInt8Job& job, int num_threads) const override
     {
+#if defined(KITE_X86_VNNI_NS)
+        if (job.group == 1 && job.in.d == 1 && job.out.d == 1 && packed_vnni.M == job.out.c * job.out_elempack
+            && packed_vnni.K == job.in.c * kernel_w * kernel_h)
+            return KITE_X86_VNNI_NS::conv_int8_vnni_gemm(job, packed_vnni, num_threads);
+#endif
         if (job.group == 1 && job.in.d == 1 && job.out.d == 1 && packed_int8.M == job.out.c * job.out_elempack
             && packed_int8.K == job.in.c * kernel_w * kernel_h)
             return conv_int8_gemm(job, packed_int8, num_threads);
@@ -310,6 +326,7 @@ private:
 
     ConvPackedWeights packed;
     ConvInt8PackedWeights packed_int8;
+    ConvInt8VnniWeights packed_vnni; // VNNI rows only
     WinogradWeights wino;
     int out_pack = 1;
     Activation act;

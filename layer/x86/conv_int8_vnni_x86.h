@@ -1,0 +1,48 @@
+// int8 convolution with VNNI's vpdpbusd (u8 x s8 quads summed into int32
+// lanes): AVX512-VNNI on zmm, AVX-VNNI on ymm. The kernels are compiled once
+// per VNNI level (conv_int8_vnni_x86.cpp in namespace kite::avx512vnni /
+// kite::avxvnni, cmake/kite_layers.cmake) and called by the avx512 / avx2
+// Convolution drivers when the registry row they were created for is a VNNI
+// level (Layer::isa), so the non-VNNI rows keep the pmaddwd kernels.
+//
+// Vectors run along the output pixels: the input is rearranged per tile of
+// TN pixels as [K/4][TN] quads of 4 consecutive k (x + 128, unsigned) and
+// each weight quad (signed) is broadcast. The +128 comes back out through
+// comp[m] = 128 * sum_k w[m][k], so the int32 sums are exactly the
+// reference's and the shared epilogue keeps the outputs bit-identical.
+#ifndef KITE_X86_CONV_INT8_VNNI_H
+#define KITE_X86_CONV_INT8_VNNI_H
+
+#include "common/conv_kernel.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kite {
+
+// panels of NC output channels: w [panels][K4][NC], each int32 the four int8
+// weights k..k+3 of one channel (zero past K and past M); comp per channel
+struct ConvInt8VnniWeights
+{
+    int M = 0, K = 0, K4 = 0, NC = 0;
+    std::vector<int32_t> w;
+    std::vector<int32_t> comp;
+    int panels() const { return NC ? (M + NC - 1) / NC : 0; }
+};
+
+#define KITE_X86_DECLARE_VNNI_KERNELS(ns)                                                                   \
+    namespace ns {                                                                                          \
+    /* weight [M][K] int8 (ncnn's [out][in][kh][kw]) */                                                     \
+    void conv_int8_vnni_pack_weights(const signed char* weight, int M, int K, ConvInt8VnniWeights& out);    \
+    /* group 1, 2-D, out_elempack any; bit-identical to the reference */                                  \
+    void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads);         \
+    }
+
+KITE_X86_DECLARE_VNNI_KERNELS(avx512vnni)
+KITE_X86_DECLARE_VNNI_KERNELS(avxvnni)
+
+#undef KITE_X86_DECLARE_VNNI_KERNELS
+
+} // namespace kite
+
+#endif // KITE_X86_CONV_INT8_VNNI_H
