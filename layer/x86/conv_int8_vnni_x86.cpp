@@ -46,6 +46,28 @@ static const int kL = VecI::L;  // lanes (pixels per vector)
 static const int kNV = 2;       // pixel vectors per tile
 static const int kTN = kNV * kL; // pixels per tile
 static const int kNC = VecQ::NC;
+// channel lanes: panels of kNR channels, kMR pixels per register block
+static const int kNR = 2 * kL;
+static const int kMR = kL == 16 ? 8 : 4;
+
+// one channel's weights as quads into dst[k4 * stride]; returns their sum
+static int pack_channel_quads(const signed char* wm, int K, int K4, int32_t* dst, int stride)
+{
+    int sum = 0;
+    for (int k4 = 0; k4 < K4; k4++)
+    {
+        uint32_t q = 0;
+        for (int i = 0; i < 4; i++)
+        {
+            const int k = 4 * k4 + i;
+            const int v = k < K ? wm[k] : 0;
+            sum += v;
+            q |= (uint32_t)(uint8_t)(int8_t)v << (8 * i);
+        }
+        dst[(size_t)k4 * stride] = (int32_t)q;
+    }
+    return sum;
+}
 
 void conv_int8_vnni_pack_weights(const signed char* weight, int M, int K, ConvInt8VnniWeights& out)
 {
@@ -53,25 +75,15 @@ void conv_int8_vnni_pack_weights(const signed char* weight, int M, int K, ConvIn
     out.K = K;
     out.K4 = (K + 3) / 4;
     out.NC = kNC;
+    out.NR = kNR;
     out.w.assign((size_t)out.panels() * out.K4 * kNC, 0);
-    out.comp.assign(M, 0);
+    out.wc.assign((size_t)out.panels_c() * out.K4 * kNR, 0);
+    out.comp.assign(std::max(out.panels() * kNC, out.panels_c() * kNR), 0);
     for (int m = 0; m < M; m++)
     {
         const signed char* wm = weight + (size_t)m * K;
-        int32_t* dst = out.w.data() + (size_t)(m / kNC) * out.K4 * kNC + m % kNC;
-        int sum = 0;
-        for (int k4 = 0; k4 < out.K4; k4++)
-        {
-            uint32_t q = 0;
-            for (int i = 0; i < 4; i++)
-            {
-                const int k = 4 * k4 + i;
-                const int v = k < K ? wm[k] : 0;
-                sum += v;
-                q |= (uint32_t)(uint8_t)(int8_t)v << (8 * i);
-            }
-            dst[(size_t)k4 * kNC] = (int32_t)q;
-        }
+        const int sum = pack_channel_quads(wm, K, out.K4, out.w.data() + (size_t)(m / kNC) * out.K4 * kNC + m % kNC, kNC);
+        pack_channel_quads(wm, K, out.K4, out.wc.data() + (size_t)(m / kNR) * out.K4 * kNR + m % kNR, kNR);
         out.comp[m] = 128 * sum;
     }
 }
@@ -96,6 +108,145 @@ static inline void interleave_quads(const signed char* const* rows, int32_t* dst
     }
 }
 
+// what every panel of one job shares
+struct VnniJob
+{
+    const ConvInt8Job* j;
+    const ConvInt8VnniWeights* pw;
+    int N;
+    bool requant, vec_finish;
+    int op;
+    // per channel, padded to whole channel-lane panels (scale_out 1 when
+    // not requantizing)
+    std::vector<float> scale_in, bias, scale_out;
+
+    size_t out_offset(int m) const { return j->out.cstep * op * (size_t)(m / op) + m % op; }
+};
+
+// pixel lanes: kNC channels x kTN pixels of tile btile, planar output
+static void panel_pixel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+{
+    const ConvInt8Job& j = *c.j;
+    const int K4 = c.pw->K4;
+    const int32_t* w = c.pw->w.data() + (size_t)p * K4 * kNC;
+    const int32_t* b = btile;
+    VecQ::T acc[kNC][kNV];
+#pragma GCC unroll 16
+    for (int ch = 0; ch < kNC; ch++)
+        for (int v = 0; v < kNV; v++)
+            acc[ch][v] = VecQ::zero();
+    for (int k4 = 0; k4 < K4; k4++)
+    {
+        const VecQ::T x0 = VecQ::load(b), x1 = VecQ::load(b + kL);
+#pragma GCC unroll 16
+        for (int ch = 0; ch < kNC; ch++)
+        {
+            const VecQ::T wc = VecQ::set1(w[ch]);
+            acc[ch][0] = VecQ::dp(acc[ch][0], x0, wc);
+            acc[ch][1] = VecQ::dp(acc[ch][1], x1, wc);
+        }
+        b += kTN;
+        w += kNC;
+    }
+    // (spilled with constant indices only, so the loop above keeps every
+    // accumulator in a register)
+#pragma GCC unroll 16
+    for (int ch = 0; ch < kNC; ch++)
+        for (int v = 0; v < kNV; v++)
+            VecQ::store(accs + (ch * kNV + v) * kL, acc[ch][v]);
+    const int m0 = p * kNC, mc = std::min(kNC, c.pw->M - m0);
+    for (int ch = 0; ch < mc; ch++)
+    {
+        const int m = m0 + ch;
+        const VecQ::T comp = VecQ::set1(c.pw->comp[m]);
+        const VecIF::T si = VecIF::set1(c.scale_in[m]), bi = VecIF::set1(c.bias[m]), so = VecIF::set1(c.scale_out[m]);
+        const size_t om = c.out_offset(m);
+        for (int v = 0; v < kNV; v++)
+        {
+            const int nv0 = n0 + v * kL, cnt = std::min(kL, c.N - nv0);
+            if (cnt <= 0)
+                break;
+            int32_t* sums = accs + (ch * kNV + v) * kL;
+            const VecQ::T s = VecQ::sub(VecQ::load(sums), comp);
+            if (c.vec_finish && (c.requant || c.op == 1))
+            {
+                const VecIF::T f = int8_vec_finish(VecI::to_float(s), si, bi, so, c.requant, j.numerics, j.act);
+                if (c.requant)
+                    store_int8((signed char*)j.out.data + om + nv0, f, cnt);
+                else
+                    store_f32((float*)j.out.data + om + nv0, f, cnt);
+                continue;
+            }
+            VecQ::store(sums, s);
+            for (int r = 0; r < cnt; r++)
+                conv_int8_finish(sums[r], m, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
+                                 om + (size_t)(nv0 + r) * c.op);
+        }
+    }
+}
+
+// channel lanes: kNR channels x kTN pixels (kMR at a time), fp32 output of
+// any elempack
+static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+{
+    const ConvInt8Job& j = *c.j;
+    const int K4 = c.pw->K4, M = c.pw->M;
+    const int m0 = p * kNR;
+    const VecQ::T comp0 = VecQ::load(c.pw->comp.data() + m0), comp1 = VecQ::load(c.pw->comp.data() + m0 + kL);
+    for (int r0 = 0; r0 < kTN && n0 + r0 < c.N; r0 += kMR)
+    {
+        const int32_t* w = c.pw->wc.data() + (size_t)p * K4 * kNR;
+        const int32_t* b = btile + r0;
+        VecQ::T acc0[kMR], acc1[kMR];
+#pragma GCC unroll 16
+        for (int r = 0; r < kMR; r++)
+            acc0[r] = acc1[r] = VecQ::zero();
+        for (int k4 = 0; k4 < K4; k4++)
+        {
+            const VecQ::T w0 = VecQ::load(w), w1 = VecQ::load(w + kL);
+#pragma GCC unroll 16
+            for (int r = 0; r < kMR; r++)
+            {
+                const VecQ::T x = VecQ::set1(b[r]);
+                acc0[r] = VecQ::dp(acc0[r], x, w0);
+                acc1[r] = VecQ::dp(acc1[r], x, w1);
+            }
+            b += kTN;
+            w += kNR;
+        }
+#pragma GCC unroll 16
+        for (int r = 0; r < kMR; r++)
+        {
+            VecQ::store(accs + (2 * r) * kL, VecQ::sub(acc0[r], comp0));
+            VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
+        }
+        const int nr = std::min(kMR, c.N - n0 - r0);
+        for (int r = 0; r < nr; r++)
+        {
+            const size_t n = (size_t)n0 + r0 + r;
+            for (int h = 0; h < 2; h++)
+            {
+                const int m = m0 + h * kL;
+                int32_t* sums = accs + (2 * r + h) * kL;
+                if (m >= M)
+                    break;
+                if (c.vec_finish)
+                {
+                    float* lanes = (float*)sums; // finished in place
+                    VecIF::store(lanes, int8_vec_finish(VecI::to_float(VecQ::load(sums)), VecIF::load(c.scale_in.data() + m),
+                                                        VecIF::load(c.bias.data() + m), VecIF::load(c.scale_out.data() + m),
+                                                        false, j.numerics, j.act));
+                    store_channels<kL>((float*)j.out.data, j.out.cstep, c.op, M, m, n, lanes);
+                    continue;
+                }
+                for (int i = 0; i < kL && m + i < M; i++)
+                    conv_int8_finish(sums[i], m + i, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
+                                     c.out_offset(m + i) + n * c.op);
+            }
+        }
+    }
+}
+
 void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads)
 {
     const ConvGeometry& g = j.g;
@@ -111,10 +262,30 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
             for (int kx = 0; kx < g.kernel_w; kx++, k++)
                 koff[k] = q * W * H + ky * g.dilation_h * W + kx * g.dilation_w;
 
-    const int outw = j.out.w;
-    const int N = j.out.w * j.out.h;
+    VnniJob c;
+    c.j = &j;
+    c.pw = &pw;
+    c.N = j.out.w * j.out.h;
+    c.requant = j.scale_out != nullptr;
+    c.vec_finish = int8_vec_finish_ok(j.act, j.numerics);
+    c.op = j.out_elempack;
+    const size_t padded_m = pw.comp.size();
+    c.scale_in.assign(padded_m, 0.f);
+    c.bias.assign(padded_m, 0.f);
+    c.scale_out.assign(padded_m, 1.f);
+    for (int m = 0; m < M; m++)
+    {
+        c.scale_in[m] = j.scale_in[m];
+        c.bias[m] = j.bias ? j.bias[m] : 0.f;
+        c.scale_out[m] = c.requant ? j.scale_out[m] : 1.f;
+    }
+    // packed fp32 outputs take channel lanes (whole packed elements per
+    // pixel), planar ones pixel lanes (whole runs of a channel)
+    const bool channel_lanes = !c.requant && c.op > 1;
+
+    const int outw = j.out.w, N = c.N;
     const int tiles = (N + kTN - 1) / kTN;
-    const int panels = pw.panels();
+    const int panels = channel_lanes ? pw.panels_c() : pw.panels();
     // work items: a tile with a range of panels; split the panels when
     // there are too few tiles to keep every thread busy
     int groups = 1;
@@ -126,10 +297,6 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
 
     const signed char* src = padded.data();
     const int* ko = koff.data();
-    const bool requant = j.scale_out != nullptr;
-    const bool vec_finish = int8_vec_finish_ok(j.act, j.numerics);
-    const int op = j.out_elempack;
-    auto out_offset = [&](int m) -> size_t { return j.out.cstep * op * (size_t)(m / op) + m % op; };
     static const signed char zeros[kTN] = {};
 
     #pragma omp parallel num_threads(num_threads)
@@ -137,8 +304,7 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
         std::vector<int32_t> btile((size_t)K4 * kTN);
         signed char gathered[4][kTN];
         int nbase[kTN];
-        int32_t sums[kL];
-        alignas(64) int32_t accs[kNC * kNV * kL];
+        alignas(64) int32_t accs[(kNC * kNV > 2 * kMR ? kNC * kNV : 2 * kMR) * kL];
         int packed_tile = -1;
         #pragma omp for schedule(dynamic)
         for (int it = 0; it < items; it++)
@@ -180,61 +346,10 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
             const int p1 = std::min(panels, (grp + 1) * per_group);
             for (int p = grp * per_group; p < p1; p++)
             {
-                const int32_t* w = pw.w.data() + (size_t)p * K4 * kNC;
-                const int32_t* b = btile.data();
-                VecQ::T acc[kNC][kNV];
-#pragma GCC unroll 16
-                for (int c = 0; c < kNC; c++)
-                    for (int v = 0; v < kNV; v++)
-                        acc[c][v] = VecQ::zero();
-                for (int k4 = 0; k4 < K4; k4++)
-                {
-                    const VecQ::T x0 = VecQ::load(b), x1 = VecQ::load(b + kL);
-#pragma GCC unroll 16
-                    for (int c = 0; c < kNC; c++)
-                    {
-                        const VecQ::T wc = VecQ::set1(w[c]);
-                        acc[c][0] = VecQ::dp(acc[c][0], x0, wc);
-                        acc[c][1] = VecQ::dp(acc[c][1], x1, wc);
-                    }
-                    b += kTN;
-                    w += kNC;
-                }
-                // (spilled with constant indices only, so the loop above keeps
-                // every accumulator in a register)
-#pragma GCC unroll 16
-                for (int c = 0; c < kNC; c++)
-                    for (int v = 0; v < kNV; v++)
-                        VecQ::store(accs + (c * kNV + v) * kL, acc[c][v]);
-                const int m0 = p * kNC, mc = std::min(kNC, M - m0);
-                for (int c = 0; c < mc; c++)
-                {
-                    const int m = m0 + c;
-                    const VecQ::T comp = VecQ::set1(pw.comp[m]);
-                    const VecIF::T si = VecIF::set1(j.scale_in[m]), bi = VecIF::set1(j.bias ? j.bias[m] : 0.f);
-                    const VecIF::T so = VecIF::set1(requant ? j.scale_out[m] : 1.f);
-                    const size_t om = out_offset(m);
-                    for (int v = 0; v < kNV; v++)
-                    {
-                        const int nv0 = n0 + v * kL, cnt = std::min(kL, N - nv0);
-                        if (cnt <= 0)
-                            break;
-                        const VecQ::T s = VecQ::sub(VecQ::load(accs + (c * kNV + v) * kL), comp);
-                        if (vec_finish && (requant || op == 1))
-                        {
-                            const VecIF::T f = int8_vec_finish(VecI::to_float(s), si, bi, so, requant, j.numerics, j.act);
-                            if (requant)
-                                store_int8((signed char*)j.out.data + om + nv0, f, cnt);
-                            else
-                                store_f32((float*)j.out.data + om + nv0, f, cnt);
-                            continue;
-                        }
-                        VecI::store(sums, s);
-                        for (int r = 0; r < cnt; r++)
-                            conv_int8_finish(sums[r], m, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
-                                             om + (size_t)(nv0 + r) * op);
-                    }
-                }
+                if (channel_lanes)
+                    panel_channel_lanes(c, btile.data(), n0, p, accs);
+                else
+                    panel_pixel_lanes(c, btile.data(), n0, p, accs);
             }
         }
     }

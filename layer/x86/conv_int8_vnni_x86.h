@@ -20,14 +20,18 @@
 
 namespace kite {
 
-// panels of NC output channels: w [panels][K4][NC], each int32 the four int8
-// weights k..k+3 of one channel (zero past K and past M); comp per channel
+// Each int32 holds the four int8 weights k..k+3 of one channel (zero past K
+// and past M). Two layouts: w for planar outputs (pixel lanes, weights
+// broadcast): panels of NC channels [panels][K4][NC]; wc for packed fp32
+// outputs (channel lanes, inputs broadcast): panels of NR channels
+// [panels][K4][NR]. comp per channel, padded to whole panels of either.
 struct ConvInt8VnniWeights
 {
-    int M = 0, K = 0, K4 = 0, NC = 0;
-    std::vector<int32_t> w;
+    int M = 0, K = 0, K4 = 0, NC = 0, NR = 0;
+    std::vector<int32_t> w, wc;
     std::vector<int32_t> comp;
     int panels() const { return NC ? (M + NC - 1) / NC : 0; }
+    int panels_c() const { return NR ? (M + NR - 1) / NR : 0; }
 };
 
 #define KITE_X86_DECLARE_VNNI_KERNELS(ns)                                                                   \

@@ -176,13 +176,39 @@ static inline void store_f32(float* p, VecIF::T f, int n)
 #endif
 }
 
+// 16 rows of 16 bytes -> their transpose (row i = byte i of every input row)
+static inline void transpose_16x16_i8(const __m128i* in, __m128i* out)
+{
+    __m128i x[4][4];
+    for (int g = 0; g < 4; g++)
+    {
+        // rows 4g..4g+3 as quads of one column each: x[g][k] = columns 4k..4k+3
+        const __m128i t0 = _mm_unpacklo_epi8(in[4 * g], in[4 * g + 1]), t1 = _mm_unpackhi_epi8(in[4 * g], in[4 * g + 1]);
+        const __m128i t2 = _mm_unpacklo_epi8(in[4 * g + 2], in[4 * g + 3]), t3 = _mm_unpackhi_epi8(in[4 * g + 2], in[4 * g + 3]);
+        x[g][0] = _mm_unpacklo_epi16(t0, t2);
+        x[g][1] = _mm_unpackhi_epi16(t0, t2);
+        x[g][2] = _mm_unpacklo_epi16(t1, t3);
+        x[g][3] = _mm_unpackhi_epi16(t1, t3);
+    }
+    for (int k = 0; k < 4; k++)
+    {
+        // a 4x4 transpose of the quads
+        const __m128i ab0 = _mm_unpacklo_epi32(x[0][k], x[1][k]), ab1 = _mm_unpackhi_epi32(x[0][k], x[1][k]);
+        const __m128i cd0 = _mm_unpacklo_epi32(x[2][k], x[3][k]), cd1 = _mm_unpackhi_epi32(x[2][k], x[3][k]);
+        out[4 * k + 0] = _mm_unpacklo_epi64(ab0, cd0);
+        out[4 * k + 1] = _mm_unpackhi_epi64(ab0, cd0);
+        out[4 * k + 2] = _mm_unpacklo_epi64(ab1, cd1);
+        out[4 * k + 3] = _mm_unpackhi_epi64(ab1, cd1);
+    }
+}
+
 // Quantize a packed fp32 blob (elempack P, dims 3) into a planar int8 one with
 // one scale: float2int8(x * scale) per value, as quantize_blob_int8 on the
-// unpacked blob
+// unpacked blob (P 1: the same on a planar blob)
 template<int P>
 static inline int quantize_unpack_int8(const Mat& in, Mat& out, float scale, Allocator* allocator, int num_threads)
 {
-    typedef VecF<P> V;
+    typedef VecF<P == 1 ? VecI::L : P> V;
     out.create(in.w, in.h, in.c * P, (size_t)1u, allocator);
     if (out.empty())
         return -100;
@@ -193,8 +219,33 @@ static inline int quantize_unpack_int8(const Mat& in, Mat& out, float scale, All
     {
         const float* src = (const float*)in.data + in.cstep * P * g;
         signed char* dst = (signed char*)out.data + out.cstep * P * g;
-        float lanes[P];
-        for (int n = 0; n < size; n++)
+        int n = 0;
+        if constexpr (P == 1)
+        {
+            // runs of L values, the tail as the reference
+            for (; n + VecI::L <= size; n += VecI::L)
+                store_int8(dst + n, float2int8_ps<V>(V::mul(V::load(src + n), s)), VecI::L);
+            for (; n < size; n++)
+                dst[n] = float2int8(src[n] * scale);
+            continue;
+        }
+#if defined(__AVX512BW__)
+        if constexpr (P == 16)
+        {
+            // 16 pixels at a time: 16 x 16 int8, transposed into the planes
+            for (; n + 16 <= size; n += 16)
+            {
+                __m128i rows[16], cols[16];
+                for (int r = 0; r < 16; r++)
+                    rows[r] = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(float2int8_ps<V>(V::mul(V::load(src + (size_t)(n + r) * 16), s))));
+                transpose_16x16_i8(rows, cols);
+                for (int i = 0; i < 16; i++)
+                    _mm_storeu_si128((__m128i*)(dst + out.cstep * i + n), cols[i]);
+            }
+        }
+#endif
+        float lanes[V::N];
+        for (; n < size; n++)
         {
             V::store(lanes, float2int8_ps<V>(V::mul(V::load(src + (size_t)n * P), s)));
             for (int i = 0; i < P; i++)

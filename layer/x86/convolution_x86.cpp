@@ -96,7 +96,7 @@ public:
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
         const int pi = bottom_blob.elempack;
-        if (weight_data.elemsize == 1u && pi > 1 && bottom_blob.dims == 3 && opt.use_int8_inference)
+        if (weight_data.elemsize == 1u && (pi > 1 || bottom_blob.elemsize == 4u) && bottom_blob.dims == 3 && opt.use_int8_inference)
             return forward_int8_packed(bottom_blob, top_blob, opt);
         if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * pi || packed.M == 0)
             return forward_reference(bottom_blob, top_blob, opt);
@@ -211,8 +211,9 @@ protected:
     }
 
 private:
-    // int8 weights, packed input: fp32 quantized and unpacked in one pass (as
-    // the reference quantizes), int8 unpacked; then the reference's int8 path
+    // int8 weights, fp32 or packed input: fp32 quantized (and unpacked) in one
+    // vector pass (as the reference quantizes), int8 unpacked; then the
+    // reference's int8 path
     int forward_int8_packed(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
         Mat planar;
@@ -235,6 +236,9 @@ private:
 #endif
             case 4:
                 ret = quantize_unpack_int8<4>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+                break;
+            case 1:
+                ret = quantize_unpack_int8<1>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
                 break;
             default:
                 break;
