@@ -255,12 +255,8 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
     conv_int8_pad_input(j, padded, &W, &H);
 
     const int K = pw.K, K4 = pw.K4, M = pw.M;
-    // offset of k = q * maxk + tap from a pixel's window origin
-    std::vector<int> koff(K);
-    for (int q = 0, k = 0; q < j.in.c; q++)
-        for (int ky = 0; ky < g.kernel_h; ky++)
-            for (int kx = 0; kx < g.kernel_w; kx++, k++)
-                koff[k] = q * W * H + ky * g.dilation_h * W + kx * g.dilation_w;
+    std::vector<int> koff;
+    conv_int8_tap_offsets(j, W, H, koff);
 
     VnniJob c;
     c.j = &j;

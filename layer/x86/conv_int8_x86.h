@@ -317,6 +317,18 @@ static inline void conv_int8_pad_input(const ConvInt8Job& j, std::vector<signed 
     }
 }
 
+// the offset of k = q * maxk + tap from a pixel's window origin in the
+// padded input (planes of W x H)
+static inline void conv_int8_tap_offsets(const ConvInt8Job& j, int W, int H, std::vector<int>& koff)
+{
+    const ConvGeometry& g = j.g;
+    koff.resize((size_t)j.in.c * g.kernel_w * g.kernel_h);
+    for (int q = 0, k = 0; q < j.in.c; q++)
+        for (int ky = 0; ky < g.kernel_h; ky++)
+            for (int kx = 0; kx < g.kernel_w; kx++, k++)
+                koff[k] = q * W * H + ky * g.dilation_h * W + kx * g.dilation_w;
+}
+
 // Convolution (group 1, 2-D) for the job: bit-identical to the reference
 static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeights& pw, int num_threads)
 {
@@ -327,12 +339,8 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
     conv_int8_pad_input(j, padded, &W, &H);
 
     const int K = pw.K, K2 = pw.K2, M = pw.M;
-    // offset of k = q * maxk + tap from a pixel's window origin
-    std::vector<int> koff(K);
-    for (int q = 0, k = 0; q < j.in.c; q++)
-        for (int ky = 0; ky < g.kernel_h; ky++)
-            for (int kx = 0; kx < g.kernel_w; kx++, k++)
-                koff[k] = q * W * H + ky * g.dilation_h * W + kx * g.dilation_w;
+    std::vector<int> koff;
+    conv_int8_tap_offsets(j, W, H, koff);
 
     const int outw = j.out.w;
     const int N = j.out.w * j.out.h;
