@@ -286,7 +286,8 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
                     const int kn = std::min(kc, K - k0);
                     for (int t = t0; t < t1; t++)
                     {
-                        float* part = partial.data() + (size_t)(t - t0) * MR * NR;
+                        // partial holds nothing when K is one block (never read then)
+                        float* part = partial.empty() ? nullptr : partial.data() + (size_t)(t - t0) * MR * NR;
                         const float* a = packed.data() + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
                         if (k0 == 0)
                             conv_micro_kernel<P, MR>(a, wp, kn, acc0, acc1, bp);
