@@ -1,10 +1,12 @@
 #include "gpu.h"
+#include "gpu_int8.h"
 
 #include "../layer.h"
 #include "../log.h"
 #include "platform.h"
 
 #include <atomic>
+#include <cmath>
 
 namespace kite {
 
@@ -71,6 +73,35 @@ bool gpu_backend_usable(int backend, const Option& opt)
             KITE_LOGW("%s requested but no usable %s device %d: running on the CPU", what, what, backend == BACKEND_VULKAN ? opt.vulkan_device : opt.opencl_device);
     }
     return false;
+}
+
+} // namespace kite
+
+namespace kite {
+
+int float_integers_to_int8(Mat& m, const Option& opt)
+{
+    Mat i8;
+    if (m.dims == 1)
+        i8.create(m.w, (size_t)1u, opt.blob_allocator);
+    else if (m.dims == 2)
+        i8.create(m.w, m.h, (size_t)1u, opt.blob_allocator);
+    else if (m.dims == 3)
+        i8.create(m.w, m.h, m.c, (size_t)1u, opt.blob_allocator);
+    else
+        i8.create(m.w, m.h, m.d, m.c, (size_t)1u, opt.blob_allocator);
+    if (i8.empty())
+        return -100;
+    const size_t plane = (size_t)m.w * m.h * m.d;
+    for (int q = 0; q < m.c; q++)
+    {
+        const float* f = m.channel(q);
+        signed char* d = i8.channel(q);
+        for (size_t i = 0; i < plane; i++)
+            d[i] = (signed char)lrintf(f[i]);
+    }
+    m = i8;
+    return 0;
 }
 
 } // namespace kite

@@ -1,3 +1,4 @@
+#include "../gpu_int8.h"
 #include "cl_runtime.h"
 
 #include "../../layer.h"
@@ -925,20 +926,9 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         return ret;
     if (b->int8)
     {
-        // integers in [-127, 127]: the int8 Mat the CPU layer would have made
-        Mat q;
-        create_like(q, s, 1u, opt);
-        if (q.empty())
-            return -100;
-        const size_t plane = (size_t)r.w * r.h * r.d;
-        for (int c = 0; c < r.c; c++)
-        {
-            const float* src = r.channel(c);
-            signed char* dst = q.channel(c);
-            for (size_t i = 0; i < plane; i++)
-                dst[i] = (signed char)lrintf(src[i]);
-        }
-        r = q;
+        ret = float_integers_to_int8(r, opt);
+        if (ret != 0)
+            return ret;
     }
     m = r;
     return 0;

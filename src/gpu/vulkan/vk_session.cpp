@@ -1,4 +1,5 @@
 // Session: command recording, uploads/downloads and the GpuBackend entry.
+#include "../gpu_int8.h"
 #include "vk_runtime.h"
 #include "vk_shaders.h"
 
@@ -413,29 +414,7 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     if (m.empty())
         return -100;
     if (b->int8)
-    {
-        // integers in [-127, 127]: the int8 Mat the CPU layer would have made
-        Mat i8;
-        if (m.dims == 1)
-            i8.create(m.w, (size_t)1u, opt.blob_allocator);
-        else if (m.dims == 2)
-            i8.create(m.w, m.h, (size_t)1u, opt.blob_allocator);
-        else if (m.dims == 3)
-            i8.create(m.w, m.h, m.c, (size_t)1u, opt.blob_allocator);
-        else
-            i8.create(m.w, m.h, m.d, m.c, (size_t)1u, opt.blob_allocator);
-        if (i8.empty())
-            return -100;
-        const size_t n = (size_t)m.w * m.h * m.d;
-        for (int q = 0; q < m.c; q++)
-        {
-            const float* f = m.channel(q);
-            signed char* d = i8.channel(q);
-            for (size_t i = 0; i < n; i++)
-                d[i] = (signed char)lrintf(f[i]);
-        }
-        m = i8;
-    }
+        return float_integers_to_int8(m, opt);
     return 0;
 }
 
