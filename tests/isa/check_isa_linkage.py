@@ -49,44 +49,99 @@ def namespace_level(name):
     return 2 if any(n.startswith("avx512") for n in ns) else 1
 
 
+def file_level(path):
+    """The ISA level of a per-ISA wrapper source (<layer>_x86_<isa>.cpp,
+    cmake/kite_layers.cmake), None for any other file."""
+    m = re.search(r"_x86_(\w+)\.(?:cpp|cc|c)(?:\.o)?$", path)
+    if not m:
+        return None
+    isa = m.group(1)
+    if isa.startswith("avx512"):
+        return 2
+    if isa.startswith("avx"):
+        return 1
+    return 0
+
+
+def local_levels(binary, readelf):
+    """Address -> ISA level of the file-local functions (static functions,
+    anonymous namespaces, clang's .omp_outlined. bodies) defined in a per-ISA
+    wrapper. The symbol table lists each object's local symbols after an
+    STT_FILE symbol naming its source, so the translation unit is known even
+    where many units define a local function of the same name."""
+    out = subprocess.run([readelf, "-sW", binary], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True)
+    if out.returncode != 0:
+        return {}
+    levels = {}
+    cur = None
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if len(f) < 8 or not f[0].endswith(":"):
+            continue
+        kind, bind = f[3], f[4]
+        if kind == "FILE":
+            cur = file_level(f[7])
+        elif kind == "FUNC" and bind == "LOCAL" and cur is not None:
+            levels[int(f[1], 16)] = cur
+    return levels
+
+
 def scan(binary, objdump):
+    """Per function (keyed by start address: local functions of the same
+    name in different units are different functions): its name, the highest
+    encoding it holds, and the functions that call or jump to it."""
     out = subprocess.run([objdump, "-d", "-C", binary],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if out.returncode != 0:
         raise SystemExit("objdump failed: " + out.stderr.strip()[:300])
-    head = re.compile(r"^[0-9a-f]+ <(.*)>:$")
-    insn = re.compile(r"^\s+[0-9a-f]+:\t((?:[0-9a-f]{2} )+)\s*\t?(.*)$")
-    target = re.compile(r"^(?:call|jmp)\w*\s+[0-9a-f]+ <(.*)>$")
+    head = re.compile(r"^([0-9a-f]+) <(.*)>:$")
+    insn = re.compile(r"^\s+([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*\t?(.*)$")
+    target = re.compile(r"^(?:call|jmp)\w*\s+([0-9a-f]+) <(.*)>$")
     level = {}
+    names = {}
     callers = {}
     fmt = None
     cur = None
+    skip_to = 0
     for line in out.stdout.splitlines():
         if fmt is None and "file format" in line:
             fmt = line.split("file format")[-1].strip()
         m = head.match(line)
         if m:
-            cur = m.group(1)
+            cur = int(m.group(1), 16)
+            names[cur] = m.group(2)
             level.setdefault(cur, 0)
+            skip_to = 0
             continue
         m = insn.match(line)
-        if not m or cur is None or not m.group(2).strip():
+        if not m or cur is None or not m.group(3).strip():
             # objdump continues a long instruction's bytes on a line of their own
             continue
-        b = m.group(1).split()
+        addr = int(m.group(1), 16)
+        b = m.group(2).split()
+        if addr == cur and b == ["eb", "06"]:
+            # clang's -fsanitize=function prologue: a jump over 6 bytes of
+            # type signature data, which objdump decodes as instructions
+            skip_to = cur + 8
+            continue
+        if addr < skip_to:
+            continue
         i = 0
         while i < len(b) and b[i] in LEGACY_PREFIXES:
             i += 1
         if i < len(b):
             kind = "evex" if b[i] == "62" else "vex" if b[i] in ("c4", "c5") else None
             level[cur] = max(level[cur], LEVELS[kind])
-        t = target.match(m.group(2).strip())
-        if t and "+0x" not in t.group(1) and "@plt" not in t.group(1) and t.group(1) != cur:
-            callers.setdefault(t.group(1), set()).add(cur)
-    return fmt, level, callers
+        t = target.match(m.group(3).strip())
+        if t and "+0x" not in t.group(2) and "@plt" not in t.group(2):
+            dest = int(t.group(1), 16)
+            if dest != cur:
+                callers.setdefault(dest, set()).add(cur)
+    return fmt, level, names, callers
 
 
-def allowed_levels(level, callers):
+def allowed_levels(level, names, callers, local):
     """The highest ISA level each function may use: its namespace's, or for
     code outside the ISA namespaces (std:: copies, the core) the lowest level
     of any function that calls it directly (a fixpoint over the call graph).
@@ -95,7 +150,9 @@ def allowed_levels(level, callers):
     allowed = {}
     free = []
     for f in level:
-        ns = namespace_level(f)
+        ns = local.get(f)
+        if ns is None:
+            ns = namespace_level(names[f])
         if ns is None:
             allowed[f] = 0 if not callers.get(f) else 2
             free.append(f)
@@ -119,21 +176,24 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary")
     ap.add_argument("--objdump", default="objdump")
+    ap.add_argument("--readelf", default="readelf")
     ap.add_argument("--allow", action="append", default=[], help="regex of functions allowed any encoding")
     args = ap.parse_args()
-    fmt, level, callers = scan(args.binary, args.objdump)
+    fmt, level, names, callers = scan(args.binary, args.objdump)
     if fmt is None or "x86-64" not in fmt:
         print("not an x86-64 binary (%s): nothing to check" % fmt)
         return 77
     allow = [re.compile(a) for a in args.allow]
-    allowed = allowed_levels(level, callers)
+    local = local_levels(args.binary, args.readelf)
+    allowed = allowed_levels(level, names, callers, local)
     bad = []
-    for f in sorted(level):
-        if level[f] <= allowed[f] or any(a.search(f) for a in allow):
+    for f in sorted(level, key=lambda a: names[a]):
+        if level[f] <= allowed[f] or any(a.search(names[f]) for a in allow):
             continue
-        low = sorted(c for c in callers.get(f, ()) if allowed.get(c, 0) < level[f])
+        low = sorted(names[c] for c in callers.get(f, ()) if allowed.get(c, 0) < level[f])
         why = "called from %s" % ", ".join(c[:100] for c in low[:3]) if low else "no direct caller (runs anywhere)"
-        bad.append("%s: %s code, may run at %s level; %s" % (f[:160], NAMES[level[f]], NAMES[allowed[f]], why))
+        bad.append("%s @%x: %s code, may run at %s level; %s"
+                   % (names[f][:160], f, NAMES[level[f]], NAMES[allowed[f]], why))
     if bad:
         print("%d function(s) can execute instructions above the CPU level their callers checked for "
               "(a merged inline copy from a higher-ISA translation unit?):" % len(bad))
