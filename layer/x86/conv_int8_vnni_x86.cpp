@@ -251,12 +251,13 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
 {
     const ConvGeometry& g = j.g;
     int W = 0, H = 0;
+    size_t cs = 0;
     std::vector<signed char> padded;
-    conv_int8_pad_input(j, padded, &W, &H);
+    const signed char* src = conv_int8_padded_input(j, padded, &W, &H, &cs, num_threads);
 
     const int K = pw.K, K4 = pw.K4, M = pw.M;
     std::vector<int> koff;
-    conv_int8_tap_offsets(j, W, H, koff);
+    conv_int8_tap_offsets(j, W, cs, koff);
 
     VnniJob c;
     c.j = &j;
@@ -291,7 +292,6 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
     groups = (panels + per_group - 1) / per_group;
     const int items = tiles * groups;
 
-    const signed char* src = padded.data();
     const int* ko = koff.data();
     static const signed char zeros[kTN] = {};
 

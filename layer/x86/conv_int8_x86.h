@@ -289,44 +289,58 @@ static inline void conv_int8_pack_weights(const signed char* weight, int M, int 
     }
 }
 
-static const int kInt8Slack = 64; // bytes readable past the end of a padded input
-
-// The job's input with its padding made real: out.w/out.h follow from the
-// output size, stride and kernel extent; channels planes of ph * pw.
-static inline void conv_int8_pad_input(const ConvInt8Job& j, std::vector<signed char>& padded, int* pw, int* ph)
+// The job's input as planes of W x H (out.w/out.h follow from the output
+// size, stride and kernel extent), plane stride *cs: the input itself where
+// no padding is read, else a copy with the padding made real (one channel per
+// iteration, in parallel)
+static inline const signed char* conv_int8_padded_input(const ConvInt8Job& j, std::vector<signed char>& padded, int* pw,
+                                                        int* ph, size_t* cs, int num_threads)
 {
     const ConvGeometry& g = j.g;
     *pw = (j.out.w - 1) * g.stride_w + conv_kernel_extent(g.kernel_w, g.dilation_w);
     *ph = (j.out.h - 1) * g.stride_h + conv_kernel_extent(g.kernel_h, g.dilation_h);
     const int W = *pw, H = *ph;
-    // (slack past the last plane: vector loads may read a row's tail)
-    padded.assign((size_t)j.in.c * W * H + kInt8Slack, j.pad_value);
+    if (g.pad_left == 0 && g.pad_top == 0 && W == j.in.w && H <= j.in.h)
+    {
+        *cs = j.in.cstep;
+        return (const signed char*)j.in.data;
+    }
+    *cs = (size_t)W * H;
+    padded.resize((size_t)j.in.c * W * H);
     // columns of the padded row that hold input values
     const int x0 = std::max(0, g.pad_left), x1 = std::min(W, g.pad_left + j.in.w);
+    signed char* base = padded.data();
+    #pragma omp parallel for num_threads(num_threads)
     for (int q = 0; q < j.in.c; q++)
     {
         const signed char* src = (const signed char*)j.in.data + j.in.cstep * q;
-        signed char* dst = padded.data() + (size_t)q * W * H;
-        for (int y = 0; y < H; y++)
+        signed char* dst = base + (size_t)q * W * H;
+        for (int y = 0; y < H; y++, dst += W)
         {
             const int iy = y - g.pad_top;
             if (iy < 0 || iy >= j.in.h || x1 <= x0)
+            {
+                memset(dst, j.pad_value, W);
                 continue;
-            memcpy(dst + (size_t)y * W + x0, src + (size_t)iy * j.in.w + (x0 - g.pad_left), x1 - x0);
+            }
+            memset(dst, j.pad_value, x0);
+            memcpy(dst + x0, src + (size_t)iy * j.in.w + (x0 - g.pad_left), x1 - x0);
+            memset(dst + x1, j.pad_value, W - x1);
         }
     }
+    return base;
 }
 
 // the offset of k = q * maxk + tap from a pixel's window origin in the
-// padded input (planes of W x H)
-static inline void conv_int8_tap_offsets(const ConvInt8Job& j, int W, int H, std::vector<int>& koff)
+// input planes (W wide, plane stride cs)
+static inline void conv_int8_tap_offsets(const ConvInt8Job& j, int W, size_t cs, std::vector<int>& koff)
 {
     const ConvGeometry& g = j.g;
     koff.resize((size_t)j.in.c * g.kernel_w * g.kernel_h);
     for (int q = 0, k = 0; q < j.in.c; q++)
         for (int ky = 0; ky < g.kernel_h; ky++)
             for (int kx = 0; kx < g.kernel_w; kx++, k++)
-                koff[k] = q * W * H + ky * g.dilation_h * W + kx * g.dilation_w;
+                koff[k] = (int)(q * cs) + ky * g.dilation_h * W + kx * g.dilation_w;
 }
 
 // Convolution (group 1, 2-D) for the job: bit-identical to the reference
@@ -335,12 +349,13 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
     const int MR = kInt8MR, NR = kInt8NR, L = VecI::L;
     const ConvGeometry& g = j.g;
     int W = 0, H = 0;
+    size_t cs = 0;
     std::vector<signed char> padded;
-    conv_int8_pad_input(j, padded, &W, &H);
+    const signed char* src = conv_int8_padded_input(j, padded, &W, &H, &cs, num_threads);
 
     const int K = pw.K, K2 = pw.K2, M = pw.M;
     std::vector<int> koff;
-    conv_int8_tap_offsets(j, W, H, koff);
+    conv_int8_tap_offsets(j, W, cs, koff);
 
     const int outw = j.out.w;
     const int N = j.out.w * j.out.h;
@@ -348,7 +363,6 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
     int chunk = std::max(1, (int)(65536 / ((size_t)K2 * MR)));
     chunk = std::max(1, std::min(chunk, (tiles + num_threads - 1) / num_threads));
     const int chunks = (tiles + chunk - 1) / chunk;
-    const signed char* src = padded.data();
     const int* ko = koff.data();
     // per-channel factors padded to whole panels for the vector epilogue
     const bool requant = j.scale_out != nullptr;
@@ -466,67 +480,133 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
     }
 }
 
-// Depth-wise (group == channels == outputs, 2-D): per channel, rows of int32
-// sums accumulated tap by tap over contiguous int8 runs, L lanes at a time
-// (a strided plane is first split into its column phases),
-// then the vector epilogue over whole rows (the row buffers are padded to the
-// vector width) where the numerics allow it
+// One input row as int16: pad_left values of pad, the n int8 values of src
+// sign-extended, pad up to W
+static inline void int8_row_to_int16(const signed char* src, int n, int pad_left, int W, int16_t pad, int16_t* dst)
+{
+    int x = 0;
+    for (; x < pad_left; x++)
+        dst[x] = pad;
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+    {
+        const __m128i v = _mm_loadu_si128((const __m128i*)(src + i));
+        _mm_storeu_si128((__m128i*)(dst + x + i), _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+        _mm_storeu_si128((__m128i*)(dst + x + i + 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+    }
+    if (i + 8 <= n)
+    {
+        const __m128i v = _mm_loadl_epi64((const __m128i*)(src + i));
+        _mm_storeu_si128((__m128i*)(dst + x + i), _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+        i += 8;
+    }
+    for (; i < n; i++)
+        dst[x + i] = src[i];
+    for (x += n; x < W; x++)
+        dst[x] = pad;
+}
+
+// Depth-wise (group == channels == outputs, 2-D), pmaddwd on pairs of taps.
+// Per channel the padded plane is made int16 (in parallel, in a per-thread
+// buffer), and each int32 lane of a vector holds the pair of inputs that
+// two horizontally adjacent taps multiply for one output:
+//   stride 1: a pair plane P[x] = (x16[x], x16[x + dilation]) (4 bytes a
+//     column), taps kx, kx+1 of output ox at P[ox + kx * dilation];
+//   stride 2, dilation 1: the int16 plane itself read as pairs, taps kx,
+//     kx+1 of output ox at x16[2 ox + kx];
+// so one multiply-add takes two taps (an odd last tap pairs with weight 0).
+// Other strides take the taps one by one. Output rows run L lanes at a
+// time, kCV vectors kept in registers through every tap, then the vector
+// epilogue where the numerics allow it. The int32 sums are the reference's.
 static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 {
     const ConvGeometry& g = j.g;
-    int W = 0, H = 0;
-    std::vector<signed char> padded;
-    conv_int8_pad_input(j, padded, &W, &H);
+    const int W = (j.out.w - 1) * g.stride_w + conv_kernel_extent(g.kernel_w, g.dilation_w);
+    const int H = (j.out.h - 1) * g.stride_h + conv_kernel_extent(g.kernel_h, g.dilation_h);
     const int maxk = g.kernel_w * g.kernel_h;
     const int outw = j.out.w, outh = j.out.h;
     const int L = VecI::L;
-    const int outw_pad = (outw + L - 1) / L * L;
     const bool requant = j.scale_out != nullptr;
     const bool vec_finish = int8_vec_finish_ok(j.act, j.numerics);
-    // columns are read in runs of stride 1 from `phases` planes: column x of
-    // the padded row is phase x % sw at x / sw
     const int sw = g.stride_w;
-    const bool split = sw > 1 && sw <= 4;
-    const int phases = split ? sw : 1;
-    const int pw = split ? (W + sw - 1) / sw : W;
+    const bool pairs1 = sw == 1, pairs2 = sw == 2 && g.dilation_w == 1;
+    const bool paired = pairs1 || pairs2;
+    // row pitch in bytes of the plane the vectors read, bytes per output column
+    const size_t pitch16 = (size_t)W * 2;
+    const size_t pitch = pairs1 ? (size_t)W * 4 : pitch16;
     const int kCV = 4; // row vectors kept in registers
+    // (vector loads run up to kCV * L lanes past a row's last output)
+    const size_t slack = (size_t)(kCV + 2) * L * 4 + 64;
+    // tap pairs: byte offset from the output's window origin, int16 weights
+    const int npair_row = paired ? (g.kernel_w + 1) / 2 : 0;
+    std::vector<int> pair_ofs((size_t)npair_row * g.kernel_h);
+    for (int ky = 0; ky < g.kernel_h; ky++)
+        for (int t = 0; t < npair_row; t++)
+            pair_ofs[ky * npair_row + t] = (int)(ky * g.dilation_h * pitch)
+                                           + (pairs1 ? 2 * t * g.dilation_w * 4 : 2 * t * 2);
+    const int16_t pad16 = j.pad_value;
+    const int x0 = std::min(W, std::max(0, g.pad_left)), x1 = std::max(x0, std::min(W, g.pad_left + j.in.w));
     #pragma omp parallel num_threads(num_threads)
     {
-        std::vector<int32_t> acc(outw_pad);
-        std::vector<signed char> planes(split ? (size_t)phases * pw * H + kInt8Slack : 0);
+        std::vector<int16_t> plane16((size_t)W * H + slack / 2, 0);
+        std::vector<int32_t> pairs(pairs1 ? (size_t)W * H + slack / 4 : 0, 0);
+        std::vector<int32_t> acc((size_t)outw + L);
+        std::vector<int32_t> wpair((size_t)npair_row * g.kernel_h);
         #pragma omp for
         for (int q = 0; q < j.out.c; q++)
         {
-            const signed char* plane = padded.data() + (size_t)q * W * H;
-            if (split)
+            const signed char* src = (const signed char*)j.in.data + j.in.cstep * q;
+            for (int y = 0; y < H; y++)
             {
-                for (int ph = 0; ph < phases; ph++)
+                const int iy = y - g.pad_top;
+                int16_t* d = plane16.data() + (size_t)y * W;
+                if (iy < 0 || iy >= j.in.h)
+                    std::fill(d, d + W, pad16);
+                else
+                    int8_row_to_int16(src + (size_t)iy * j.in.w + (x0 - g.pad_left), x1 - x0, x0, W, pad16, d);
+            }
+            if (pairs1)
+            {
+                // P[x] = (x16[x], x16[x + dilation]); past the plane's end the
+                // second value is never used with a nonzero weight
+                const int dil = g.dilation_w;
+                const int16_t* s16 = plane16.data();
+                int32_t* p = pairs.data();
+                const int n = W * H;
+                int x = 0;
+                for (; x + 8 + dil <= n; x += 8)
                 {
-                    const int n = (W - ph + sw - 1) / sw;
-                    for (int y = 0; y < H; y++)
-                    {
-                        const signed char* src = plane + (size_t)y * W + ph;
-                        signed char* dst = planes.data() + ((size_t)ph * H + y) * pw;
-                        for (int xi = 0; xi < n; xi++)
-                            dst[xi] = src[xi * sw];
-                    }
+                    const __m128i a = _mm_loadu_si128((const __m128i*)(s16 + x));
+                    const __m128i b = _mm_loadu_si128((const __m128i*)(s16 + x + dil));
+                    _mm_storeu_si128((__m128i*)(p + x), _mm_unpacklo_epi16(a, b));
+                    _mm_storeu_si128((__m128i*)(p + x + 4), _mm_unpackhi_epi16(a, b));
                 }
+                for (; x < n; x++)
+                    p[x] = int16_pair(s16[x], x + dil < n ? s16[x + dil] : 0);
             }
             const signed char* wq = j.weight + (size_t)q * maxk;
+            for (int ky = 0; ky < g.kernel_h; ky++)
+                for (int t = 0; t < npair_row; t++)
+                {
+                    const int kx = 2 * t;
+                    wpair[ky * npair_row + t] = int16_pair(wq[ky * g.kernel_w + kx], kx + 1 < g.kernel_w ? wq[ky * g.kernel_w + kx + 1] : 0);
+                }
             const VecIF::T si = VecIF::set1(j.scale_in[q]), bi = VecIF::set1(j.bias ? j.bias[q] : 0.f);
             const VecIF::T so = VecIF::set1(requant ? j.scale_out[q] : 1.f);
+            const char* base = pairs1 ? (const char*)pairs.data() : (const char*)plane16.data();
+            const int np = npair_row * g.kernel_h;
             for (int oy = 0; oy < outh; oy++)
             {
                 const size_t o = j.out.cstep * q + (size_t)oy * outw;
-                if (!split && sw != 1)
+                if (!paired)
                 {
-                    // wide strides: scalar taps
+                    // other strides: taps one by one
                     std::fill(acc.begin(), acc.end(), 0);
                     for (int ky = 0; ky < g.kernel_h; ky++)
                         for (int kx = 0; kx < g.kernel_w; kx++)
                         {
                             const int wv = wq[ky * g.kernel_w + kx];
-                            const signed char* s = plane + (size_t)(oy * g.stride_h + ky * g.dilation_h) * W + kx * g.dilation_w;
+                            const int16_t* s = plane16.data() + (size_t)(oy * g.stride_h + ky * g.dilation_h) * W + kx * g.dilation_w;
                             for (int ox = 0; ox < outw; ox++)
                                 acc[ox] += (int)s[ox * sw] * wv;
                         }
@@ -534,7 +614,7 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                         conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + ox);
                     continue;
                 }
-                // up to kCV vectors of the row in registers through every tap
+                const char* row = base + (size_t)oy * g.stride_h * pitch;
                 for (int ox0 = 0; ox0 < outw; ox0 += kCV * L)
                 {
                     const int nv = std::min(kCV, (outw - ox0 + L - 1) / L);
@@ -542,22 +622,16 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 #pragma GCC unroll 8
                     for (int v = 0; v < kCV; v++)
                         a[v] = VecI::zero();
-                    for (int ky = 0; ky < g.kernel_h; ky++)
+                    const char* r0 = row + (size_t)ox0 * 4;
+                    for (int t = 0; t < np; t++)
                     {
-                        const int y = oy * g.stride_h + ky * g.dilation_h;
-                        for (int kx = 0; kx < g.kernel_w; kx++)
-                        {
-                            const int x = kx * g.dilation_w;
-                            const signed char* s = (split ? planes.data() + ((size_t)(x % sw) * H + y) * pw + x / sw
-                                                          : plane + (size_t)y * W + x)
-                                                   + ox0;
-                            // lanes past outw read the slack and are dropped
-                            const int32_t wpair = int16_pair(wq[ky * g.kernel_w + kx], 0);
+                        const char* s = r0 + pair_ofs[t];
+                        const int32_t wp = wpair[t];
+                        // lanes past outw read the next row or the slack and are dropped
 #pragma GCC unroll 8
-                            for (int v = 0; v < kCV; v++)
-                                if (v < nv)
-                                    a[v] = VecI::madd(a[v], wpair, VecI::load_s8(s + v * L));
-                        }
+                        for (int v = 0; v < kCV; v++)
+                            if (v < nv)
+                                a[v] = VecI::madd(a[v], wp, VecI::load((const int32_t*)(s + v * L * 4)));
                     }
 #pragma GCC unroll 8
                     for (int v = 0; v < kCV; v++)

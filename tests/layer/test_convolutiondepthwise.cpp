@@ -108,14 +108,17 @@ TEST(ConvolutionDepthWise, activations)
     }
 }
 
-static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act, int w = 9, int h = 8)
+// kernel k x k, dilation dil, padding pad on every side
+static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act, int w = 9, int h = 8,
+                               int k = 3, int dil = 1, int pad = 1)
 {
     ParamDict pd;
-    const int k = 3, wsize = outc * (c / group) * k * k;
+    const int wsize = outc * (c / group) * k * k;
     pd.set(0, outc);
     pd.set(1, k);
+    pd.set(2, dil);
     pd.set(3, stride);
-    pd.set(4, 1);
+    pd.set(4, pad);
     pd.set(5, 1);
     pd.set(6, wsize);
     pd.set(7, group);
@@ -143,8 +146,9 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
     p.group = group;
     p.k[0] = p.k[1] = k;
     p.stride[0] = p.stride[1] = stride;
+    p.dil[0] = p.dil[1] = dil;
     for (int a = 0; a < 2; a++)
-        p.pad0[a] = p.pad1[a] = 1;
+        p.pad0[a] = p.pad1[a] = pad;
     p.act = act;
     p.int8 = true;
     p.bottom_scale = bscale[0];
@@ -174,12 +178,18 @@ TEST(ConvolutionDepthWise, int8)
     KITE_EXPECT_LAYER_OK(run_dw_int8(24, 24, 24, 2, 2, false, 0));
     KITE_EXPECT_LAYER_OK(run_dw_int8(20, 20, 20, 2, 102, false, 0));
     KITE_EXPECT_LAYER_OK(run_dw_int8(16, 16, 16, 2, 1, true, 1));
-    // rows of several vectors plus a tail, strides 1-3 (the x86 kernel splits
-    // strided planes into column phases)
+    // rows of several vectors plus a tail, strides 1-3 (the x86 kernel pairs
+    // adjacent taps at strides 1 and 2)
     KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 1, 1, true, 1, 37, 11));
     KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 2, 2, false, 0, 38, 9));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 3, 1, true, 1, 41, 10));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 101, true, 1, 35, 7));
+    // even and wider kernels (a last tap without a partner), dilation at
+    // stride 1 (pairs 2 columns apart) and 2 (taps one by one), no padding
+    KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 1, 2, true, 1, 23, 6, 2, 1, 0));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(12, 12, 12, 2, 101, true, 1, 21, 9, 5, 1, 2));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 1, 1, false, 0, 19, 8, 3, 2, 2));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 2, true, 1, 17, 9, 4, 2, 1));
 }
 
 TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)
