@@ -144,11 +144,12 @@ TEST(Gemm, errors)
 
 // constant B (the x86 driver packs it as the SGEMM's A): sizes past the
 // register blocks and the K block (partial row and column panels, two K
-// blocks), per-column C, alpha 1 (plain epilogue) and not
+// blocks, two groups of row panels: N > 8 x 12), per-column C, alpha 1 (plain
+// epilogue) and not
 TEST(Gemm, sgemm_sized)
 {
     reseed(33);
-    const int M = 45, N = 53, K = 300;
+    const int M = 45, N = 101, K = 300;
     for (int tb : {0, 1})
     {
         const float alpha = tb ? 0.5f : 1.f;
