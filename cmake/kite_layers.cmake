@@ -39,7 +39,7 @@ set(KITE_X86_ENUM_sse2 CPU_ISA_SSE2)
 # Layer::isa and then runs the vpdpbusd int8 kernels of
 # layer/x86/conv_int8_vnni_x86.cpp, compiled once more per VNNI level in
 # namespace kite::<vnni level>). Tests force either row, so both run here.
-set(KITE_X86_VNNI_LAYERS Convolution)
+set(KITE_X86_VNNI_LAYERS Convolution InnerProduct)
 set(KITE_X86_VNNI_avx512 avx512vnni)
 set(KITE_X86_VNNI_avx2 avxvnni)
 set(KITE_X86_FLAGS_avx512vnni ${KITE_X86_FLAGS_avx512} -mavx512vnni)

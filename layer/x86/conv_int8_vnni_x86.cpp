@@ -351,5 +351,35 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
     }
 }
 
+void int8_gemv_vnni(const signed char* x, const signed char* w, int M, int K, int32_t* sums, int num_threads)
+{
+    // x + 128 as u8 times the signed weights, 4 per lane; the +128 comes back
+    // out through 128 * (the row's sum, from the same weights times ones)
+    const int V = 4 * kL; // int8 values per step
+    const int Kv = K / V * V;
+    std::vector<uint8_t> xu(Kv);
+    for (int k = 0; k < Kv; k++)
+        xu[k] = (uint8_t)(x[k] ^ 0x80);
+    const VecQ::T ones = VecQ::set1(0x01010101);
+    int8_gemv_quads(x, w, M, K, Kv, sums, num_threads, [&](const signed char* const* wr, int32_t* s) {
+        VecQ::T a[4], c[4];
+        for (int i = 0; i < 4; i++)
+            a[i] = c[i] = VecQ::zero();
+        for (int k = 0; k < Kv; k += V)
+        {
+            const VecQ::T xv = VecQ::load((const int32_t*)(xu.data() + k));
+#pragma GCC unroll 4
+            for (int i = 0; i < 4; i++)
+            {
+                const VecQ::T wv = VecQ::load((const int32_t*)(wr[i] + k));
+                a[i] = VecQ::dp(a[i], xv, wv);
+                c[i] = VecQ::dp(c[i], ones, wv);
+            }
+        }
+        for (int i = 0; i < 4; i++)
+            s[i] = reduce_add_i32(a[i]) - 128 * reduce_add_i32(c[i]);
+    });
+}
+
 } // namespace KITE_ISA_NS
 } // namespace kite

@@ -2,8 +2,9 @@
 // lanes): AVX512-VNNI on zmm, AVX-VNNI on ymm. The kernels are compiled once
 // per VNNI level (conv_int8_vnni_x86.cpp in namespace kite::avx512vnni /
 // kite::avxvnni, cmake/kite_layers.cmake) and called by the avx512 / avx2
-// Convolution drivers when the registry row they were created for is a VNNI
-// level (Layer::isa), so the non-VNNI rows keep the pmaddwd kernels.
+// Convolution and InnerProduct drivers when the registry row they were
+// created for is a VNNI level (Layer::isa), so the non-VNNI rows keep the
+// pmaddwd kernels.
 //
 // Vectors run along the output pixels: the input is rearranged per tile of
 // TN pixels as [K/4][TN] quads of 4 consecutive k (x + 128, unsigned) and
@@ -40,6 +41,8 @@ struct ConvInt8VnniWeights
     void conv_int8_vnni_pack_weights(const signed char* weight, int M, int K, ConvInt8VnniWeights& out);    \
     /* group 1, 2-D, out_elempack any; bit-identical to the reference */                                  \
     void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads);         \
+    /* sums[m] = sum_k x[k] * w[m * K + k], m < M (int8, exact) */                                          \
+    void int8_gemv_vnni(const signed char* x, const signed char* w, int M, int K, int32_t* sums, int num_threads); \
     }
 
 KITE_X86_DECLARE_VNNI_KERNELS(avx512vnni)

@@ -27,7 +27,8 @@ namespace kite {
 namespace KITE_ISA_NS {
 
 // L int32 lanes; madd(acc, pair, w): acc + pairwise int16 products of the
-// broadcast pair with w; load_s8: L int8 values sign-extended
+// broadcast pair with w; madd16(a, b): pairwise int16 products of a and b;
+// load_s8: L int8 values sign-extended
 #if defined(__AVX512BW__)
 struct VecI
 {
@@ -37,6 +38,8 @@ struct VecI
     static T load(const int32_t* p) { return _mm512_loadu_si512((const void*)p); }
     static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
     static T madd(T acc, int32_t pair, T w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_set1_epi32(pair), w)); }
+    static T madd16(T a, T b) { return _mm512_madd_epi16(a, b); }
+    static T add(T a, T b) { return _mm512_add_epi32(a, b); }
     static __m512 to_float(T v) { return _mm512_cvtepi32_ps(v); }
     static T load_s8(const signed char* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)p)); }
 };
@@ -49,6 +52,8 @@ struct VecI
     static T load(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
     static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
     static T madd(T acc, int32_t pair, T w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_set1_epi32(pair), w)); }
+    static T madd16(T a, T b) { return _mm256_madd_epi16(a, b); }
+    static T add(T a, T b) { return _mm256_add_epi32(a, b); }
     static __m256 to_float(T v) { return _mm256_cvtepi32_ps(v); }
     static T load_s8(const signed char* p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)p)); }
 };
@@ -61,6 +66,8 @@ struct VecI
     static T load(const int32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
     static void store(int32_t* p, T v) { _mm_storeu_si128((__m128i*)p, v); }
     static T madd(T acc, int32_t pair, T w) { return _mm_add_epi32(acc, _mm_madd_epi16(_mm_set1_epi32(pair), w)); }
+    static T madd16(T a, T b) { return _mm_madd_epi16(a, b); }
+    static T add(T a, T b) { return _mm_add_epi32(a, b); }
     static __m128 to_float(T v) { return _mm_cvtepi32_ps(v); }
     static T load_s8(const signed char* p)
     {
@@ -657,6 +664,79 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
             }
         }
     }
+}
+
+// 2L int8 values sign-extended to int16: one VecI of int16 pairs
+static inline VecI::T load_s8_pairs(const signed char* p)
+{
+#if defined(__AVX512BW__)
+    return _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)p));
+#elif defined(__AVX2__)
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)p));
+#else
+    const __m128i v = _mm_loadl_epi64((const __m128i*)p);
+    return _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8);
+#endif
+}
+
+static inline int32_t reduce_add_i32(VecI::T v)
+{
+    int32_t lanes[VecI::L];
+    VecI::store(lanes, v);
+    int32_t s = 0;
+    for (int i = 0; i < VecI::L; i++)
+        s += lanes[i];
+    return s;
+}
+
+// int8 matrix-vector products, exact: sums[m] = sum_k x[k] * w[m * K + k]
+// for m in [0, M) (w: M rows of K, as InnerProduct stores its weights), four
+// rows at a time in parallel: dot4(wr, s) gives the sums of the first Kv
+// values of rows wr[0..3] (the last row repeated past M); the tail is added here
+template<class Dot4>
+static inline void int8_gemv_quads(const signed char* x, const signed char* w, int M, int K, int Kv, int32_t* sums,
+                                   int num_threads, const Dot4& dot4)
+{
+    const int quads = (M + 3) / 4;
+    #pragma omp parallel for num_threads(num_threads)
+    for (int qd = 0; qd < quads; qd++)
+    {
+        const int m0 = qd * 4, mn = std::min(4, M - m0);
+        const signed char* wr[4];
+        for (int i = 0; i < 4; i++)
+            wr[i] = w + (size_t)K * (m0 + std::min(i, mn - 1));
+        int32_t s[4];
+        dot4(wr, s);
+        for (int i = 0; i < mn; i++)
+        {
+            for (int k = Kv; k < K; k++)
+                s[i] += (int)x[k] * (int)wr[i][k];
+            sums[m0 + i] = s[i];
+        }
+    }
+}
+
+// int8_gemv_quads with x and the weight rows widened to int16 2L values at a
+// time and multiplied pairwise (pmaddwd); four rows share each load of x
+static inline void int8_gemv(const signed char* x, const signed char* w, int M, int K, int32_t* sums, int num_threads)
+{
+    const int V = 2 * VecI::L; // int8 values per step
+    const int Kv = K / V * V;
+    int8_gemv_quads(x, w, M, K, Kv, sums, num_threads, [&](const signed char* const* wr, int32_t* s) {
+        VecI::T a0 = VecI::zero(), a1 = VecI::zero(), a2 = VecI::zero(), a3 = VecI::zero();
+        for (int k = 0; k < Kv; k += V)
+        {
+            const VecI::T xv = load_s8_pairs(x + k);
+            a0 = VecI::add(a0, VecI::madd16(xv, load_s8_pairs(wr[0] + k)));
+            a1 = VecI::add(a1, VecI::madd16(xv, load_s8_pairs(wr[1] + k)));
+            a2 = VecI::add(a2, VecI::madd16(xv, load_s8_pairs(wr[2] + k)));
+            a3 = VecI::add(a3, VecI::madd16(xv, load_s8_pairs(wr[3] + k)));
+        }
+        s[0] = reduce_add_i32(a0);
+        s[1] = reduce_add_i32(a1);
+        s[2] = reduce_add_i32(a2);
+        s[3] = reduce_add_i32(a3);
+    });
 }
 
 } // namespace KITE_ISA_NS

@@ -1,12 +1,18 @@
 // InnerProduct for x86, fp32: one input vector is a matrix-vector product
 // (four outputs at a time, vectorised along the inputs); a dims-2 input of
 // rows is a matrix product through the packed SGEMM with the weights packed
-// once in create_pipeline. int8 uses the reference.
+// once in create_pipeline. int8: the input quantized as the reference does,
+// int32 sums from the int8 matrix-vector kernel (vpdpbusd on the VNNI rows,
+// pmaddwd otherwise), the reference's epilogue.
 #include "innerproduct.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "common/int8.h"
+#include "conv_int8_vnni_x86.h"
+#include "conv_int8_x86.h"
 #include "conv_vec_x86.h"
+#include "cpu.h"
 #include "log.h"
 #include "sgemm_x86.h"
 
@@ -55,44 +61,33 @@ class InnerProduct_x86 : public InnerProduct
 public:
     bool accept() const override
     {
-        return int8_scale_term == 0;
+        return true;
     }
 
     int create_pipeline(const Option& opt) override
     {
         int ret = InnerProduct::create_pipeline(opt);
+        act = Activation(activation_type, activation_params);
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         const int num_input = weight_data_size / num_output;
         pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight);
-        act = Activation(activation_type, activation_params);
         return 0;
     }
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
+        if (weight_data.elemsize == 1u)
+            return forward_int8(bottom_blob, top_blob, opt);
         if (packed_weight.M == 0 || bottom_blob.elempack != 1 || bottom_blob.elemsize != 4u || bottom_blob.dims < 1
             || bottom_blob.dims > 4)
             return InnerProduct::forward(bottom_blob, top_blob, opt);
         const int num_input = packed_weight.K;
-        const bool row_mode = bottom_blob.dims == 2 && bottom_blob.w == num_input;
-        const int rows = row_mode ? bottom_blob.h : 1;
+        int rows = 1;
         Mat flat;
-        if (flatten_blob(bottom_blob, flat, opt.workspace_allocator) != 0)
-            return -100;
-        if (flat.w != num_input * rows)
-        {
-            KITE_LOGE("InnerProduct '%s': input of %d values (dims=%d w=%d h=%d d=%d c=%d) does not match num_input %d",
-                      name.c_str(), flat.w, bottom_blob.dims, bottom_blob.w, bottom_blob.h, bottom_blob.d, bottom_blob.c,
-                      num_input);
-            return -1;
-        }
-        if (row_mode)
-            top_blob.create(num_output, rows, 4u, opt.blob_allocator);
-        else
-            top_blob.create(num_output, 4u, opt.blob_allocator);
-        if (top_blob.empty())
-            return -100;
+        int ret = flat_input_and_output(bottom_blob, num_input, flat, &rows, top_blob, opt);
+        if (ret != 0)
+            return ret;
         const float* bias = bias_term ? (const float*)bias_data : nullptr;
         const float* x = flat;
         float* y = top_blob;
@@ -132,6 +127,80 @@ public:
     }
 
 private:
+    // the input's values as rows of num_input (one row unless a dims-2 input
+    // has w == num_input) and the output blob for them
+    int flat_input_and_output(const Mat& bottom_blob, int num_input, Mat& flat, int* rows, Mat& top_blob,
+                              const Option& opt) const
+    {
+        const bool row_mode = bottom_blob.dims == 2 && bottom_blob.w == num_input;
+        *rows = row_mode ? bottom_blob.h : 1;
+        if (flatten_blob(bottom_blob, flat, opt.workspace_allocator) != 0)
+            return -100;
+        if (flat.w != num_input * *rows)
+        {
+            KITE_LOGE("InnerProduct '%s': input of %d values (dims=%d w=%d h=%d d=%d c=%d) does not match num_input %d",
+                      name.c_str(), flat.w, bottom_blob.dims, bottom_blob.w, bottom_blob.h, bottom_blob.d, bottom_blob.c,
+                      num_input);
+            return -1;
+        }
+        if (row_mode)
+            top_blob.create(num_output, *rows, 4u, opt.blob_allocator);
+        else
+            top_blob.create(num_output, 4u, opt.blob_allocator);
+        return top_blob.empty() ? -100 : 0;
+    }
+
+    // the reference's int8 path with the int32 sums from the x86 kernels
+    int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int num_input = weight_data_size / num_output;
+        if (!opt.use_int8_inference || bottom_blob.elempack != 1 || bottom_blob.dims < 1 || bottom_blob.dims > 4
+            || !(bottom_blob.elemsize == 4u || bottom_blob.elemsize == 1u))
+            return InnerProduct::forward(bottom_blob, top_blob, opt); // (reports the error)
+        int rows = 1;
+        Mat flat;
+        int ret = flat_input_and_output(bottom_blob, num_input, flat, &rows, top_blob, opt);
+        if (ret != 0)
+            return ret;
+        Mat xq = flat;
+        if (flat.elemsize != 1u)
+        {
+            ret = quantize_blob_int8(flat, xq, bottom_blob_int8_scales, 1, opt.workspace_allocator, opt.num_threads);
+            if (ret != 0)
+                return ret;
+        }
+        std::vector<int32_t> sums((size_t)num_output * rows);
+        for (int r = 0; r < rows; r++)
+        {
+            const signed char* x = (const signed char*)xq.data + (size_t)num_input * r;
+            int32_t* s = sums.data() + (size_t)num_output * r;
+#if defined(KITE_X86_VNNI_NS)
+            if (isa == CPU_ISA_AVX512VNNI || isa == CPU_ISA_AVXVNNI)
+            {
+                KITE_X86_VNNI_NS::int8_gemv_vnni(x, weight_data, num_output, num_input, s, opt.num_threads);
+                continue;
+            }
+#endif
+            int8_gemv(x, weight_data, num_output, num_input, s, opt.num_threads);
+        }
+        // the reference's epilogue
+        const float bottom_scale = bottom_blob_int8_scales[0];
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        float* y = top_blob;
+        for (int p = 0; p < num_output; p++)
+        {
+            const float scale_in = int8_dequant_scale(bottom_scale, weight_data_int8_scales[p]);
+            for (int r = 0; r < rows; r++)
+            {
+                float v = sums[(size_t)num_output * r + p] * scale_in;
+                if (bias)
+                    v += bias[p];
+                y[(size_t)num_output * r + p] = act(v);
+            }
+        }
+        return 0;
+    }
+
     PackedA packed_weight;
     Activation act;
 };

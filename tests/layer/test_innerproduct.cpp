@@ -112,7 +112,10 @@ TEST(InnerProduct, int8)
         KITE_EXPECT_LAYER_OK(run_ip(RandomMat(24), 8, 1, 0, {}, mode));
         KITE_EXPECT_LAYER_OK(run_ip(RandomMat(4, 3, 5), 6, 1, 1, {}, mode));
         KITE_EXPECT_LAYER_OK(run_ip(RandomMat(12, 4), 5, 4, 0, {}, mode));
+        // whole vector steps of every x86 kernel plus a tail, a partial group of four outputs
+        KITE_EXPECT_LAYER_OK(run_ip(RandomMat(150), 13, 1, 1, {}, mode));
     }
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(67, 3), 9, 3, 0, {}, 2));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(24), 8, 1, 0, {}, 1, true)); // weight scale 0: bias only
 }
 
