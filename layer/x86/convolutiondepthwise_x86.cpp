@@ -40,13 +40,31 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
         for (int kx = 0; kx < g.kernel_w; kx++, k++)
             ofs[k] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * P;
     const int outw = out.w, outh = out.h, w = in.w, h = in.h;
-    const int ext_w = (g.kernel_w - 1) * g.dilation_w + 1, ext_h = (g.kernel_h - 1) * g.dilation_h + 1;
+    const int ext_w = (g.kernel_w - 1) * g.dilation_w + 1;
     // output columns whose windows lie inside the input: [ox_lo, ox_hi)
     const int ox_lo = std::min(outw, (pad_left + g.stride_w - 1) / g.stride_w);
     const int ox_hi = w + pad_left - ext_w < 0 ? ox_lo
                                                 : std::max(ox_lo, std::min(outw, (w + pad_left - ext_w) / g.stride_w + 1));
     const int* o = ofs.data();
     const int sx = g.stride_w * P;
+    // stride 1 with P narrower than the ISA's vectors: R = W/P adjacent output
+    // pixels are W adjacent floats in the input and the output, so one wide
+    // FMA per tap computes R pixels (weights and bias repeated R times);
+    // shufflenet_v2's 116/232-channel blobs are elempack 4/8
+    const int W = kMaxPack > P ? kMaxPack : P, R = W / P;
+    typedef VecF<W> VW;
+    const bool wide = R > 1 && g.stride_w == 1;
+    std::vector<float> wide_wb;
+    if (wide)
+    {
+        wide_wb.resize((size_t)out.c * (maxk + 1) * W);
+        for (int q = 0; q < out.c; q++)
+            for (int k = 0; k <= maxk; k++)
+                for (int r = 0; r < R; r++)
+                    for (int i = 0; i < P; i++)
+                        wide_wb[((size_t)q * (maxk + 1) + k) * W + r * P + i]
+                            = k < maxk ? weight[((size_t)q * maxk + k) * P + i] : bias ? bias[q * P + i] : 0.f;
+    }
 
     #pragma omp parallel for num_threads(num_threads)
     for (int q = 0; q < out.c; q++)
@@ -54,6 +72,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
         const float* src = (const float*)in.data + in.cstep * P * q;
         float* dst = (float*)out.data + out.cstep * P * q;
         const float* wq = weight + (size_t)maxk * P * q;
+        const float* wwq = wide ? wide_wb.data() + (size_t)q * (maxk + 1) * W : nullptr; // [maxk][W], then bias
         const typename V::T b = bias ? V::load(bias + q * P) : V::zero();
         const typename V::T pv = V::set1(pad_value);
         // one output through bounds-checked taps
@@ -77,7 +96,15 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
         for (int oy = 0; oy < outh; oy++, dst += (size_t)outw * P)
         {
             const int iy0 = oy * g.stride_h - pad_top;
-            if (iy0 < 0 || iy0 + ext_h > h)
+            // kernel rows inside the input: [kyb, kye). With a zero pad value
+            // the taps outside add nothing, so the top/bottom rows run the
+            // inside loops over the inside kernel rows only
+            int kyb = 0, kye = g.kernel_h;
+            while (kyb < kye && iy0 + kyb * g.dilation_h < 0)
+                kyb++;
+            while (kye > kyb && iy0 + (kye - 1) * g.dilation_h >= h)
+                kye--;
+            if (kyb == kye || ((kyb > 0 || kye < g.kernel_h) && pad_value != 0.f))
             {
                 for (int ox = 0; ox < outw; ox++)
                     border(ox, iy0);
@@ -85,17 +112,45 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
             }
             for (int ox = 0; ox < ox_lo; ox++)
                 border(ox, iy0);
-            const float* row = src + (size_t)iy0 * w * P;
+            const int k0 = kyb * g.kernel_w, k1 = kye * g.kernel_w;
+            const int obase = o[k0]; // the first inside kernel row starts the window
+            const float* row = src + (size_t)(iy0 + kyb * g.dilation_h) * w * P;
             int ox = ox_lo;
+            if (wide)
+            {
+                const typename VW::T bw = VW::load(wwq + (size_t)maxk * W);
+                for (; ox + 2 * R <= ox_hi; ox += 2 * R)
+                {
+                    const float* s0 = row + (size_t)(ox - pad_left) * P;
+                    typename VW::T a0 = bw, a1 = bw;
+                    for (int k = k0; k < k1; k++)
+                    {
+                        const typename VW::T wk = VW::load(wwq + (size_t)k * W);
+                        const float* s = s0 + (o[k] - obase);
+                        a0 = VW::fmadd(VW::load(s), wk, a0);
+                        a1 = VW::fmadd(VW::load(s + W), wk, a1);
+                    }
+                    store_activated<W>(dst + (size_t)ox * P, a0, act);
+                    store_activated<W>(dst + (size_t)ox * P + W, a1, act);
+                }
+                for (; ox + R <= ox_hi; ox += R)
+                {
+                    const float* s0 = row + (size_t)(ox - pad_left) * P;
+                    typename VW::T a0 = bw;
+                    for (int k = k0; k < k1; k++)
+                        a0 = VW::fmadd(VW::load(s0 + (o[k] - obase)), VW::load(wwq + (size_t)k * W), a0);
+                    store_activated<W>(dst + (size_t)ox * P, a0, act);
+                }
+            }
             // four outputs at a time share each weight load
             for (; ox + 3 < ox_hi; ox += 4)
             {
                 const float* s0 = row + (size_t)(ox * g.stride_w - pad_left) * P;
                 typename V::T a0 = b, a1 = b, a2 = b, a3 = b;
-                for (int k = 0; k < maxk; k++)
+                for (int k = k0; k < k1; k++)
                 {
                     const typename V::T wk = V::load(wq + k * P);
-                    const float* s = s0 + o[k];
+                    const float* s = s0 + (o[k] - obase);
                     a0 = V::fmadd(V::load(s), wk, a0);
                     a1 = V::fmadd(V::load(s + sx), wk, a1);
                     a2 = V::fmadd(V::load(s + 2 * sx), wk, a2);
@@ -111,8 +166,8 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
             {
                 const float* s = row + (size_t)(ox * g.stride_w - pad_left) * P;
                 typename V::T a = b;
-                for (int k = 0; k < maxk; k++)
-                    a = V::fmadd(V::load(s + o[k]), V::load(wq + k * P), a);
+                for (int k = k0; k < k1; k++)
+                    a = V::fmadd(V::load(s + (o[k] - obase)), V::load(wq + k * P), a);
                 store_activated<P>(dst + (size_t)ox * P, a, act);
             }
             for (ox = ox_hi; ox < outw; ox++)

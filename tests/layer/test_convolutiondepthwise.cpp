@@ -71,6 +71,9 @@ TEST(ConvolutionDepthWise, packed_channels)
     KITE_EXPECT_LAYER_OK(run_dw(10, 9, 32, 32, 32, 3, 2, 1, 2, 2, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw(7, 6, 16, 16, 16, 3, 1, 2, 1, 3, {0.f, 6.f}));
     KITE_EXPECT_LAYER_OK(run_dw(3, 2, 64, 64, 64, 3, 1, 1, 1, 6, {0.2f, 0.5f}, 0.25f));
+    // stride 1 at elempack 4/8 under wider vectors (several pixels per vector):
+    // 15 inside columns = two-vector steps, a one-vector step and a tail
+    KITE_EXPECT_LAYER_OK(run_dw(17, 5, 24, 24, 24, 3, 1, 1, 1, 3, {-0.5f, 0.5f}));
 }
 
 // packed inputs are read in place with the border handled by the kernel:
