@@ -297,6 +297,9 @@ static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, c
                 fail = "no session";
                 break;
             }
+            // the device layout follows the row: elempack `pack` where the
+            // shape and the layer allow it (Vulkan: 1, 4 and 8 in fp32 and fp16)
+            s->limit_elempack(pack);
             std::vector<GpuBlobPtr> bottoms(inputs.size());
             bool packable = true;
             for (size_t i = 0; i < inputs.size() && fail.empty(); i++)

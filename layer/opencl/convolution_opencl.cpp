@@ -10,6 +10,7 @@
 #include "common/activation.h"
 #include "common/conv_kernel.h"
 #include "common/int8.h"
+#include "common/winograd23.h"
 #include "gpu/opencl/cl_ops.h"
 #include "log.h"
 
@@ -93,31 +94,12 @@ int Convolution_opencl::create_pipeline(const Option& opt)
 
 int Convolution_opencl::upload_winograd_filter()
 {
-    // U = G g G^T per (o, c), G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1], stored
+    // U = G g G^T per (o, c) (common/winograd23.h), stored
     // NHWC (N = 16 transform points, H = O, W = C, C = 1) in the seeds'
     // width-major layout
     const int O = num_output, C = num_input_;
     std::vector<float> u((size_t)16 * O * C);
-    const float* w = weight_data;
-    for (int o = 0; o < O; o++)
-        for (int c = 0; c < C; c++)
-        {
-            const float* g = w + ((size_t)o * C + c) * 9;
-            float t[4][3]; // G g
-            for (int j = 0; j < 3; j++)
-            {
-                t[0][j] = g[j];
-                t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
-                t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
-                t[3][j] = g[6 + j];
-            }
-            for (int i = 0; i < 4; i++)
-            {
-                const float r[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
-                for (int j = 0; j < 4; j++)
-                    u[((size_t)(i * 4 + j) * O + o) * C + c] = r[j];
-            }
-        }
+    winograd23_transform_filters(weight_data, O, C, u.data());
     return cl::upload_seed_layout(w_.ctx, cl::SEED_WIDTH_MAJOR, u.data(), u.size(), 16, O, C, 1, false, w_.add());
 }
 

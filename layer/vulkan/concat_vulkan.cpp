@@ -1,6 +1,9 @@
 // Concat on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per input;
-// elempack-4 output when every input is elempack 4
+// a packed output when every input is packed (by the smallest of their
+// elempacks, 4 or 8), else elempack 1
 #include "concat.h"
+
+#include <algorithm>
 
 #include "vulkan/vulkan_common.h"
 
@@ -22,16 +25,19 @@ public:
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
         vk::Session& s = vkl::session_of(session);
-        // all inputs elempack 4: packed output, copies on views whose rows are
-        // 4x wider (the lanes of a packed element side by side), so any axis
-        // is a box copy; otherwise every input elempack 1
-        bool all4 = true;
+        // all inputs packed: a packed output (elempack ep, the smallest of
+        // theirs; an input packed by 8 among ones by 4 is repacked by 4),
+        // copies on views whose rows are ep times wider (the lanes of a packed
+        // element side by side), so any axis is a box copy; otherwise every
+        // input elempack 1
+        int ep = 8;
         for (const GpuBlobPtr& b : bottoms)
-            all4 = all4 && b->shape.elempack == 4;
+            ep = std::min(ep, b->shape.elempack);
+        const bool packed = ep > 1;
         std::vector<GpuBlobPtr> in(bottoms);
-        for (size_t i = 0; i < in.size() && !all4; i++)
+        for (size_t i = 0; i < in.size(); i++)
         {
-            int ret = s.convert_packing(bottoms[i], in[i], 1);
+            int ret = s.convert_packing(bottoms[i], in[i], ep);
             if (ret != 0)
                 return ret;
         }
@@ -61,15 +67,15 @@ public:
         }
         int cdhw[4];
         shape::to_cdhw(outd, cdhw);
-        vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], all4 ? 4 : 1);
+        vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], ep);
         if (!top)
             return -100;
-        const GpuBlobPtr topv = all4 ? vkl::wide_view(top) : top;
+        const GpuBlobPtr topv = packed ? vkl::wide_view(top) : top;
         const int ax = vkl::whdc_axis(dims, pa);
         int offset = 0;
         for (size_t i = 0; i < in.size(); i++)
         {
-            const GpuBlobPtr bv = all4 ? vkl::wide_view(in[i]) : in[i];
+            const GpuBlobPtr bv = packed ? vkl::wide_view(in[i]) : in[i];
             const vk::VkBlob* b = vkl::blob_of(bv);
             int box[4], src_off[4] = {0, 0, 0, 0}, dst_off[4] = {0, 0, 0, 0};
             vkl::whdc(b->shape, box);

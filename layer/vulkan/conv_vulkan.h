@@ -4,16 +4,26 @@
 // The Vulkan driver shared by Convolution and ConvolutionDepthWise (a
 // template on the reference class, whose parameter members have the same
 // names): weights go to the device once, forward_gpu records conv.comp on
-// elempack-1 inputs and conv_pack4.comp on elempack-4 ones where every group
+// elempack-1 inputs and conv_pack4.comp on elempack-4/8 ones where every group
 // has a multiple of 4 input and output channels, or for depth-wise with a
 // multiple of 4 channels (other packed inputs are unpacked on the device).
 // int8 weights (int8_scale_term) run int8conv.comp on elempack-1 inputs with
 // the CPU's scales and roundings; a requantizing layer's output is an int8 blob.
+// Dense 1x1 convolutions without padding on packed inputs run the tiled GEMM
+// conv1x1_gemm.comp instead of conv_pack4.comp; dense 3x3 stride-1 ones with
+// at least 16 input and output channels run Winograd F(2x2, 3x3)
+// (winograd_input.comp, gemm.comp over the 16 tile positions,
+// winograd_output.comp).
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
 #include "common/int8.h"
+#include "common/winograd23.h"
+#include "vulkan/gemm_vulkan.h"
 #include "vulkan/vulkan_common.h"
+
+#include <cstdlib>
+#include <cstring>
 
 namespace kite {
 namespace vkl {
@@ -22,6 +32,13 @@ struct ConvGpu
 {
     const vk::Pipeline* pipe = nullptr;
     const vk::Pipeline* pipe4 = nullptr; // conv_pack4, where pack4 is set
+    const vk::Pipeline* pipe1x1 = nullptr; // conv1x1_gemm: dense 1x1 on packed inputs
+    // Winograd F(2x2, 3x3) for dense 3x3 stride-1 convolutions with enough
+    // channels: input transform, 16 products through gemm.comp, output transform
+    const vk::Pipeline* wino_in = nullptr;
+    const vk::Pipeline* wino_gemm = nullptr;
+    const vk::Pipeline* wino_out = nullptr;
+    vk::VkBlobPtr wino_u; // [16][outch][inch]: G g G^T of every filter
     vk::VkBlobPtr weight;
     vk::VkBlobPtr weight4; // the weights in conv_pack4.comp's order
     vk::VkBlobPtr bias; // int8: the per-channel arguments (upload_int8_args)
@@ -80,6 +97,19 @@ struct ConvGpu
                             for (int ol = 0; ol < 4; ol++)
                                 d[(((oq * inq_g + icl) * taps + t) * 4 + il) * 4 + ol] = w[((oq * 4 + ol) * inch_g + icl * 4 + il) * taps + t];
         }
+        if (group == 1 && l.kernel_w == 3 && l.kernel_h == 3 && l.stride_w == 1 && l.stride_h == 1 && l.dilation_w == 1 &&
+            l.dilation_h == 1 && num_input >= WINOGRAD_MIN_CHANNELS && outch >= WINOGRAD_MIN_CHANNELS && use_switch("KITE_VULKAN_WINOGRAD"))
+        {
+            if (create_winograd(w, outch, num_input, opt) != 0)
+                return -1;
+        }
+        if (pack4 == 1 && group == 1 && taps == 1 && use_switch("KITE_VULKAN_CONV1X1"))
+        {
+            // the tiled GEMM reads the same weight order (one tap)
+            pipe1x1 = pipeline_for(opt, "conv1x1_gemm", 4, 16, 16, 1);
+            if (!pipe1x1)
+                return -1;
+        }
         if (pack4)
         {
             pipe4 = pipeline_for(opt, "conv_pack4", 4, 8, 8, 1);
@@ -88,6 +118,86 @@ struct ConvGpu
                 return -1;
         }
         return 0;
+    }
+
+    // KITE_VULKAN_CONV1X1=direct / KITE_VULKAN_WINOGRAD=direct keep dense 1x1 /
+    // 3x3 stride-1 convolutions on the direct shaders (for comparisons; the
+    // tiled GEMM and Winograd are the defaults)
+    static bool use_switch(const char* env)
+    {
+        const char* e = getenv(env);
+        return !e || strcmp(e, "direct") != 0;
+    }
+
+    enum
+    {
+        WINOGRAD_MIN_CHANNELS = 16
+    };
+
+    // U[k][oc][ic] = (G g G^T)[k] of the 3x3 filter g of (oc, ic)
+    int create_winograd(const float* w, int outch, int inch, const Option& opt)
+    {
+        Mat u((int)(16 * (size_t)outch * inch));
+        if (u.empty())
+            return -100;
+        winograd23_transform_filters(w, outch, inch, (float*)u.data);
+        wino_u = upload_weights(opt, u);
+        wino_in = pipeline_for(opt, "winograd_input", 2, 64, 1, 1);
+        wino_out = pipeline_for(opt, "winograd_output", 3, 64, 1, 1);
+        wino_gemm = pipeline_for(opt, "gemm", 4, 16, 16, 1);
+        return wino_u && wino_in && wino_out && wino_gemm ? 0 : -1;
+    }
+
+    template <class L>
+    int forward_winograd(const L& l, vk::Session& s, const GpuBlobPtr& input, const vk::VkBlobPtr& top, const int* pads,
+                         const Activation& act) const
+    {
+        const Mat& in = input->shape;
+        const Mat& o = top->shape;
+        const int inch = in.c * in.elempack, outch = o.c * o.elempack;
+        const int tw = (o.w + 1) / 2, th = (o.h + 1) / 2, nt = tw * th;
+        // V and M are float buffers in every session (see winograd_input.comp)
+        const int f = (int)(4 / s.elemsize());
+        vk::VkBlobPtr v = s.create_blob(1, 16 * inch * nt * f, 1, 1, 1);
+        vk::VkBlobPtr m = s.create_blob(1, 16 * outch * nt * f, 1, 1, 1);
+        if (!v || !m)
+            return -100;
+        struct
+        {
+            int w, h, c, ip;
+            int tw, th, pl, pt;
+            float pad_value;
+        } pin = {in.w, in.h, inch, in.elempack, tw, th, pads[0], pads[2], l.pad_value};
+        int ret = s.dispatch(wino_in, {blob_of(input), v.get()}, &pin, sizeof(pin), nt, inch, 1);
+        if (ret != 0)
+            return ret;
+        GemmOp g = {};
+        g.M = outch;
+        g.N = nt;
+        g.K = inch;
+        g.a_bs = outch * inch;
+        g.a_rs = inch;
+        g.a_cs = 1;
+        g.a_f32 = 1;
+        g.b_bs = inch * nt;
+        g.b_rs = nt;
+        g.b_cs = 1;
+        g.b_f32 = 1;
+        g.o_f32 = 1;
+        g.o_bs = outch * nt;
+        g.o_rs = nt;
+        g.o_cs = 1;
+        g.alpha = 1.f;
+        ret = record_gemm(s, wino_gemm, wino_u.get(), v.get(), nullptr, m.get(), g, 16);
+        if (ret != 0)
+            return ret;
+        struct
+        {
+            int outw, outh, outc, op;
+            int tw, th, bias_term, act;
+            float p0, p1;
+        } pout = {o.w, o.h, outch, o.elempack, tw, th, l.bias_term, act.type, act.p0, act.p1};
+        return s.dispatch(wino_out, {m.get(), bias.get(), top.get()}, &pout, sizeof(pout), nt, outch, 1);
     }
 
     // the scales and numerics of Convolution::forward_int8
@@ -124,6 +234,7 @@ struct ConvGpu
     {
         weight.reset();
         weight4.reset();
+        wino_u.reset();
         bias.reset();
     }
 
@@ -132,7 +243,7 @@ struct ConvGpu
     {
         vk::Session& s = session_of(session);
         GpuBlobPtr input = bottoms[0];
-        if (input->shape.elempack != 1 && !(pack4 && input->shape.dims == 3 && input->shape.elempack == 4))
+        if (input->shape.elempack != 1 && !(pack4 && input->shape.dims == 3))
         {
             int ret = s.convert_packing(bottoms[0], input, 1);
             if (ret != 0)
@@ -173,7 +284,10 @@ struct ConvGpu
         }
         const int outw = spanw / l.stride_w + 1;
         const int outh = spanh / l.stride_h + 1;
-        vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1) : s.create_blob(3, outw, outh, 1, outch / ip, ip);
+        // packed inputs give outputs packed by 8 where the session takes that
+        // and the channels allow, else by 4 (every packed mode has outch % 4 == 0)
+        const int op = ip == 1 ? 1 : (s.elempack_limit() >= 8 && outch % 8 == 0 ? 8 : 4);
+        vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1) : s.create_blob(3, outw, outh, 1, outch / op, op);
         if (!top)
             return -100;
         const Activation act(l.activation_type, l.activation_params);
@@ -198,7 +312,31 @@ struct ConvGpu
             tops[0] = top;
             return 0;
         }
-        if (ip == 4)
+        if (wino_u && !flat)
+        {
+            int ret = forward_winograd(l, s, input, top, pads, act);
+            if (ret == 0)
+                tops[0] = top;
+            return ret;
+        }
+        if (ip != 1 && pipe1x1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
+        {
+            struct
+            {
+                int w, h, c4, outw, outh, outc4;
+                int sw, sh, bias_term, act;
+                float p0, p1;
+                int isub, osub;
+            } pc = {w, h, c / 4, outw, outh, outch / 4, l.stride_w, l.stride_h, l.bias_term, act.type, act.p0, act.p1, ip / 4, op / 4};
+            const uint32_t tiles_n = (uint32_t)(outw * outh + 63) / 64, tiles_m = (uint32_t)(outch / 4 + 15) / 16;
+            int ret = s.dispatch(pipe1x1, {blob_of(input), weight4.get(), bias.get(), top.get()}, &pc, sizeof(pc),
+                                 tiles_n * 16, tiles_m * 16, 1);
+            if (ret != 0)
+                return ret;
+            tops[0] = top;
+            return 0;
+        }
+        if (ip != 1)
         {
             struct
             {
@@ -207,8 +345,10 @@ struct ConvGpu
                 int group, bias_term, act;
                 float p0, p1, pad_value;
                 int dw_mode, nx;
+                int isub, osub;
             } pc = {w, h, c / 4, outw, outh, outch / 4, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
-                    pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value, pack4 == 2, outw >= 4 ? 4 : 1};
+                    pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value, pack4 == 2, outw >= 4 ? 4 : 1,
+                    ip / 4, op / 4};
             int ret = s.dispatch(pipe4, {blob_of(input), weight4.get(), bias.get(), top.get()}, &pc, sizeof(pc),
                                  (outw + pc.nx - 1) / pc.nx, outh, outch / 4);
             if (ret != 0)

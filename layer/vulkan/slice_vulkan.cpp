@@ -1,5 +1,6 @@
 // Slice on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per output;
-// an elempack-4 input stays packed unless a channel slice splits a group of 4
+// a packed input (elempack 4 or 8) stays packed unless a channel slice splits
+// a packed group (by 8: repacked by 4 where that fits the slices, else unpacked)
 #include "slice.h"
 
 #include "vulkan/vulkan_common.h"
@@ -42,20 +43,27 @@ public:
         std::vector<int> starts, lens;
         if (resolve_slices(ind.s[pa] * (ax == 3 ? ep : 1), n, starts, lens) != 0)
             return -1;
-        bool keep = ep == 4;
-        for (int i = 0; i < n && keep && ax == 3; i++)
-            keep = starts[i] % 4 == 0 && lens[i] % 4 == 0;
-        if (ep != 1 && !keep)
+        // the largest elempack (ep, 4, 1) that no channel slice splits
+        int keep = ep;
+        for (; keep > 1; keep /= 2)
         {
-            int ret = s.convert_packing(bottoms[0], src, 1);
+            bool fits = keep != 2;
+            for (int i = 0; i < n && fits && ax == 3; i++)
+                fits = starts[i] % keep == 0 && lens[i] % keep == 0;
+            if (fits)
+                break;
+        }
+        if (keep != ep)
+        {
+            int ret = s.convert_packing(bottoms[0], src, keep);
             if (ret != 0)
                 return ret;
-            ep = 1;
+            ep = keep;
             ind = shape::dims_of(src->shape);
         }
         const int unit = ax == 3 ? ep : 1; // scalar channels per channel unit
-        // packed: copies on views whose rows are 4x wider (lanes side by side)
-        const GpuBlobPtr srcv = ep == 4 ? vkl::wide_view(src) : src;
+        // packed: copies on views whose rows are ep times wider (lanes side by side)
+        const GpuBlobPtr srcv = ep != 1 ? vkl::wide_view(src) : src;
         for (int i = 0; i < n; i++)
         {
             shape::Dims outd = ind;
@@ -65,7 +73,7 @@ public:
             vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], ep);
             if (!top)
                 return -100;
-            const GpuBlobPtr topv = ep == 4 ? vkl::wide_view(top) : top;
+            const GpuBlobPtr topv = ep != 1 ? vkl::wide_view(top) : top;
             int box[4], src_off[4] = {0, 0, 0, 0}, dst_off[4] = {0, 0, 0, 0};
             vkl::whdc(topv->shape, box);
             src_off[ax] = starts[i] / unit * (ax == 0 ? ep : 1);

@@ -2,7 +2,7 @@
 #define KITE_LAYER_VULKAN_COMMON_H
 
 // Helpers shared by the Vulkan layer drivers (layer/vulkan/*_vulkan.cpp).
-// Device blobs are elempack 1, channel-contiguous, fp32 or fp16 (see
+// Device blobs are elempack 1, 4 or 8, channel-contiguous, fp32 or fp16 (see
 // src/gpu/vulkan/vk_runtime.h); weights are fp32.
 
 #include "gpu/vulkan/vk_runtime.h"
@@ -104,13 +104,13 @@ inline GpuBlobPtr alias_blob(const GpuBlobPtr& src, int dims, int w, int h, int 
     return b;
 }
 
-// an elempack-4 blob viewed as an elempack-1 one with 4x wider rows (the
-// lanes of each packed element side by side): box copies on such views move
-// packed data along any axis (Concat, Slice)
+// a packed blob (elempack 4 or 8) viewed as an elempack-1 one with
+// elempack-times wider rows (the lanes of each packed element side by side):
+// box copies on such views move packed data along any axis (Concat, Slice)
 inline GpuBlobPtr wide_view(const GpuBlobPtr& b)
 {
     const Mat& m = b->shape;
-    return alias_blob(b, m.dims, m.w * 4, m.h, m.d, m.c);
+    return alias_blob(b, m.dims, m.w * m.elempack, m.h, m.d, m.c);
 }
 
 // (w, h, d, c) of a blob as 4 ints

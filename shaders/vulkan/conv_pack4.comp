@@ -1,6 +1,8 @@
 #version 450
-// Convolution / ConvolutionDepthWise on elempack-4 blobs (channels in groups
-// of 4, one vec4 per position) with the fused activation. Each invocation
+// Convolution / ConvolutionDepthWise on elempack-4 or -8 blobs (channels in
+// groups of 4, one vec4 per position; elempack 8 holds two such groups as two
+// consecutive vec4, p.isub / p.osub = 2) with the fused activation. The 4-channel group
+// q4 at position pos is vec4 ((q4 / sub) * plane + pos) * sub + q4 % sub. Each invocation
 // computes one output vec4 (4 output channels) at NX consecutive x positions
 // (NX = 1 or 4, p.nx), so every weight loaded serves NX outputs and every
 // input vec4 serves 4 output channels.
@@ -27,6 +29,7 @@ layout(push_constant) uniform P
     int group, bias_term, act;
     float p0, p1, pad_value;
     int dw_mode, nx;
+    int isub, osub; // vec4 per input / output element: 1 (elempack 4) or 2 (8)
 } p;
 
 #define NXMAX 4
@@ -53,7 +56,7 @@ void main()
     int y0 = oy * p.sh - p.pt;
     if (p.dw_mode != 0)
     {
-        int abase = oq * p.h * p.w;
+        int abase = (oq / p.isub) * p.h * p.w * p.isub + oq % p.isub;
         for (int ky = 0; ky < p.kh; ky++)
         {
             int y = y0 + ky * p.dlh;
@@ -64,7 +67,7 @@ void main()
                 for (int j = 0; j < p.nx; j++)
                 {
                     int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
-                    vec4 v = (yin && x >= 0 && x < p.w) ? loadf4(a, abase + y * p.w + x) : padv;
+                    vec4 v = (yin && x >= 0 && x < p.w) ? loadf4(a, abase + (y * p.w + x) * p.isub) : padv;
                     sum[j] += v * k;
                 }
             }
@@ -77,7 +80,8 @@ void main()
         int g = oq / outq_g;
         for (int icl = 0; icl < inq_g; icl++)
         {
-            int abase = (g * inq_g + icl) * p.h * p.w;
+            int iq = g * inq_g + icl;
+            int abase = (iq / p.isub) * p.h * p.w * p.isub + iq % p.isub;
             for (int ky = 0; ky < p.kh; ky++)
             {
                 int y = y0 + ky * p.dlh;
@@ -92,16 +96,17 @@ void main()
                     for (int j = 0; j < p.nx; j++)
                     {
                         int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
-                        vec4 v = (yin && x >= 0 && x < p.w) ? loadf4(a, abase + y * p.w + x) : padv;
+                        vec4 v = (yin && x >= 0 && x < p.w) ? loadf4(a, abase + (y * p.w + x) * p.isub) : padv;
                         sum[j] += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3;
                     }
                 }
             }
         }
     }
+    int obase = (oq / p.osub) * p.outh * p.outw * p.osub + oq % p.osub;
     for (int j = 0; j < p.nx; j++)
     {
         if (ox0 + j < p.outw)
-            store4(b, (oq * p.outh + oy) * p.outw + ox0 + j, act4(sum[j]));
+            store4(b, obase + (oy * p.outw + ox0 + j) * p.osub, act4(sum[j]));
     }
 }

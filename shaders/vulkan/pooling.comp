@@ -1,8 +1,8 @@
 #version 450
 // Max / average pooling over (x, y) windows, ncnn's padding rules resolved by
 // the driver; global pooling is a window covering the whole plane. One
-// invocation per scalar channel q; input and output elempack ip / op (1 or
-// 4): channel q of a position lives at ((q / pack) * plane + pos) * pack +
+// invocation per scalar channel q; input and output elempack ip / op (1,
+// 4 or 8): channel q of a position lives at ((q / pack) * plane + pos) * pack +
 // q % pack.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"

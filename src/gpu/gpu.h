@@ -53,6 +53,10 @@ public:
     }
     // run everything recorded so far and wait for it
     virtual int finish() = 0;
+    // the largest elempack blobs of this session may take on the device (a
+    // test forces each packed layout in turn; backends without packed device
+    // layouts ignore it)
+    virtual void limit_elempack(int max_elempack) { (void)max_elempack; }
 };
 
 class GpuBackend

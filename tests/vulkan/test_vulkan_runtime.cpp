@@ -108,8 +108,8 @@ TEST(VulkanRuntime, Fp16StorageSession)
     EXPECT_EQ(dev->storage_elemsize(opt), 4u);
     vk::Session s(dev, 2);
     ASSERT_TRUE(s.ok());
-    const Mat a = test::RandomMat(7, 5, 12);
-    for (int pack : {1, 4})
+    const Mat a = test::RandomMat(7, 5, 24);
+    for (int pack : {1, 4, 8})
     {
         Mat m = a;
         if (pack > 1)
@@ -127,8 +127,8 @@ TEST(VulkanRuntime, Fp16StorageSession)
 }
 
 // convert_packing on the device (the Net's conversion between layers that
-// take other layouts): elempack 1 -> 4 -> 1 for fp32 and fp16 storage; a
-// channel count that is not a multiple of 4 is refused
+// take other layouts): elempack 1 -> 4/8 -> 8/4 -> 1 for fp32 and fp16
+// storage; a channel count that the elempack does not divide is refused
 TEST(VulkanRuntime, DevicePackingRoundTrip)
 {
     test::reseed(3);
@@ -141,32 +141,42 @@ TEST(VulkanRuntime, DevicePackingRoundTrip)
             continue;
         vk::Session s(dev, storage);
         ASSERT_TRUE(s.ok());
-        const Mat mats[] = {test::RandomMat(5, 3, 8), test::RandomMat(3, 2, 2, 12), test::RandomMat(4, 4, 6)};
+        const Mat mats[] = {test::RandomMat(5, 3, 8), test::RandomMat(3, 2, 2, 12), test::RandomMat(4, 4, 6), test::RandomMat(3, 2, 2, 16)};
         for (const Mat& a : mats)
         {
             Option opt;
-            GpuBlobPtr g, g4, g1;
+            GpuBlobPtr g;
             ASSERT_EQ(s.upload(a, g, nullptr, opt), 0);
             EXPECT_EQ(g->shape.elempack, 1);
-            int r = s.convert_packing(g, g4, 4);
-            if (a.c % 4 != 0)
+            for (int pack : {4, 8})
             {
-                EXPECT_NE(r, 0) << "packed " << a.c << " channels by 4";
-                continue;
-            }
-            ASSERT_EQ(r, 0);
-            EXPECT_EQ(g4->shape.elempack, 4);
-            EXPECT_EQ(g4->shape.c, a.c / 4);
-            EXPECT_EQ(g4->shape.elemsize, storage * 4);
-            ASSERT_EQ(s.convert_packing(g4, g1, 1), 0);
-            EXPECT_EQ(g1->shape.elempack, 1);
-            for (const GpuBlobPtr& b : {g4, g1})
-            {
-                Mat back;
-                ASSERT_EQ(s.download(b, back, opt), 0);
-                EXPECT_EQ(back.elempack, 1);
-                std::string c = test::compare_mat(back, a, storage == 2 ? 1e-3f : 0.f);
-                EXPECT_TRUE(c.empty()) << "storage " << storage << " dims " << a.dims << " elempack " << b->shape.elempack << ": " << c;
+                // 1 -> pack -> the other packing (where the channels allow) -> 1
+                GpuBlobPtr gp, go, g1;
+                int r = s.convert_packing(g, gp, pack);
+                if (a.c % pack != 0)
+                {
+                    EXPECT_NE(r, 0) << "packed " << a.c << " channels by " << pack;
+                    continue;
+                }
+                ASSERT_EQ(r, 0);
+                EXPECT_EQ(gp->shape.elempack, pack);
+                EXPECT_EQ(gp->shape.c, a.c / pack);
+                EXPECT_EQ(gp->shape.elemsize, storage * pack);
+                const int other = pack == 4 ? 8 : 4;
+                if (a.c % other == 0)
+                    ASSERT_EQ(s.convert_packing(gp, go, other), 0);
+                else
+                    go = gp;
+                ASSERT_EQ(s.convert_packing(go, g1, 1), 0);
+                EXPECT_EQ(g1->shape.elempack, 1);
+                for (const GpuBlobPtr& b : {gp, go, g1})
+                {
+                    Mat back;
+                    ASSERT_EQ(s.download(b, back, opt), 0);
+                    EXPECT_EQ(back.elempack, 1);
+                    std::string c = test::compare_mat(back, a, storage == 2 ? 1e-3f : 0.f);
+                    EXPECT_TRUE(c.empty()) << "storage " << storage << " dims " << a.dims << " elempack " << b->shape.elempack << ": " << c;
+                }
             }
         }
     }

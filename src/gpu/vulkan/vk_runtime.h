@@ -9,8 +9,9 @@
 // element index = ((q*d + z)*h + y)*w + x, of fp32 scalars, or fp16 ones in a
 // session with fp16 storage (Option::use_fp16_storage on a device with
 // storageBuffer16BitAccess). 3-D/4-D blobs whose channel count is a multiple
-// of 4 may be elempack 4 (as a CPU Mat: c counts groups of 4 channels, one
-// element is the vec4 of channels 4q..4q+3) when the consuming layer takes
+// of 4 (8) may be elempack 4 (8) (as a CPU Mat: c counts groups of 4 (8)
+// channels, one element holds channels 4q..4q+3 as one vec4, or 8q..8q+7 as
+// two consecutive vec4: 16 bytes in fp16) when the consuming layer takes
 // that (Layer::support_packing) and Option::use_packing_layout is on;
 // Session::convert_for_layer converts on the device between layers. Uploads
 // and downloads convert any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and
@@ -180,13 +181,20 @@ public:
 
     int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) override;
     int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
-    // the elempack (1 or 4) `consumer` takes a blob of this shape in
+    // the elempack (1, 4 or 8) `consumer` takes a blob of this shape in
     int convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt) override;
     int finish() override;
-    // the device layout of a blob of this shape for `consumer` (nullptr: 1)
-    static int elempack_for(const Layer* consumer, const Option& opt, int dims, int channels);
-    // record a device conversion of `in` to elempack `pack` (1 or 4; 4 needs
-    // dims >= 3 and channels % 4 == 0); out = in when it already is
+    void limit_elempack(int max_elempack) override { max_pack = max_elempack >= 8 ? 8 : max_elempack >= 4 ? 4 : 1; }
+    // the largest device elempack of this session: 8 with fp16 storage (one
+    // packed element is 16 bytes), 4 with fp32; KITE_VULKAN_ELEMPACK=1|4|8
+    // overrides it, limit_elempack lowers or raises it
+    int elempack_limit() const { return max_pack; }
+    // the device layout of a blob of this shape for `consumer` (nullptr: 1):
+    // the largest of 8 and 4 within the limit that divides the channels
+    int elempack_for(const Layer* consumer, const Option& opt, int dims, int channels) const;
+    // record a device conversion of `in` to elempack `pack` (1, 4 or 8; a
+    // packed one needs dims >= 3 and channels % pack == 0); out = in when it
+    // already is
     int convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack);
 
     VulkanDevice* device() const { return dev; }
@@ -211,6 +219,7 @@ private:
 
     VulkanDevice* dev;
     size_t storage; // bytes per blob element
+    int max_pack = 4; // largest device elempack (elempack_limit)
     bool loader;
     VkCommandPool cmd_pool = VK_NULL_HANDLE;
     VkCommandBuffer cmd = VK_NULL_HANDLE;

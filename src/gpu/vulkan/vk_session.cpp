@@ -8,6 +8,7 @@
 #include "../../mat.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace kite {
@@ -22,6 +23,9 @@ enum
 Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
     : dev(d), storage(elemsize == 2 ? 2 : 4), loader(is_loader)
 {
+    max_pack = storage == 2 ? 8 : 4;
+    if (const char* e = getenv("KITE_VULKAN_ELEMPACK"))
+        limit_elempack(atoi(e));
     blobs = std::make_shared<BufferPool>(dev, false, dev->blob_pool);
     staging = std::make_shared<BufferPool>(dev, true, dev->staging_pool);
     VkCommandPoolCreateInfo pi = {};
@@ -418,9 +422,13 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     return 0;
 }
 
-int Session::elempack_for(const Layer* consumer, const Option& opt, int dims, int channels)
+int Session::elempack_for(const Layer* consumer, const Option& opt, int dims, int channels) const
 {
-    return consumer && consumer->support_packing && opt.use_packing_layout && dims >= 3 && channels % 4 == 0 ? 4 : 1;
+    if (!consumer || !consumer->support_packing || !opt.use_packing_layout || dims < 3)
+        return 1;
+    if (max_pack >= 8 && channels % 8 == 0)
+        return 8;
+    return max_pack >= 4 && channels % 4 == 0 ? 4 : 1;
 }
 
 int Session::convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt)
@@ -445,7 +453,7 @@ int Session::convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack)
         out = in;
         return 0;
     }
-    if ((pack != 1 && pack != 4) || (pack == 4 && (s.dims < 3 || channels % 4 != 0)))
+    if ((pack != 1 && pack != 4 && pack != 8) || (pack != 1 && (s.dims < 3 || channels % pack != 0)))
     {
         KITE_LOGE("Vulkan: cannot convert a dims-%d blob of %d channels to elempack %d", s.dims, channels, pack);
         return -1;
@@ -456,8 +464,8 @@ int Session::convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack)
         return -100;
     struct
     {
-        int plane, c, sp, dp;
-    } pc = {s.w * s.h * s.d, channels, s.elempack, pack};
+        int plane, c, sp, dp, g, cpg;
+    } pc = {s.w * s.h * s.d, channels, s.elempack, pack, 1, channels};
     int ret = dispatch(p, {static_cast<const VkBlob*>(in.get()), o.get()}, &pc, sizeof(pc), pc.plane, pc.c, 1);
     o->int8 = static_cast<const VkBlob*>(in.get())->int8;
     if (ret == 0)
