@@ -45,8 +45,8 @@ public:
             vk::VkBlobPtr top = s.create_blob_like(first);
             if (!top)
                 return -100;
-            struct { int n, op; float ca, cb; } pc = {(int)top->total(), 1, cf ? cf[0] : 1.f, 0.f};
-            int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.n, 1, 1);
+            struct { int n, op; float ca, cb; int use4; } pc = {(int)top->total(), 1, cf ? cf[0] : 1.f, 0.f, top->total() % 4 == 0};
+            int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.use4 ? pc.n / 4 : pc.n, 1, 1);
             if (ret == 0)
                 tops[0] = top;
             return ret;
@@ -57,8 +57,9 @@ public:
             vk::VkBlobPtr top = s.create_blob_like(first);
             if (!top)
                 return -100;
-            struct { int n, op; float ca, cb; } pc = {(int)top->total(), op_type, (cf && i == 1) ? cf[0] : 1.f, cf ? cf[i] : 1.f};
-            int ret = s.dispatch(pipe, {vkl::blob_of(acc), vkl::blob_of(bottoms[i]), top.get()}, &pc, sizeof(pc), pc.n, 1, 1);
+            struct { int n, op; float ca, cb; int use4; } pc = {(int)top->total(), op_type, (cf && i == 1) ? cf[0] : 1.f, cf ? cf[i] : 1.f,
+                                                                top->total() % 4 == 0};
+            int ret = s.dispatch(pipe, {vkl::blob_of(acc), vkl::blob_of(bottoms[i]), top.get()}, &pc, sizeof(pc), pc.use4 ? pc.n / 4 : pc.n, 1, 1);
             if (ret != 0)
                 return ret;
             acc = top;

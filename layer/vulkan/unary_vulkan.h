@@ -22,8 +22,9 @@ inline int unary_forward(const vk::Pipeline* pipe, int type, float p0, float p1,
     {
         int n, type;
         float p0, p1;
-    } pc = {(int)top->total(), type, p0, p1};
-    int ret = s.dispatch(pipe, {blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.n, 1, 1);
+        int use4;
+    } pc = {(int)top->total(), type, p0, p1, top->total() % 4 == 0};
+    int ret = s.dispatch(pipe, {blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.use4 ? pc.n / 4 : pc.n, 1, 1);
     if (ret == 0)
         tops[0] = top;
     return ret;
