@@ -110,8 +110,21 @@ int Deconvolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
         return -1;
     }
 
-    const int full_w = (in.w - 1) * stride_w + conv_kernel_extent(kernel_w, dilation_w) + output_pad_right;
-    const int full_h = (in.h - 1) * stride_h + conv_kernel_extent(kernel_h, dilation_h) + output_pad_bottom;
+    ConvGeometry g;
+    int outw, outh;
+    if (output_geometry(in.w, in.h, g, &outw, &outh) != 0)
+        return -1;
+    top_blob.create(outw, outh, num_output, 4u, opt.blob_allocator);
+    if (top_blob.empty())
+        return -100;
+    const Activation act(activation_type, activation_params);
+    return run_fp32(in, conv_view_spatial(top_blob), g, act, opt);
+}
+
+int Deconvolution::output_geometry(int in_w, int in_h, ConvGeometry& g, int* outw, int* outh) const
+{
+    const int full_w = (in_w - 1) * stride_w + conv_kernel_extent(kernel_w, dilation_w) + output_pad_right;
+    const int full_h = (in_h - 1) * stride_h + conv_kernel_extent(kernel_h, dilation_h) + output_pad_bottom;
     const bool explicit_pad = pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0;
     const bool use_output_size = output_w > 0 && output_h > 0;
     if (!explicit_pad && use_output_size && pad_left != -233 && pad_left != -234)
@@ -119,19 +132,15 @@ int Deconvolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
         KITE_LOGE("%s '%s': output_w/output_h apply only with SAME pads (-233/-234), as in ncnn", type_name, name.c_str());
         return -1;
     }
-    int cut_w, cut_h, outw, outh;
-    if (deconv_axis_cut(full_w, pad_left, pad_right, output_w, explicit_pad, use_output_size, &cut_w, &outw) != 0
-        || deconv_axis_cut(full_h, pad_top, pad_bottom, output_h, explicit_pad, use_output_size, &cut_h, &outh) != 0)
+    int cut_w, cut_h;
+    if (deconv_axis_cut(full_w, pad_left, pad_right, output_w, explicit_pad, use_output_size, &cut_w, outw) != 0
+        || deconv_axis_cut(full_h, pad_top, pad_bottom, output_h, explicit_pad, use_output_size, &cut_h, outh) != 0)
     {
         KITE_LOGE("%s '%s': full output %dx%d cannot be cut to the requested size (pads %d %d %d %d, output %dx%d)", type_name,
                   name.c_str(), full_w, full_h, pad_left, pad_right, pad_top, pad_bottom, output_w, output_h);
         return -1;
     }
 
-    top_blob.create(outw, outh, num_output, 4u, opt.blob_allocator);
-    if (top_blob.empty())
-        return -100;
-    ConvGeometry g;
     g.kernel_w = kernel_w;
     g.kernel_h = kernel_h;
     g.dilation_w = dilation_w;
@@ -140,8 +149,7 @@ int Deconvolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& 
     g.stride_h = stride_h;
     g.pad_left = cut_w;
     g.pad_top = cut_h;
-    const Activation act(activation_type, activation_params);
-    return run_fp32(in, conv_view_spatial(top_blob), g, act, opt);
+    return 0;
 }
 
 int Deconvolution::run_fp32(const ConvView& in, const ConvView& out, const ConvGeometry& g, const Activation& act,

@@ -75,6 +75,10 @@ public:
     Mat bias_data;
 
 protected:
+    // the output size of an in_w x in_h input and the geometry for run_fp32
+    // (g.pad_* = what is cut from the full output); -1 with a message when
+    // the parameters give no output
+    int output_geometry(int in_w, int in_h, ConvGeometry& g, int* outw, int* outh) const;
     // the fp32 product once the output is sized (g.pad_* = what is cut from
     // the full output); the reference's direct loops, drivers override it
     virtual int run_fp32(const ConvView& in, const ConvView& out, const ConvGeometry& g, const Activation& act,

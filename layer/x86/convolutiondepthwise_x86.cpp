@@ -13,6 +13,7 @@
 #include "conv_dw_rows_x86.h"
 #include "conv_int8_x86.h"
 #include "conv_vec_x86.h"
+#include "depthwise_pack_x86.h"
 #include "log.h"
 
 #include <algorithm>
@@ -204,35 +205,16 @@ public:
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         act = Activation(activation_type, activation_params);
-        const int maxk = kernel_w * kernel_h;
-        const float* w = weight_data;
-        // one repacked copy per elempack this ISA can be handed: [c/P][maxk][P]
-        for (int pi = 0; pi < kPackCount; pi++)
-        {
-            const int P = pi == 0 ? 1 : 2 << pi; // 1, 4, 8, 16
-            std::vector<float>& dst = packed[pi];
-            if (P > kMaxPack || num_output % P != 0)
-            {
-                dst.clear();
-                continue;
-            }
-            dst.resize((size_t)num_output * maxk);
-            for (int q = 0; q < num_output / P; q++)
-                for (int k = 0; k < maxk; k++)
-                    for (int i = 0; i < P; i++)
-                        dst[((size_t)q * maxk + k) * P + i] = w[(size_t)(q * P + i) * maxk + k];
-        }
+        dw_repack_weights(weight_data, num_output, kernel_w * kernel_h, packed);
         return 0;
     }
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
         const int P = bottom_blob.elempack;
-        const int pi = P == 1 ? 0 : P == 4 ? 1 : P == 8 ? 2 : P == 16 ? 3 : -1;
-        if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * P || pi < 0 || packed[pi].empty())
-        {
+        const int pi = dw_packed_slot(bottom_blob, packed);
+        if (pi < 0)
             return forward_reference(bottom_blob, top_blob, opt);
-        }
         if (bottom_blob.c * P != num_output)
         {
             KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d", name.c_str(),
@@ -307,18 +289,10 @@ private:
     // shapes the packed kernel does not take: the reference on an elempack-1 copy
     int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
-        if (bottom_blob.elempack == 1)
-            return ConvolutionDepthWise::forward(bottom_blob, top_blob, opt);
-        Mat unpacked;
-        convert_packing(bottom_blob, unpacked, 1, opt);
-        if (unpacked.empty())
-            return -100;
-        return ConvolutionDepthWise::forward(unpacked, top_blob, opt);
+        return dw_forward_unpacked(bottom_blob, opt, [&](const Mat& in) { return ConvolutionDepthWise::forward(in, top_blob, opt); });
     }
 
-private:
-    static const int kPackCount = 4; // elempack 1, 4, 8, 16
-    std::vector<float> packed[kPackCount];
+    std::vector<float> packed[kDwPackCount];
     Activation act;
 };
 

@@ -126,6 +126,20 @@ TEST(DeconvolutionDepthWise, groups)
         KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 5, 4, 4, 4, 4, 3, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, act}));
 }
 
+// depth-wise with channel counts that pack (the x86 driver's packed kernel at
+// elempack 4/8/16) and one that does not: odd sizes, strides 1-3, dilation,
+// even kernels, asymmetric pads, output_pad, SAME cuts
+TEST(DeconvolutionDepthWise, depthwise_packed)
+{
+    reseed(7);
+    KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 7, 5, 16, 16, 16, 3, 1, 2, 1, 0, 1, 1, 1, 0, 0, 0, 1}));
+    KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 6, 7, 32, 32, 32, 4, 1, 2, 1, 2, 0, 1, 0, 0, 0, 0, 0}));
+    KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 5, 6, 24, 24, 24, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2}));
+    KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 4, 5, 12, 12, 12, 2, 1, 3, 0, 0, 0, 0, 1, 1, 0, 0, 3}));
+    KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 5, 4, 16, 16, 16, 3, 1, 2, -234, -234, -234, -234, 0, 0, 11, 7, 0}));
+    KITE_EXPECT_LAYER_OK(run_deconv({"DeconvolutionDepthWise", 9, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 6}));
+}
+
 TEST(Deconvolution, rejects_bad_params_and_shapes)
 {
     reseed(5);
