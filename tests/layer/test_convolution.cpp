@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 using namespace kite;
 using namespace kite::test;
 
@@ -417,6 +419,9 @@ TEST(Convolution, int8_planes_equal_reference_kernel)
 TEST(Convolution, winograd_3x3s1)
 {
     reseed(9);
+    // Vulkan: Winograd F(2,3) also on a CPU device (lavapipe runs the direct
+    // shader by default); read when the layers are made
+    setenv("KITE_VULKAN_WINOGRAD", "on", 1);
     KITE_EXPECT_LAYER_OK(run_conv({24, 22, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({19, 23, 8, 24, 3, 3, 1, 1, 0, 2, 1, 0, 1, 2, {0.1f}, 0.5f}));
     KITE_EXPECT_LAYER_OK(run_conv({21, 20, 32, 12, 3, 3, 1, 1, -233, -233, -233, -233, 0, 3, {0.f, 6.f}, 0.f}));
@@ -425,6 +430,7 @@ TEST(Convolution, winograd_3x3s1)
     // output elempacks narrower than the GEMM's vectors (20 -> 4, 40 -> 8)
     KITE_EXPECT_LAYER_OK(run_conv({18, 17, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({17, 18, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    unsetenv("KITE_VULKAN_WINOGRAD");
 }
 
 // int8 weights with channel counts that pack (the x86 layer then takes packed
