@@ -130,6 +130,28 @@ static inline void copy_strided(const unsigned char* s, int ss, unsigned char* d
         dp[i * ds] = sp[i * ss];
 }
 
+// a whole unit as runs of R lanes that lie next to each other in the source
+// (Concat of elempack-4 blobs into elempack 8, Slice the other way): one
+// R-scalar copy per run and pixel instead of R scalar copies. False (nothing
+// written) when some run is not contiguous in the source.
+template<class E, int DS, int SS, int R>
+static bool gather_lane_runs(const unsigned char* const* lane_src, E* d, size_t plane)
+{
+    if (R > SS || R > DS || DS % R != 0)
+        return false;
+    for (int l = 0; l < DS; l += R)
+        for (int j = 1; j < R; j++)
+            if (lane_src[l + j] != lane_src[l] + j * sizeof(E))
+                return false;
+    const E* sp[DS / R > 0 ? DS / R : 1];
+    for (int g = 0; g < DS / R; g++)
+        sp[g] = (const E*)lane_src[g * R];
+    for (size_t i = 0; i < plane; i++)
+        for (int g = 0; g < DS / R; g++)
+            memcpy(d + i * DS + g * R, sp[g] + i * SS, R * sizeof(E));
+    return true;
+}
+
 // lanes [l0, l1) of `plane` packed units of DS scalars at dst, lane l read
 // with stride SS scalars from lane_src[l]; a whole unit is written pixel by
 // pixel (contiguous stores, DS streams read), so the compiler keeps the
@@ -140,6 +162,8 @@ static void gather_lanes(const unsigned char* const* lane_src, unsigned char* ds
     E* d = (E*)dst;
     if (l0 == 0 && l1 == DS)
     {
+        if (gather_lane_runs<E, DS, SS, 8>(lane_src, d, plane) || gather_lane_runs<E, DS, SS, 4>(lane_src, d, plane))
+            return;
         const E* sp[DS];
         for (int l = 0; l < DS; l++)
             sp[l] = (const E*)lane_src[l];

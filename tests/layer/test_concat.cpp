@@ -40,10 +40,11 @@ TEST(Concat, single_input_and_errors)
 }
 
 // channel counts that pack by 4 (packed GPU/CPU paths) and a mix with one
-// that does not
+// that does not; 4 + 4 and 4 + 12 gather elempack-4 inputs into elempack 8/16
+// (x86: runs of 4 lanes)
 TEST(Concat, packable_channels)
 {
-    for (int last : {8, 3})
+    for (int last : {8, 3, 4, 12})
     {
         std::vector<Mat> out = run("Concat", params({{0, 0}}), {seq({4, 3, 5}), seq({last, 3, 5})});
         ASSERT_EQ(out.size(), 1u);
