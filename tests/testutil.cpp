@@ -167,7 +167,7 @@ int run_layer_forward(const Layer* layer, const std::vector<Mat>& inputs, std::v
 }
 
 Layer* make_layer(const char* type, int backend, int isa, const ParamDict& pd, const std::vector<Mat>& weights,
-                  const Option& opt, std::string* why, bool* declined)
+                  const Option& opt, std::string* why, bool* declined, const std::vector<Mat>* top_shapes)
 {
     if (declined)
         *declined = false;
@@ -191,6 +191,8 @@ Layer* make_layer(const char* type, int backend, int isa, const ParamDict& pd, c
         delete l;
         return nullptr;
     }
+    if (top_shapes)
+        l->top_shapes = *top_shapes;
     ModelBinFromMatArray mb(weights.data(), (int)weights.size());
     if (l->load_model(mb) != 0)
     {
@@ -281,7 +283,7 @@ static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, c
         }
         std::string why;
         bool declined = false;
-        Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined);
+        Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined, &flags.top_shapes);
         if (!l)
         {
             if (declined)
@@ -376,7 +378,7 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
     {
         Option opt = base_option();
         opt.num_threads = 2;
-        Layer* l = make_layer(type, BACKEND_CPU, CPU_ISA_NONE, pd, weights, opt, &why);
+        Layer* l = make_layer(type, BACKEND_CPU, CPU_ISA_NONE, pd, weights, opt, &why, nullptr, &flags.top_shapes);
         if (!l)
             return describe(type, CPU_ISA_NONE, opt, 1, why);
         std::vector<Mat> out(flags.top_count);
@@ -420,7 +422,7 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
                 opt.use_packing_layout = true;
                 opt.use_fp16_storage = fp16 == 1;
                 bool declined = false;
-                Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined);
+                Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined, &flags.top_shapes);
                 if (!l)
                 {
                     if (declined)

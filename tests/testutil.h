@@ -61,8 +61,10 @@ int run_layer_forward(const Layer* layer, const std::vector<Mat>& inputs, std::v
 
 // Create `type` for (backend, isa), load params and weights, create the pipeline.
 // Returns nullptr (and fills *why) on failure or if the implementation declines.
+// top_shapes: shape hints set before create_pipeline (as Net does from -23330).
 Layer* make_layer(const char* type, int backend, int isa, const ParamDict& pd, const std::vector<Mat>& weights,
-                  const Option& opt, std::string* why, bool* declined = nullptr);
+                  const Option& opt, std::string* why, bool* declined = nullptr,
+                  const std::vector<Mat>* top_shapes = nullptr);
 
 struct TestLayerFlags
 {
@@ -70,6 +72,7 @@ struct TestLayerFlags
     float epsilon_fp16 = 2e-2f;   // tolerance with fp16/bf16 storage
     int top_count = 1;            // outputs the layer produces
     bool test_fp16 = true;        // run the fp16-storage variants where supported
+    std::vector<Mat> top_shapes;  // shape hints (a param file's -23330) given to every implementation
 };
 
 // Reference vs every other implementation; returns "" on success, else a report

@@ -25,11 +25,13 @@
 namespace kite {
 namespace KITE_ISA_NS {
 
-// output pixels per micro tile for vector width P
+// output pixels per micro tile for vector width P: AVX-512's 32 registers
+// hold a 12 x 2-vector accumulator tile (each weight load serves 12 FMAs per
+// vector), 16 registers a 6 x 2 one
 template<int P>
 struct ConvTile
 {
-    static const int MR = P == 16 ? 8 : 6;
+    static const int MR = P == 16 ? 12 : 6;
 };
 
 // The weights of one convolution packed for output elempack P.
@@ -78,22 +80,24 @@ struct ConvGemmGeometry
 
 // An unpacked input's MR pixels of one tap and channel, the tile lying in one
 // output row (window origins sx floats apart), as one vector: stride 1 a plain
-// load, stride 2 the even lanes of a masked 2*MR-1 load (nothing read past the
-// last pixel). false: the caller gathers scalars.
+// load, stride 2 the even lanes of 2*MR-1 floats (masked loads: nothing read
+// past the last pixel). false: the caller gathers scalars.
 template<int MR>
 static inline bool conv_pack_row(const float* s, int sx, float* d)
 {
 #if defined(__AVX512F__)
-    if (MR == 8 && sx == 1)
+    if (MR == 12 && sx == 1)
     {
-        _mm256_storeu_ps(d, _mm256_loadu_ps(s));
+        _mm512_mask_storeu_ps(d, (__mmask16)0xfff, _mm512_maskz_loadu_ps((__mmask16)0xfff, s));
         return true;
     }
-    if (MR == 8 && sx == 2)
+    if (MR == 12 && sx == 2)
     {
-        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0);
-        const __m512 v = _mm512_maskz_loadu_ps((__mmask16)0x7fff, s);
-        _mm256_storeu_ps(d, _mm512_castps512_ps256(_mm512_permutexvar_ps(even, v)));
+        // pixels 0..11 are floats 0, 2, .., 22: the even lanes of two loads
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        const __m512 v0 = _mm512_loadu_ps(s);
+        const __m512 v1 = _mm512_maskz_loadu_ps((__mmask16)0x7f, s + 16);
+        _mm512_mask_storeu_ps(d, (__mmask16)0xfff, _mm512_permutex2var_ps(v0, even, v1));
         return true;
     }
 #else
@@ -193,11 +197,13 @@ static inline void conv_store_tile(Mat& out, int m0, int n0, int nn, const typen
         if (m >= M)
             break;
         const typename VecF<P>::T* acc = j == 0 ? acc0 : acc1;
-        if (po == P)
+        if (po >= P)
         {
-            float* dst = (float*)out.data + out.cstep * P * (m / P) + (size_t)n0 * P;
+            // a wider output elempack (a multiple of P, dividing M): the P
+            // channels are a contiguous part of each packed element
+            float* dst = (float*)out.data + out.cstep * po * (m / po) + (size_t)n0 * po + m % po;
             for (int r = 0; r < nn; r++)
-                store_activated<P>(dst + r * P, acc[r], act);
+                store_activated<P>(dst + r * po, acc[r], act);
         }
         else
         {
@@ -212,13 +218,71 @@ static inline void conv_store_tile(Mat& out, int m0, int n0, int nn, const typen
     }
 }
 
+// Packs tile t (output pixels t*MR..) of the padded input into dst[K][MR]
+template<int MR>
+static inline void conv_gemm_pack(const Mat& in, int C, int maxk, const int* tofs, const ConvGemmGeometry& g, int outw,
+                                  int N, int t, float* dst)
+{
+    const int pi = in.elempack;
+    int nbase[MR];
+    const int n0 = t * MR;
+    const int nn = std::min(MR, N - n0);
+    for (int r = 0; r < nn; r++)
+    {
+        const int oy = (n0 + r) / outw, ox = (n0 + r) % outw;
+        nbase[r] = (oy * g.stride_h * in.w + ox * g.stride_w) * pi;
+    }
+    const int sx = nn == MR && n0 % outw + MR <= outw ? g.stride_w * pi : 0;
+    conv_pack_tile<MR>(in, C, maxk, tofs, nbase, nn, sx, dst);
+}
+
+// Weight panel p against the packed tiles t0..t1-1 (packed: tile t0's [K][MR]
+// first), K in blocks of kc; partial: MR * NR floats per tile where K has more
+// than one block
+template<int P>
+static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, const ConvPackedWeights& pw, int kc,
+                                   float* partial, Mat& out, int N, const Activation& act)
+{
+    typedef VecF<P> V;
+    const int MR = ConvTile<P>::MR;
+    const int NR = 2 * P;
+    const int K = pw.K;
+    typename V::T acc0[MR], acc1[MR];
+    const float* wp = pw.w.data() + (size_t)p * K * NR;
+    const float* bp = pw.bias.data() + (size_t)p * NR;
+    for (int k0 = 0; k0 < K; k0 += kc)
+    {
+        const int kn = std::min(kc, K - k0);
+        for (int t = t0; t < t1; t++)
+        {
+            // partial holds nothing when K is one block (never read then)
+            float* part = partial ? partial + (size_t)(t - t0) * MR * NR : nullptr;
+            const float* a = packed + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
+            if (k0 == 0)
+                conv_micro_kernel<P, MR>(a, wp, kn, acc0, acc1, bp);
+            else
+                conv_micro_kernel<P, MR>(a, wp + (size_t)k0 * NR, kn, acc0, acc1, part, 1, MR, NR);
+            if (k0 + kn < K)
+            {
+                for (int r = 0; r < MR; r++)
+                {
+                    V::store(part + r * NR, acc0[r]);
+                    V::store(part + r * NR + P, acc1[r]);
+                }
+                continue;
+            }
+            const int n0 = t * MR;
+            conv_store_tile<P, MR>(out, p * NR, n0, std::min(MR, N - n0), acc0, acc1, act);
+        }
+    }
+}
+
 // in: padded input (any elempack, C channels); out: outw x outh x M, any
 // elempack (P is the fastest).
 template<int P>
 static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
                                      const Activation& act, int num_threads)
 {
-    typedef VecF<P> V;
     const int MR = ConvTile<P>::MR;
     const int NR = 2 * P;
     const int K = pw.K, C = pw.C, maxk = pw.maxk;
@@ -239,74 +303,51 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
     int chunk = std::max(1, (int)((weight_bytes > (1u << 20) ? 262144 : 131072) / ((size_t)K * MR)));
     const int chunks = (tiles + chunk - 1) / chunk;
     chunk = (tiles + chunks - 1) / chunks;
-    // few chunks for the threads: each chunk's panels split in num_threads
-    // groups too (a thread packs the chunk it works on; the weights are still
-    // read once)
     const int panels = pw.panels();
-    const int pgroups = chunks % num_threads != 0 && chunks < 4 * num_threads ? std::min(panels, num_threads) : 1;
-    const int ppg = (panels + pgroups - 1) / pgroups;
 
     // K in blocks whose weight slice (kc x 2P) stays in L1 while the chunk's
     // tiles run against it; partial sums of a tile wait in a small buffer
     const int kblocks = std::max(1, K / (8192 / NR));
     const int kc = (K + kblocks - 1) / kblocks;
+    const size_t partial_size = kblocks > 1 ? (size_t)chunk * MR * NR : 0;
+
+    if (num_threads > 1 && chunks % num_threads != 0 && chunks < 4 * num_threads && panels > 1)
+    {
+        // few chunks for the threads: one chunk at a time, its tiles packed
+        // by all threads together, then its panels split between them
+        std::vector<float> packed((size_t)chunk * K * MR);
+        #pragma omp parallel num_threads(num_threads)
+        {
+            std::vector<float> partial(partial_size);
+            for (int ci = 0; ci < chunks; ci++)
+            {
+                const int t0 = ci * chunk;
+                const int t1 = std::min(tiles, t0 + chunk);
+                #pragma omp for schedule(static)
+                for (int t = t0; t < t1; t++)
+                    conv_gemm_pack<MR>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
+                #pragma omp for schedule(static)
+                for (int p = 0; p < panels; p++)
+                    conv_gemm_panel<P>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N,
+                                       act);
+            }
+        }
+        return;
+    }
 
     #pragma omp parallel num_threads(num_threads)
     {
         std::vector<float> packed((size_t)chunk * K * MR);
-        std::vector<float> partial(kblocks > 1 ? (size_t)chunk * MR * NR : 0);
-        typename V::T acc0[MR], acc1[MR];
-        int nbase[MR];
-        int packed_ci = -1;
+        std::vector<float> partial(partial_size);
         #pragma omp for schedule(static)
-        for (int idx = 0; idx < chunks * pgroups; idx++)
+        for (int ci = 0; ci < chunks; ci++)
         {
-            const int ci = idx / pgroups, pg = idx % pgroups;
             const int t0 = ci * chunk;
             const int t1 = std::min(tiles, t0 + chunk);
-            for (int t = t0; t < t1 && packed_ci != ci; t++)
-            {
-                const int n0 = t * MR;
-                const int nn = std::min(MR, N - n0);
-                for (int r = 0; r < nn; r++)
-                {
-                    const int oy = (n0 + r) / outw, ox = (n0 + r) % outw;
-                    nbase[r] = (oy * g.stride_h * in.w + ox * g.stride_w) * pi;
-                }
-                const int sx = nn == MR && n0 % outw + MR <= outw ? g.stride_w * pi : 0;
-                conv_pack_tile<MR>(in, C, maxk, tofs.data(), nbase, nn, sx, packed.data() + (size_t)(t - t0) * K * MR);
-            }
-            packed_ci = ci;
-            for (int p = pg * ppg; p < std::min(panels, (pg + 1) * ppg); p++)
-            {
-                const float* wp = pw.w.data() + (size_t)p * K * NR;
-                const float* bp = pw.bias.data() + (size_t)p * NR;
-                for (int k0 = 0; k0 < K; k0 += kc)
-                {
-                    const int kn = std::min(kc, K - k0);
-                    for (int t = t0; t < t1; t++)
-                    {
-                        // partial holds nothing when K is one block (never read then)
-                        float* part = partial.empty() ? nullptr : partial.data() + (size_t)(t - t0) * MR * NR;
-                        const float* a = packed.data() + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
-                        if (k0 == 0)
-                            conv_micro_kernel<P, MR>(a, wp, kn, acc0, acc1, bp);
-                        else
-                            conv_micro_kernel<P, MR>(a, wp + (size_t)k0 * NR, kn, acc0, acc1, part, 1, MR, NR);
-                        if (k0 + kn < K)
-                        {
-                            for (int r = 0; r < MR; r++)
-                            {
-                                V::store(part + r * NR, acc0[r]);
-                                V::store(part + r * NR + P, acc1[r]);
-                            }
-                            continue;
-                        }
-                        const int n0 = t * MR;
-                        conv_store_tile<P, MR>(out, p * NR, n0, std::min(MR, N - n0), acc0, acc1, act);
-                    }
-                }
-            }
+            for (int t = t0; t < t1; t++)
+                conv_gemm_pack<MR>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
+            for (int p = 0; p < panels; p++)
+                conv_gemm_panel<P>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N, act);
         }
     }
 }

@@ -1,5 +1,5 @@
 // Winograd F(m, 3) convolution (3x3 kernel, stride 1, dilation 1) for the
-// x86 drivers, m = 4 (6x6 tiles) or 6 (8x8 tiles).
+// x86 drivers, m = 2 (4x4 tiles), 4 (6x6 tiles) or 6 (8x8 tiles).
 //
 //   U = G g G^T        per (output, input) channel pair, once in create_pipeline
 //   V = B^T d B        per a x a input tile (overlapping by 2) and input channel
@@ -26,6 +26,36 @@
 
 namespace kite {
 namespace KITE_ISA_NS {
+
+// F(2, 3): interpolation points 0, +-1, infinity; for small maps (7x7: 16
+// tiles where F(4, 3) has 4), fewest transformed weights
+struct WinogradF23
+{
+    static const int m = 2;
+    static const int a = 4;
+    static constexpr float G[4][3] = {
+        {1, 0, 0},
+        {0.5f, 0.5f, 0.5f},
+        {0.5f, -0.5f, 0.5f},
+        {0, 0, 1},
+    };
+    // BT = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}
+    template<class V>
+    static inline void bt(const typename V::T* d, int is, typename V::T* o, int os)
+    {
+        o[0] = V::sub(d[0], d[2 * is]);
+        o[os] = V::add(d[is], d[2 * is]);
+        o[2 * os] = V::sub(d[2 * is], d[is]);
+        o[3 * os] = V::sub(d[is], d[3 * is]);
+    }
+    // AT = {{1, 1, 1, 0}, {0, 1, -1, -1}}
+    template<class V>
+    static inline void at(const typename V::T* d, int is, typename V::T* o, int os)
+    {
+        o[0] = V::add(V::add(d[0], d[is]), d[2 * is]);
+        o[os] = V::sub(V::sub(d[is], d[2 * is]), d[3 * is]);
+    }
+};
 
 // F(4, 3): interpolation points 0, +-1, +-2, infinity
 struct WinogradF43
@@ -54,6 +84,32 @@ struct WinogradF43
         {0, 1, 1, 4, 4, 0},
         {0, 1, -1, 8, -8, 1},
     };
+
+    // out[i * os] = (BT in)[i], in[j * is]: the rows' shared sums once
+    template<class V>
+    static inline void bt(const typename V::T* d, int is, typename V::T* o, int os)
+    {
+        const typename V::T d0 = d[0], d1 = d[is], d2 = d[2 * is], d3 = d[3 * is], d4 = d[4 * is], d5 = d[5 * is];
+        const typename V::T a12 = V::fnmadd(V::set1(4.f), d2, d4), b12 = V::fnmadd(V::set1(4.f), d1, d3);
+        const typename V::T a34 = V::sub(d4, d2), b34 = V::add(V::sub(d3, d1), V::sub(d3, d1));
+        o[0] = V::fmadd(V::set1(4.f), d0, V::fnmadd(V::set1(5.f), d2, d4));
+        o[os] = V::add(a12, b12);
+        o[2 * os] = V::sub(a12, b12);
+        o[3 * os] = V::add(a34, b34);
+        o[4 * os] = V::sub(a34, b34);
+        o[5 * os] = V::fmadd(V::set1(4.f), d1, V::fnmadd(V::set1(5.f), d3, d5));
+    }
+    // out[i * os] = (AT in)[i]
+    template<class V>
+    static inline void at(const typename V::T* d, int is, typename V::T* o, int os)
+    {
+        const typename V::T s12 = V::add(d[is], d[2 * is]), d12 = V::sub(d[is], d[2 * is]);
+        const typename V::T s34 = V::add(d[3 * is], d[4 * is]), d34 = V::sub(d[3 * is], d[4 * is]);
+        o[0] = V::add(V::add(d[0], s12), s34);
+        o[os] = V::fmadd(V::set1(2.f), d34, d12);
+        o[2 * os] = V::fmadd(V::set1(4.f), s34, s12);
+        o[3 * os] = V::add(V::fmadd(V::set1(8.f), d34, d12), d[5 * is]);
+    }
 };
 
 // F(6, 3): interpolation points 0, +-1, +-2, +-1/2, infinity
@@ -89,38 +145,47 @@ struct WinogradF63
         {0, 1, 1, 16, 16, 1.f / 16, 1.f / 16, 0},
         {0, 1, -1, 32, -32, 1.f / 32, -1.f / 32, 1},
     };
-};
 
-// out[i * os] = sum_j T[i][j] * in[j * is] on vectors
-template<class V, int R, int N>
-static inline void wino_apply(const float (&T)[R][N], const typename V::T* in, int is, typename V::T* out, int os)
-{
-#pragma GCC unroll 8
-    for (int i = 0; i < R; i++)
+    template<class V>
+    static inline void bt(const typename V::T* d, int is, typename V::T* o, int os)
     {
-        typename V::T s = V::zero();
-#pragma GCC unroll 8
-        for (int j = 0; j < N; j++)
-        {
-            const float c = T[i][j];
-            if (c == 0.f)
-                continue;
-            if (c == 1.f)
-                s = V::add(s, in[j * is]);
-            else if (c == -1.f)
-                s = V::sub(s, in[j * is]);
-            else
-                s = V::fmadd(in[j * is], V::set1(c), s);
-        }
-        out[i * os] = s;
+        const typename V::T d0 = d[0], d1 = d[is], d2 = d[2 * is], d3 = d[3 * is], d4 = d[4 * is], d5 = d[5 * is],
+                            d6 = d[6 * is], d7 = d[7 * is];
+        const typename V::T a12 = V::fnmadd(V::set1(4.25f), d4, V::add(d2, d6));
+        const typename V::T b12 = V::fnmadd(V::set1(4.25f), d3, V::add(d1, d5));
+        const typename V::T a34 = V::fnmadd(V::set1(1.25f), d4, V::fmadd(V::set1(0.25f), d2, d6));
+        const typename V::T b34 = V::fmadd(V::set1(2.f), d5, V::fnmadd(V::set1(2.5f), d3, V::mul(V::set1(0.5f), d1)));
+        const typename V::T a56 = V::fnmadd(V::set1(5.f), d4, V::fmadd(V::set1(4.f), d2, d6));
+        const typename V::T b56 = V::fmadd(V::set1(0.5f), d5, V::fnmadd(V::set1(2.5f), d3, V::add(d1, d1)));
+        o[0] = V::fmadd(V::set1(5.25f), V::sub(d4, d2), V::sub(d0, d6));
+        o[os] = V::add(a12, b12);
+        o[2 * os] = V::sub(a12, b12);
+        o[3 * os] = V::add(a34, b34);
+        o[4 * os] = V::sub(a34, b34);
+        o[5 * os] = V::add(a56, b56);
+        o[6 * os] = V::sub(a56, b56);
+        o[7 * os] = V::fmadd(V::set1(5.25f), V::sub(d3, d5), V::sub(d7, d1));
     }
-}
+    template<class V>
+    static inline void at(const typename V::T* d, int is, typename V::T* o, int os)
+    {
+        const typename V::T s12 = V::add(d[is], d[2 * is]), d12 = V::sub(d[is], d[2 * is]);
+        const typename V::T s34 = V::add(d[3 * is], d[4 * is]), d34 = V::sub(d[3 * is], d[4 * is]);
+        const typename V::T s56 = V::add(d[5 * is], d[6 * is]), d56 = V::sub(d[5 * is], d[6 * is]);
+        o[0] = V::add(V::add(d[0], s12), V::add(s34, s56));
+        o[os] = V::fmadd(V::set1(0.5f), d56, V::fmadd(V::set1(2.f), d34, d12));
+        o[2 * os] = V::fmadd(V::set1(0.25f), s56, V::fmadd(V::set1(4.f), s34, s12));
+        o[3 * os] = V::fmadd(V::set1(0.125f), d56, V::fmadd(V::set1(8.f), d34, d12));
+        o[4 * os] = V::fmadd(V::set1(0.0625f), s56, V::fmadd(V::set1(16.f), s34, s12));
+        o[5 * os] = V::add(V::fmadd(V::set1(0.03125f), d56, V::fmadd(V::set1(32.f), d34, d12)), d[7 * is]);
+    }
+};
 
 // The transformed weights: for each tile position e, [panels][C][NR] like
 // ConvPackedWeights (NR = 2P), output channels past M zero.
 struct WinogradWeights
 {
-    int m = 0; // 0: none; 4 or 6
+    int m = 0; // 0: none; 2, 4 or 6
     int P = 0;
     int M = 0;
     int C = 0;
@@ -165,11 +230,13 @@ static inline void winograd_pack_weights_f(const float* weight, const float* bia
     }
 }
 
-// weight layout [M][C][3][3]; m = 4 or 6
+// weight layout [M][C][3][3]; m = 2, 4 or 6
 static inline void winograd_pack_weights(const float* weight, const float* bias, int M, int C, int P, int m, WinogradWeights& out)
 {
     if (m == 6)
         winograd_pack_weights_f<WinogradF63>(weight, bias, M, C, P, out);
+    else if (m == 2)
+        winograd_pack_weights_f<WinogradF23>(weight, bias, M, C, P, out);
     else
         winograd_pack_weights_f<WinogradF43>(weight, bias, M, C, P, out);
 }
@@ -190,46 +257,52 @@ static inline void winograd_input_tile(const Mat& in, int g, int tx, int ty, flo
 {
     typedef VecF<PI> V;
     const int a = F::a;
-    typename V::T d[F::a * F::a], t[F::a * F::a];
+    typename V::T r[F::a], t[F::a * F::a], col[F::a];
     const float* base = (const float*)in.data + in.cstep * PI * g + ((size_t)ty * F::m * in.w + tx * F::m) * PI;
     for (int y = 0; y < a; y++)
+    {
         for (int x = 0; x < a; x++)
-            d[y * a + x] = V::load(base + ((size_t)y * in.w + x) * PI);
-    for (int x = 0; x < a; x++)
-        wino_apply<V>(F::BT, d + x, a, t + x, a); // t = B^T d
-    for (int i = 0; i < a; i++)
-        wino_apply<V>(F::BT, t + i * a, 1, d + i * a, 1); // d = t B
+            r[x] = V::load(base + ((size_t)y * in.w + x) * PI);
+        F::template bt<V>(r, 1, t + y * a, 1); // t = d B
+    }
     float* dst = vbuf + (size_t)tile * C + (size_t)g * PI;
-    for (int e = 0; e < a * a; e++)
-        V::store(dst + e * estep, d[e]);
+    for (int i = 0; i < a; i++)
+    {
+        F::template bt<V>(t + i, a, col, 1); // column i of B^T t
+        for (int j = 0; j < a; j++)
+            V::store(dst + (j * a + i) * estep, col[j]);
+    }
 }
 
-template<class F, int P, int PI>
-static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
-                                      int num_threads)
+// Tiles [t0, t1) of the output: V = B^T d B into vbuf ([a2][groups * MR][C]),
+// the a2 GEMMs into mbuf ([mpacks][groups * MR][a2][P]), Y = A^T M A + bias,
+// activated, into out. Each phase split over num_threads (1: no parallel
+// region).
+template<class F, int P, int PI, int MR>
+static inline void winograd_block(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act, int t0, int t1,
+                                  float* vbuf, float* mbuf, int num_threads)
 {
     typedef VecF<P> V;
-    const int MR = ConvTile<P>::MR;
     const int NR = 2 * P;
     const int a = F::a, a2 = F::a * F::a, m = F::m;
     const int C = ww.C, M = ww.M;
     const int outw = out.w, outh = out.h, po = out.elempack;
-    const int tiles_x = (outw + m - 1) / m, tiles_y = (outh + m - 1) / m;
-    const int ntiles = tiles_x * tiles_y;
+    const int tiles_x = (outw + m - 1) / m;
+    const int ntiles = t1 - t0;
     const int tgroups = (ntiles + MR - 1) / MR;
     const int panels = ww.panels();
     const int mpacks = (M + P - 1) / P;
     const int gpacks = C / PI;
-
-    // V: [a2][tgroups * MR][C]; M: [mpacks][tgroups * MR][a2][P]
     const size_t estep = (size_t)tgroups * MR * C;
-    std::unique_ptr<float[]> vbuf(new float[a2 * estep]);
-    std::unique_ptr<float[]> mbuf(new float[(size_t)mpacks * tgroups * MR * a2 * P]);
-    // tile groups per GEMM work item: their V rows stay within ~256 KiB
-    const int chunk = std::max(1, std::min((int)(65536 / ((size_t)C * MR)), (tgroups + num_threads - 1) / num_threads));
+    // tile groups per GEMM work item: their V rows stay within ~256 KiB; the
+    // a2 tile positions are work items enough for the threads, so a few tile
+    // groups are not split (every item would read all of its U_e)
+    int chunk = std::max(1, std::min((int)(65536 / ((size_t)C * MR)), tgroups));
+    if (a2 * ((tgroups + chunk - 1) / chunk) < 4 * num_threads)
+        chunk = std::max(1, std::min(chunk, (tgroups + num_threads - 1) / num_threads));
     const int chunks = (tgroups + chunk - 1) / chunk;
 
-    #pragma omp parallel num_threads(num_threads)
+    #pragma omp parallel num_threads(num_threads) if (num_threads > 1)
     {
         #pragma omp for schedule(static)
         for (int idx = 0; idx < tgroups * MR * gpacks; idx++)
@@ -237,12 +310,13 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
             const int tile = idx / gpacks, g = idx % gpacks;
             if (tile < ntiles)
             {
-                winograd_input_tile<F, PI>(in, g, tile % tiles_x, tile / tiles_x, vbuf.get(), estep, C, tile);
+                const int gt = t0 + tile;
+                winograd_input_tile<F, PI>(in, g, gt % tiles_x, gt / tiles_x, vbuf, estep, C, tile);
                 continue;
             }
             // the last group's missing tiles: zeros
             for (int e = 0; e < a2; e++)
-                VecF<PI>::store(vbuf.get() + e * estep + (size_t)tile * C + (size_t)g * PI, VecF<PI>::zero());
+                VecF<PI>::store(vbuf + e * estep + (size_t)tile * C + (size_t)g * PI, VecF<PI>::zero());
         }
 
         #pragma omp for schedule(dynamic)
@@ -251,13 +325,13 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
             const int e = idx / chunks, ci = idx % chunks;
             const int tg0 = ci * chunk, tg1 = std::min(tgroups, tg0 + chunk);
             static const float zeros[2 * KITE_SIMD_MAX_N] = {0.f};
-            typename V::T acc[2][ConvTile<P>::MR];
+            typename V::T acc[2][MR];
             for (int p = 0; p < panels; p++)
             {
                 const float* up = ww.u.data() + (((size_t)e * panels + p) * C) * NR;
                 for (int tg = tg0; tg < tg1; tg++)
                 {
-                    conv_micro_kernel<P, ConvTile<P>::MR>(vbuf.get() + e * estep + (size_t)tg * MR * C, up, C, acc[0], acc[1],
+                    conv_micro_kernel<P, MR>(vbuf + e * estep + (size_t)tg * MR * C, up, C, acc[0], acc[1],
                                                           zeros, C, 1);
                     for (int j = 0; j < 2; j++)
                     {
@@ -265,7 +339,7 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
                         if (mp >= mpacks)
                             break;
                         for (int r = 0; r < MR; r++)
-                            V::store(mbuf.get() + (((size_t)mp * tgroups * MR + tg * MR + r) * a2 + e) * P, acc[j][r]);
+                            V::store(mbuf + (((size_t)mp * tgroups * MR + tg * MR + r) * a2 + e) * P, acc[j][r]);
                     }
                 }
             }
@@ -275,15 +349,21 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
         for (int idx = 0; idx < mpacks * ntiles; idx++)
         {
             const int mp = idx / ntiles, tile = idx % ntiles;
-            const int tx = tile % tiles_x, ty = tile / tiles_x;
-            typename V::T mv[F::a * F::a], t[F::m * F::a], y[F::m * F::m];
-            const float* src = mbuf.get() + ((size_t)mp * tgroups * MR + tile) * a2 * P;
-            for (int e = 0; e < a2; e++)
-                mv[e] = V::load(src + (size_t)e * P);
-            for (int x = 0; x < a; x++)
-                wino_apply<V>(F::AT, mv + x, a, t + x, a); // t = A^T M (m x a)
-            for (int i = 0; i < m; i++)
-                wino_apply<V>(F::AT, t + i * a, 1, y + i * m, 1); // y = t A (m x m)
+            const int tx = (t0 + tile) % tiles_x, ty = (t0 + tile) / tiles_x;
+            typename V::T r[F::a], t[F::a * F::m], y[F::m * F::m], col[F::m];
+            const float* src = mbuf + ((size_t)mp * tgroups * MR + tile) * a2 * P;
+            for (int j = 0; j < a; j++)
+            {
+                for (int i = 0; i < a; i++)
+                    r[i] = V::load(src + (size_t)(j * a + i) * P);
+                F::template at<V>(r, 1, t + j * m, 1); // t = M A (a x m)
+            }
+            for (int q = 0; q < m; q++)
+            {
+                F::template at<V>(t + q, m, col, 1); // column q of A^T t
+                for (int i = 0; i < m; i++)
+                    y[i * m + q] = col[i];
+            }
             const typename V::T b = V::load(ww.bias.data() + (size_t)mp * P);
             for (int i = 0; i < m; i++)
             {
@@ -312,6 +392,66 @@ static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWei
     }
 }
 
+// The tiles in blocks whose transformed input and products (vbuf + mbuf) stay
+// within ~1 MiB of L2, so the three phases pass them through the cache instead
+// of memory (narrow layers on large maps: 64 -> 64 channels at 56x56 is 4
+// blocks). Enough blocks for every thread: each thread runs whole blocks
+// alone (no barrier between the phases); fewer (a small map): one block at a
+// time with every phase split over the threads.
+template<class F, int P, int PI, int MR>
+static inline void winograd_forward_mr(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
+                                       int num_threads)
+{
+    const int a2 = F::a * F::a, m = F::m;
+    const int ntiles = winograd_tiles(m, out.w, out.h);
+    const int tgroups = (ntiles + MR - 1) / MR;
+    const int mpad = (ww.M + P - 1) / P * P;
+    const size_t group_bytes = (size_t)MR * a2 * (ww.C + mpad) * sizeof(float);
+    // a block streams all of U (the transformed weights): blocks hold at
+    // least U's size in buffers, so that U's traffic stays below theirs
+    // (wide layers on small maps: one block, U read once)
+    const size_t u_bytes = ww.u.size() * sizeof(float);
+    const int per_block = std::max((size_t)1, std::max((size_t)(1u << 20), u_bytes) / group_bytes);
+    int blocks = (tgroups + per_block - 1) / per_block;
+    const bool threads_take_blocks = num_threads > 1 && tgroups >= num_threads && blocks > 1;
+    if (threads_take_blocks)
+        blocks = (blocks + num_threads - 1) / num_threads * num_threads;
+    blocks = std::min(blocks, tgroups);
+    // block b: tile groups [b * tgroups / blocks, (b + 1) * tgroups / blocks)
+    const int max_groups = (tgroups + blocks - 1) / blocks;
+    const size_t vsize = (size_t)a2 * max_groups * MR * ww.C, msize = (size_t)mpad * max_groups * MR * a2;
+    if (threads_take_blocks)
+    {
+        #pragma omp parallel num_threads(num_threads)
+        {
+            std::unique_ptr<float[]> vbuf(new float[vsize]), mbuf(new float[msize]);
+            #pragma omp for schedule(static)
+            for (int b = 0; b < blocks; b++)
+                winograd_block<F, P, PI, MR>(in, out, ww, act, std::min(ntiles, b * tgroups / blocks * MR),
+                                         std::min(ntiles, (b + 1) * tgroups / blocks * MR), vbuf.get(), mbuf.get(), 1);
+        }
+        return;
+    }
+    std::unique_ptr<float[]> vbuf(new float[vsize]), mbuf(new float[msize]);
+    for (int b = 0; b < blocks; b++)
+        winograd_block<F, P, PI, MR>(in, out, ww, act, std::min(ntiles, b * tgroups / blocks * MR),
+                                 std::min(ntiles, (b + 1) * tgroups / blocks * MR), vbuf.get(), mbuf.get(), num_threads);
+}
+
+// tile groups of ConvTile's MR rows, or of 8 where that leaves fewer empty
+// rows (7x7 with F(2,3): 16 tiles, 2 groups of 8, against 24 rows in 12s)
+template<class F, int P, int PI>
+static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
+                                      int num_threads)
+{
+    const int MR = ConvTile<P>::MR, MR8 = MR > 8 ? 8 : MR;
+    const int ntiles = winograd_tiles(F::m, out.w, out.h);
+    if (MR8 != MR && (ntiles + MR - 1) / MR * MR * 10 > (ntiles + MR8 - 1) / MR8 * MR8 * 11)
+        winograd_forward_mr<F, P, PI, MR8>(in, out, ww, act, num_threads);
+    else
+        winograd_forward_mr<F, P, PI, MR>(in, out, ww, act, num_threads);
+}
+
 // in: input padded so that the tiles cover it (w >= tiles_x * m + 2, same for
 // h), elempack PI >= 4; out: outw x outh x M, any elempack
 template<int P>
@@ -324,6 +464,8 @@ static inline void winograd_forward(const Mat& in, Mat& out, const WinogradWeigh
     {                                                                           \
         if (ww.m == 6)                                                          \
             winograd_forward_f<WinogradF63, P, PI>(in, out, ww, act, num_threads); \
+        else if (ww.m == 2)                                                     \
+            winograd_forward_f<WinogradF23, P, PI>(in, out, ww, act, num_threads); \
         else                                                                    \
             winograd_forward_f<WinogradF43, P, PI>(in, out, ww, act, num_threads); \
         return;                                                                 \

@@ -76,15 +76,21 @@ public:
         // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (less
         // weight memory, less rounding, cheaper transforms: faster on
         // yolov4-tiny's 52x52x128 than F(6,3) despite more multiplies) for
-        // wide ones; not prepared where the param file's output shape hint
-        // says too few tiles would use it
+        // wide ones, F(2,3) where the param file's output shape hint says
+        // F(4,3) would have too few tiles (resnet18's 7x7x512: 16 tiles of
+        // 16 products per channel pair against 49 pixels x 9 taps of the
+        // im2col GEMM); not prepared where even F(2,3) has too few tiles
         if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
             && num_input >= 8 && num_output >= 8)
         {
-            const int m = (long long)num_input * num_output >= 128 * 128 ? 4 : 6;
+            int m = (long long)num_input * num_output >= 128 * 128 ? 4 : 6;
             bool use = true;
             if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
+            {
+                if (m == 4 && winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) < kWinogradMinTiles)
+                    m = 2;
                 use = winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) >= kWinogradMinTiles;
+            }
             if (use)
                 winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,
                                       packed.P, m, wino);

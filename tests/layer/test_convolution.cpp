@@ -29,7 +29,7 @@ static void same_pads(int size, int k, int dil, int s, bool lower, int* b, int* 
     *e = total - *b;
 }
 
-static std::string run_conv(const ConvCase& cc)
+static std::string run_conv(const ConvCase& cc, const TestLayerFlags& flags = TestLayerFlags())
 {
     ParamDict pd;
     const int wsize = cc.outc * cc.c * cc.kw * cc.kh;
@@ -54,7 +54,7 @@ static std::string run_conv(const ConvCase& cc)
         weights.push_back(RandomMat(cc.outc));
     Mat in = RandomMat(cc.w, cc.h, cc.c, -2.f, 2.f);
     std::vector<Mat> out;
-    std::string r = test_layer("Convolution", pd, weights, {in}, TestLayerFlags(), &out);
+    std::string r = test_layer("Convolution", pd, weights, {in}, flags, &out);
     if (!r.empty())
         return r;
     NaiveConv p;
@@ -155,16 +155,16 @@ TEST(Convolution, conv1x1_packed_input)
     KITE_EXPECT_LAYER_OK(run_conv({9, 4, 24, 20, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
 }
 
-// a first layer on an unpacked 3-channel input: output rows of 8 or more
-// pixels, so whole tiles are packed as row vectors (strides 1 and 2) next to
-// tiles that wrap a row
+// a first layer on an unpacked 3-channel input: output rows of 12 or more
+// pixels (AVX-512's micro tile; 6 or 8 elsewhere), so whole tiles are packed
+// as row vectors (strides 1 and 2) next to tiles that wrap a row
 TEST(Convolution, unpacked_input_rows)
 {
     reseed(12);
-    KITE_EXPECT_LAYER_OK(run_conv({19, 6, 3, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
-    KITE_EXPECT_LAYER_OK(run_conv({21, 5, 3, 8, 7, 7, 1, 2, 3, 3, 3, 3, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({29, 6, 3, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({27, 5, 3, 8, 7, 7, 1, 2, 3, 3, 3, 3, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({18, 4, 3, 32, 3, 3, 2, 1, 2, 2, 1, 1, 0, 0, {}, 0.f}));
-    KITE_EXPECT_LAYER_OK(run_conv({17, 3, 2, 16, 1, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({27, 3, 2, 16, 1, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
 }
 
 // SAME output size is ceil(size / stride), and explicit pads the textbook formula
@@ -430,7 +430,22 @@ TEST(Convolution, winograd_3x3s1)
     // output elempacks narrower than the GEMM's vectors (20 -> 4, 40 -> 8)
     KITE_EXPECT_LAYER_OK(run_conv({18, 17, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({17, 18, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    // a map in several tile blocks (one thread: blocks in turn; two: a block
+    // per thread)
+    KITE_EXPECT_LAYER_OK(run_conv({31, 31, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
     unsetenv("KITE_VULKAN_WINOGRAD");
+}
+
+// a wide layer whose shape hint gives F(4,3) too few tiles: F(2,3) (7x7:
+// 16 tiles; 9x7: 20), the im2col GEMM where the input is not the hinted size
+TEST(Convolution, winograd_f23_small_maps)
+{
+    reseed(13);
+    TestLayerFlags flags;
+    flags.top_shapes.push_back(Mat(7, 7, 128));
+    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}, flags));
+    KITE_EXPECT_LAYER_OK(run_conv({9, 7, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, {}, 0.f}, flags));
+    KITE_EXPECT_LAYER_OK(run_conv({5, 3, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}, flags));
 }
 
 // int8 weights with channel counts that pack (the x86 layer then takes packed
