@@ -38,6 +38,25 @@ public:
     }
 
 private:
+    // n outputs of K x K max windows, window origins sx elements apart from
+    // src (rows w elements apart), all inside the data
+    template<int P, class S, int K>
+    static void max_window_row(const S* src, int w, int sx, int n, S* dst)
+    {
+        typedef simd::VF<P> V;
+        for (int i = 0; i < n; i++)
+        {
+            const S* s = src + (size_t)i * sx * P;
+            typename V::T acc = V::load(s);
+#pragma GCC unroll 3
+            for (int ky = 0; ky < K; ky++)
+#pragma GCC unroll 3
+                for (int kx = 0; kx < K; kx++)
+                    acc = V::max(acc, V::load(s + ((size_t)ky * w + kx) * P));
+            V::store(dst + (size_t)i * P, acc);
+        }
+    }
+
     template<int P, class S>
     int run(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
@@ -78,6 +97,12 @@ private:
             return -100;
         const int kw = p.kernel[0], kh = p.kernel[1], sw = p.stride[0], sh = p.stride[1];
         const bool exclude_pad = !is_max && !p.avgpool_count_include_pad;
+        // max pooling with a 2x2 or 3x3 window: the windows inside the data
+        // (outputs ox_in0..ox_in1-1 of rows whose window rows are inside) take
+        // an unrolled loop
+        const int kfast = is_max && kw == kh && (kw == 2 || kw == 3) ? kw : 0;
+        const int ox_in0 = std::min(ax.out, (ax.lo + sw - 1) / sw);
+        const int ox_in1 = std::max(ox_in0, std::min(ax.out, w + ax.lo >= kw ? (w + ax.lo - kw) / sw + 1 : 0));
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int q = 0; q < channels; q++)
         {
@@ -93,8 +118,20 @@ private:
                     y0 = std::max(y0, ay.ex_lo), y1 = std::min(y1, ay.ex_hi);
                 y0 -= ay.lo, y1 -= ay.lo;
                 const int cy = std::min(py0 + kh, ay.ex_hi) - std::max(py0, ay.ex_lo);
+                const bool rows_in = py0 >= ay.lo && py0 + kh <= ay.lo + h;
                 for (int ox = 0; ox < ax.out; ox++)
                 {
+                    if (kfast && rows_in && ox == ox_in0 && ox_in1 > ox_in0)
+                    {
+                        const S* src = ptr + ((size_t)(py0 - ay.lo) * w + (ox_in0 * sw - ax.lo)) * P;
+                        S* dst = outptr + ((size_t)oy * ax.out + ox_in0) * P;
+                        if (kfast == 3)
+                            max_window_row<P, S, 3>(src, w, sw, ox_in1 - ox_in0, dst);
+                        else
+                            max_window_row<P, S, 2>(src, w, sw, ox_in1 - ox_in0, dst);
+                        ox = ox_in1 - 1;
+                        continue;
+                    }
                     const int px0 = ox * sw;
                     int x0 = std::max(px0, ax.lo), x1 = std::min(px0 + kw, ax.lo + w);
                     if (exclude_pad)
