@@ -153,6 +153,37 @@ public:
         }
         const int outw = (w - extents[0]) / stride_w + 1;
         const int outh = (h - extents[1]) / stride_h + 1;
+
+        // 1x1 on a packed input with pads or a stride: the pixels it reads
+        // (strided: gathered, whole elements, into a compact blob), then the
+        // GEMM straight on the blob
+        if (kernel_w == 1 && kernel_h == 1 && pi >= 4)
+        {
+            if (stride_w == 1 && stride_h == 1)
+                return forward_1x1(padded, top_blob, opt);
+            Mat compact;
+            compact.create(outw, outh, padded.c, padded.elemsize, pi, opt.workspace_allocator);
+            if (compact.empty())
+                return -100;
+            switch (pi)
+            {
+#if defined(__AVX512F__)
+            case 16:
+                gather_strided<16>(padded, compact, opt.num_threads);
+                break;
+#endif
+#if defined(__AVX__)
+            case 8:
+                gather_strided<8>(padded, compact, opt.num_threads);
+                break;
+#endif
+            default:
+                gather_strided<4>(padded, compact, opt.num_threads);
+                break;
+            }
+            return forward_1x1(compact, top_blob, opt);
+        }
+
         top_blob.create(outw, outh, num_output / out_pack, 4u * out_pack, out_pack, opt.blob_allocator);
         if (top_blob.empty())
             return -100;
@@ -260,6 +291,23 @@ private:
         if (planar.empty())
             return -100;
         return Convolution::forward(planar, top_blob, opt);
+    }
+
+    // out (outw x outh) = in's pixels (x * stride_w, y * stride_h), whole
+    // elements of PI floats
+    template<int PI>
+    void gather_strided(const Mat& in, Mat& out, int num_threads) const
+    {
+        #pragma omp parallel for num_threads(num_threads)
+        for (int q = 0; q < in.c; q++)
+        {
+            const float* s = (const float*)in.channel(q).data;
+            float* d = (float*)out.channel(q).data;
+            for (int y = 0; y < out.h; y++)
+                for (int x = 0; x < out.w; x++)
+                    VecF<PI>::store(d + ((size_t)y * out.w + x) * PI,
+                                    VecF<PI>::load(s + ((size_t)y * stride_h * in.w + (size_t)x * stride_w) * PI));
+        }
     }
 
     int forward_1x1(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const

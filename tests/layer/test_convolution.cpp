@@ -153,6 +153,12 @@ TEST(Convolution, conv1x1_packed_input)
             KITE_EXPECT_LAYER_OK(run_conv({sz[0], sz[1], 16, outc, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({11, 11, 512, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 3, {0.f, 6.f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({9, 4, 24, 20, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
+    // with pads (squeezenet's conv10) or a stride (resnet's downsampling
+    // branches): the padded blob, or the strided pixels gathered, then the
+    // same GEMM
+    KITE_EXPECT_LAYER_OK(run_conv({10, 7, 32, 40, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_conv({11, 9, 16, 24, 1, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({13, 12, 8, 16, 1, 1, 1, 3, 1, 0, 2, 0, 1, 2, {0.1f}, -1.f}));
 }
 
 // a first layer on an unpacked 3-channel input: output rows of 12 or more
