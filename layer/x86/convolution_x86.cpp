@@ -77,7 +77,7 @@ public:
         // weight memory, less rounding, cheaper transforms: faster on
         // yolov4-tiny's 52x52x128 than F(6,3) despite more multiplies) for
         // wide ones, F(2,3) where the param file's output shape hint says
-        // F(4,3) would have too few tiles (resnet18's 7x7x512: 16 tiles of
+        // those would have too few tiles (resnet18's 7x7x512: 16 tiles of
         // 16 products per channel pair against 49 pixels x 9 taps of the
         // im2col GEMM); not prepared where even F(2,3) has too few tiles
         if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
@@ -87,7 +87,7 @@ public:
             bool use = true;
             if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
             {
-                if (m == 4 && winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) < kWinogradMinTiles)
+                if (winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) < kWinogradMinTiles)
                     m = 2;
                 use = winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) >= kWinogradMinTiles;
             }

@@ -436,22 +436,23 @@ TEST(Convolution, winograd_3x3s1)
     // output elempacks narrower than the GEMM's vectors (20 -> 4, 40 -> 8)
     KITE_EXPECT_LAYER_OK(run_conv({18, 17, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({17, 18, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
-    // a map in several tile blocks (one thread: blocks in turn; two: a block
-    // per thread)
-    KITE_EXPECT_LAYER_OK(run_conv({31, 31, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    // a map in several tile blocks (AVX-512: 4 groups of 8 tiles, 2 blocks;
+    // one thread runs them in turn, two take one each)
+    KITE_EXPECT_LAYER_OK(run_conv({25, 25, 16, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
     unsetenv("KITE_VULKAN_WINOGRAD");
 }
 
-// a wide layer whose shape hint gives F(4,3) too few tiles: F(2,3) (7x7:
-// 16 tiles; 9x7: 20), the im2col GEMM where the input is not the hinted size
+// a shape hint that gives F(6,3) / F(4,3) too few tiles: F(2,3) (5x5: 9
+// tiles, partial ones at the edges), the im2col GEMM where the input is
+// smaller than the hint (3x3: 4 tiles)
 TEST(Convolution, winograd_f23_small_maps)
 {
     reseed(13);
     TestLayerFlags flags;
-    flags.top_shapes.push_back(Mat(7, 7, 128));
-    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}, flags));
-    KITE_EXPECT_LAYER_OK(run_conv({9, 7, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, {}, 0.f}, flags));
-    KITE_EXPECT_LAYER_OK(run_conv({5, 3, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}, flags));
+    flags.top_shapes.push_back(Mat(5, 5, 24));
+    KITE_EXPECT_LAYER_OK(run_conv({5, 5, 16, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}, flags));
+    KITE_EXPECT_LAYER_OK(run_conv({7, 6, 16, 24, 3, 3, 1, 1, 1, 1, 0, 0, 1, 0, {}, 0.f}, flags));
+    KITE_EXPECT_LAYER_OK(run_conv({3, 3, 16, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}, flags));
 }
 
 // int8 weights with channel counts that pack (the x86 layer then takes packed
