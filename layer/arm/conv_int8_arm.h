@@ -15,6 +15,8 @@
 #include "common/conv_kernel.h"
 #include "mat.h"
 
+#include <cstdint>
+
 namespace kite {
 namespace KITE_ISA_NS {
 
@@ -54,6 +56,21 @@ template<int P>
 static inline int quantize_unpack_int8(const Mat&, Mat&, float, Allocator*, int)
 {
     return -1;
+}
+
+// int8 matrix-vector product for InnerProduct's int8 path, exact:
+// sums[m] = sum_k x[k] * w[m * K + k] (w: M rows of K, as the layer stores them)
+static inline void int8_gemv(const signed char* x, const signed char* w, int M, int K, int32_t* sums, int num_threads)
+{
+    #pragma omp parallel for num_threads(num_threads)
+    for (int m = 0; m < M; m++)
+    {
+        const signed char* wr = w + (size_t)K * m;
+        int32_t s = 0;
+        for (int k = 0; k < K; k++)
+            s += (int32_t)x[k] * (int32_t)wr[k];
+        sums[m] = s;
+    }
 }
 
 } // namespace KITE_ISA_NS
