@@ -731,6 +731,27 @@ int Net::load_model(const ModelBin& mb)
             return ret;
         }
     }
+    // what the GPU layers prepared (weights) goes to the device now, one
+    // transfer per backend (a session's finish() runs all pending work), not
+    // at the first forward
+    bool used[3] = {false, false, false};
+    for (const Layer* l : layers_)
+        if (l->backend > BACKEND_CPU && l->backend <= BACKEND_OPENCL)
+            used[l->backend] = true;
+    for (int b = BACKEND_VULKAN; b <= BACKEND_OPENCL; b++)
+    {
+        GpuBackend* gb = used[b] ? gpu_backend(b) : nullptr;
+        GpuSession* s = gb ? gb->create_session(opt) : nullptr;
+        int ret = gb && !s ? -1 : s ? s->finish() : 0;
+        delete s;
+        if (ret != 0)
+        {
+            KITE_LOGE("load_model: the %s backend could not upload the weights", gb->name());
+            for (Layer* l : layers_)
+                l->destroy_pipeline(opt);
+            return ret;
+        }
+    }
     model_loaded_ = true;
     return 0;
 }

@@ -71,6 +71,36 @@ def detection_blobs(layers):
     return outs, feeds
 
 
+def compared_blobs(layers):
+    """(first Input's blob, blobs to save and compare, detection_blobs()'s
+    dict of detection outputs): the graph's outputs, the blobs feeding
+    detection layers and the first input of its last layer (a final Softmax
+    over one element, as vision_transformer's, says nothing)"""
+    input_blob = None
+    produced, consumed = [], set()
+    for typ, _, bottoms, tops, _ in layers:
+        if typ == "Input" and input_blob is None:
+            input_blob = tops[0]
+        consumed.update(bottoms)
+        produced += tops
+    detections, det_inputs = detection_blobs(layers)
+    outputs = [b for b in produced if b not in consumed]
+    for b in det_inputs + layers[-1][2][:1]:
+        if b not in outputs and b != input_blob:
+            outputs.append(b)
+    return input_blob, outputs, detections
+
+
+def compare_blob(blob, gpu, cpu, fp16, detections):
+    """(ok, description): a detection output (a key of `detections`) by
+    matching boxes, anything else by compare_dense"""
+    if blob in detections:
+        tol, margin = DETECTION_TOL[bool(fp16)]
+        thr, nms = detections[blob]
+        return compare_detections(gpu, cpu, thr, tol, margin, nms)
+    return compare_dense(gpu, cpu, bool(fp16))
+
+
 def compare_dense(gpu, cpu, fp16):
     """(ok, description) for two arrays of one blob"""
     a = np.asarray(gpu, dtype=np.float64).ravel()

@@ -59,20 +59,37 @@ struct ConvGpu
         if (int8)
             return create_int8(l, opt);
         pipe = pipeline_for(opt, "conv", 4, 8, 8, 1);
-        weight = upload_weights(opt, l.weight_data);
         bias = upload_weights(opt, l.bias_term ? l.bias_data : Mat());
-        if (!pipe || !weight || !bias)
+        if (!pipe || !bias)
             return -1;
         const int outch = l.num_output;
         const int taps = l.kernel_w * l.kernel_h;
         if (group <= 0 || outch % group != 0 || taps <= 0 || l.weight_data_size % (outch / group * taps) != 0)
-            return 0; // the reference reports the bad shape at forward time
+        {
+            weight = upload_weights(opt, l.weight_data);
+            return weight ? 0 : -1; // the reference reports the bad shape at forward time
+        }
         const int num_input = l.weight_data_size / (outch / group * taps);
         const int inch_g = num_input / group, outch_g = outch / group;
         const float* w = (const float*)l.weight_data.data;
+        // Winograd convolutions read only their transformed filters (every
+        // input layout): the direct kernels' weights are not uploaded
+        if (group == 1 && l.kernel_w == 3 && l.kernel_h == 3 && l.stride_w == 1 && l.stride_h == 1 && l.dilation_w == 1 &&
+            l.dilation_h == 1 && num_input >= WINOGRAD_MIN_CHANNELS && outch >= WINOGRAD_MIN_CHANNELS && use_winograd(opt))
+        {
+            if (create_winograd(w, outch, num_input, opt) != 0)
+                return -1;
+        }
+        else if (!(weight = upload_weights(opt, l.weight_data)))
+            return -1;
         pack4 = 0;
         Mat w4;
-        if (group == num_input && group == outch && outch % 4 == 0)
+        if (wino_u)
+        {
+            // packed inputs stay packed (winograd_input.comp reads them)
+            pack4 = num_input % 4 == 0 && outch % 4 == 0 ? 1 : 0;
+        }
+        else if (group == num_input && group == outch && outch % 4 == 0)
         {
             // depth-wise: [oq][tap] vec4 of channels 4oq..4oq+3
             pack4 = 2;
@@ -97,20 +114,14 @@ struct ConvGpu
                             for (int ol = 0; ol < 4; ol++)
                                 d[(((oq * inq_g + icl) * taps + t) * 4 + il) * 4 + ol] = w[((oq * 4 + ol) * inch_g + icl * 4 + il) * taps + t];
         }
-        if (group == 1 && l.kernel_w == 3 && l.kernel_h == 3 && l.stride_w == 1 && l.stride_h == 1 && l.dilation_w == 1 &&
-            l.dilation_h == 1 && num_input >= WINOGRAD_MIN_CHANNELS && outch >= WINOGRAD_MIN_CHANNELS && use_winograd(opt))
-        {
-            if (create_winograd(w, outch, num_input, opt) != 0)
-                return -1;
-        }
-        if (pack4 == 1 && group == 1 && taps == 1 && use_switch("KITE_VULKAN_CONV1X1"))
+        if (pack4 == 1 && !wino_u && group == 1 && taps == 1 && use_switch("KITE_VULKAN_CONV1X1"))
         {
             // the tiled GEMM reads the same weight order (one tap)
             pipe1x1 = pipeline_for(opt, "conv1x1_gemm", 4, 16, 16, 1);
             if (!pipe1x1)
                 return -1;
         }
-        if (pack4)
+        if (pack4 && !wino_u)
         {
             pipe4 = pipeline_for(opt, "conv_pack4", 4, 8, 8, 1);
             weight4 = upload_weights(opt, w4);

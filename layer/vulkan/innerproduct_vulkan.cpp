@@ -37,7 +37,7 @@ public:
             return pipe && weight && bias ? 0 : -1;
         }
         pipe = vkl::pipeline_for(opt, "gemv", 4, 64, 1, 1);
-        weight = vkl::upload_weights(opt, weight_data);
+        weight = vkl::upload_weights(opt, weight_data, true); // gemv.comp reads them as wfp
         bias = vkl::upload_weights(opt, bias_term ? bias_data : Mat());
         return pipe && weight && bias ? 0 : -1;
     }

@@ -34,18 +34,24 @@ inline const vk::Pipeline* pipeline_for(const Option& opt, const char* shader, i
     return d ? d->pipeline(shader, bindings, lx, ly, lz, d->variant(opt)) : nullptr;
 }
 
-// weights to the device once (create_pipeline); an empty Mat gives a small
-// zero buffer so that every binding is valid
-inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m)
+// weights to the device once (create_pipeline); the values are copied when
+// the net's constants are flushed (after the last create_pipeline, in
+// parallel over layers); an empty Mat gives a small zero buffer so that every
+// binding is valid. fp32, or with `storage_type` the session's storage type
+// (fp16 with fp16 storage: half the bytes), for shaders that read them as
+// wfp (shaders/vulkan/types.h)
+inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m, bool storage_type = false)
 {
     vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
     if (!d)
         return nullptr;
     if (m.empty())
     {
-        float zero[4] = {0.f, 0.f, 0.f, 0.f};
-        Mat s(4, (void*)zero);
-        return d->upload_constant(s, zero);
+        Mat zero(4);
+        if (zero.empty())
+            return nullptr;
+        zero.fill(0.f);
+        return d->upload_constant(zero, zero);
     }
     if (m.elemsize != 4u || m.elempack != 1)
     {
@@ -55,18 +61,30 @@ inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m)
     Mat flat = m.reshape(m.w * m.h * m.d * m.c);
     if (flat.empty())
         return nullptr;
-    return d->upload_constant(flat, (const float*)flat.data);
+    return d->upload_constant(flat, flat, storage_type && d->variant(opt) != 0, opt.num_threads);
 }
 
-// int8 weights (elemsize 1) as integer-valued floats (int8conv.comp, int8gemv.comp)
+// int8 weights (elemsize 1) as integer-valued floats (int8conv.comp,
+// int8gemv.comp), converted straight into the staging memory
 inline vk::VkBlobPtr upload_int8_weights(const Option& opt, const Mat& m)
 {
+    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
     const size_t n = (size_t)m.w * m.h * m.d * m.c;
-    std::vector<float> f(n);
-    const signed char* q = (const signed char*)m.data;
-    for (size_t i = 0; i < n; i++)
-        f[i] = (float)q[i];
-    return upload_weights(opt, Mat((int)n, f.data()));
+    if (!d || m.empty() || m.elemsize != 1u || (m.dims >= 3 && m.cstep != (size_t)m.w * m.h * m.d))
+    {
+        if (d)
+            KITE_LOGE("Vulkan: int8 weights must be contiguous int8 values (got elemsize %zu)", m.elemsize);
+        return nullptr;
+    }
+    Mat keep = m.refcount ? m : m.clone(); // external memory may go before the fill
+    if (keep.empty())
+        return nullptr;
+    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, n](void* dst) {
+        const signed char* q = (const signed char*)keep.data;
+        float* f = (float*)dst;
+        for (size_t i = 0; i < n; i++)
+            f[i] = (float)q[i];
+    }, opt.num_threads);
 }
 
 // the per-output-channel arguments of the int8 shaders (shaders/vulkan/int8.h):
@@ -74,7 +92,10 @@ inline vk::VkBlobPtr upload_int8_weights(const Option& opt, const Mat& m)
 inline vk::VkBlobPtr upload_int8_args(const Option& opt, int n, const float* bias, const std::vector<float>& scale_in,
                                       const std::vector<float>& scale_out, const std::vector<float>& bottom_scale)
 {
-    std::vector<float> a((size_t)4 * n, 0.f);
+    Mat m(4 * n);
+    if (m.empty())
+        return nullptr;
+    float* a = m;
     for (int i = 0; i < n; i++)
     {
         a[i] = bias ? bias[i] : 0.f;
@@ -82,7 +103,7 @@ inline vk::VkBlobPtr upload_int8_args(const Option& opt, int n, const float* bia
         a[2 * n + i] = scale_out[i];
         a[3 * n + i] = bottom_scale[i];
     }
-    return upload_weights(opt, Mat(4 * n, a.data()));
+    return upload_weights(opt, m);
 }
 
 // a blob sharing `src`'s buffer with another shape of the same element count

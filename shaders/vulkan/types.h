@@ -12,7 +12,10 @@
 // Blob (activation) buffers are declared with sfp / sfpvec4 elements and read
 // and written only through the load/store helpers, which convert to and from
 // the arithmetic type afp / afpvec4. Weights, biases and index maps stay
-// float buffers in every variant (read them as float, convert with afp()).
+// float buffers in every variant (read them as float, convert with afp()),
+// except weights a driver uploads in the storage type
+// (vkl::upload_weights(opt, m, true)): those are wfp / wfpvec4 buffers, read
+// through float() / vec4().
 // Values that accumulate many terms where fp16 would lose the answer
 // (softmax/layernorm sums) may stay float in every variant.
 #ifndef KITE_VK_TYPES_H
@@ -26,6 +29,8 @@
 #define sfp float
 #define sfpvec4 vec4
 #endif
+#define wfp sfp
+#define wfpvec4 sfpvec4
 
 #if defined(KITE_FP16_ARITHMETIC)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require

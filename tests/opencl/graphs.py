@@ -71,23 +71,9 @@ def main():
         param = os.path.join(models, name + ".param")
         layers = graph_compare.parse_layers(param)
         types = {}
-        input_blob = None
-        produced, consumed = [], set()
-        for typ, _, bottoms, tops, _ in layers:
+        for typ, _, _, _, _ in layers:
             types[typ] = types.get(typ, 0) + 1
-            if typ == "Input" and input_blob is None:
-                input_blob = tops[0]
-            consumed.update(bottoms)
-            produced += tops
-        detections, det_inputs = graph_compare.detection_blobs(layers)
-        # the graph's outputs, the blobs feeding detection layers and the
-        # first input of its last layer (a final Softmax over one element, as
-        # vision_transformer's, says nothing)
-        outputs = [b for b in produced if b not in consumed]
-        last_bottoms = layers[-1][2]
-        for b in det_inputs + last_bottoms[:1]:
-            if b not in outputs and b != input_blob:
-                outputs.append(b)
+        input_blob, outputs, detections = graph_compare.compared_blobs(layers)
         saved = {}
         for b in outputs:
             saved[b.replace("/", "_") + ".npy"] = b
@@ -123,13 +109,7 @@ def main():
             for fn in sorted(os.listdir(dcpu)):
                 a = np.load(os.path.join(dcl, fn))
                 b = np.load(os.path.join(dcpu, fn))
-                blob = saved.get(fn, fn)
-                if blob in detections:
-                    tol, margin = graph_compare.DETECTION_TOL[fp16 != 0]
-                    thr, nms = detections[blob]
-                    ok, desc = graph_compare.compare_detections(a, b, thr, tol, margin, nms)
-                else:
-                    ok, desc = graph_compare.compare_dense(a, b, fp16 != 0)
+                ok, desc = graph_compare.compare_blob(saved.get(fn, fn), a, b, fp16, detections)
                 print("%-20s %-28s opencl=%d cpu=%d %s %s" % (name, fn, ncl, ncpu, desc, "ok" if ok else "MISMATCH"))
                 if not ok:
                     status.append("%s: %s" % (fn, desc))

@@ -6,19 +6,16 @@
 
 For each graph (default: every graph of shapes.txt at its listed shape; a
 model given as NAME:w,h,c runs at that input shape): kiterun with the same
-random weights (seed 1) on the CPU and with device=vulkan:N; every output must
-match within 1e-3 of the CPU output's range (max abs diff) and cosine >= 0.999,
-the run must not print a validation-layer error, and the `backends:` line must
-show on the CPU only Input, MemoryData-free detection post-processing
-(DetectionOutput, Yolov3DetectionOutput, YoloDetectionOutput) and the types
-listed in --allow-cpu (what has no Vulkan driver yet). Exit 0 if all pass.
-
---fp16 1 runs the Vulkan side with fp16 storage (kiterun fp16=1), --fp16 2
-with fp16 storage and arithmetic (fp16=2), against the fp32 CPU run: every
-output must then have cosine >= 0.999 (max|diff| is printed, not checked:
-fp16 rounding of every blob moves outputs by more than 1e-3 of the range);
-a graph ending in a detection layer is compared on that layer's inputs,
-since its thresholds turn small differences into other boxes.
+random weights (seed 1) on the CPU and with device=vulkan:N; the graph's
+outputs, the blobs feeding its detection layers and its last layer's first
+input are compared by tests/graph_compare.py's rules (shared with the OpenCL
+graph check): dense tensors within 1e-3 of the CPU tensor's range (fp32) or
+with cosine >= 0.999 (--fp16 1: fp16 storage, kiterun fp16=1; --fp16 2: also
+fp16 arithmetic), detection lists by matching boxes. The run must not print a
+validation-layer error, and the `backends:` line must show on the CPU only
+Input, the detection post-processing layers (DetectionOutput,
+Yolov3DetectionOutput, YoloDetectionOutput) and the types listed in
+--allow-cpu (what has no Vulkan driver yet). Exit 0 if all pass.
 """
 
 import argparse
@@ -31,6 +28,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import graph_compare  # noqa: E402
+
 CPU_OK = {"Input", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetectionOutput"}
 
 
@@ -42,22 +42,6 @@ def read_shapes(path):
             if len(t) == 2:
                 shapes[t[0]] = t[1].strip().replace(" ", "").strip("[]")
     return shapes
-
-
-def layer_types(param):
-    with open(param) as f:
-        lines = [l.split() for l in f if l.strip()][2:]
-    return [t[0] for t in lines], [t[4 + int(t[2])] for t in lines if t[0] == "Input"]
-
-
-def detection_inputs(param):
-    """The input blobs of a graph's final detection layer (thresholds and NMS
-    turn fp16 rounding into a different number of boxes), or []."""
-    with open(param) as f:
-        t = [l.split() for l in f if l.strip()][-1]
-    if t[0] not in CPU_OK or t[0] == "Input":
-        return []
-    return t[4:4 + int(t[2])]
 
 
 def run(cmd, env=None):
@@ -83,13 +67,13 @@ def main():
         name, _, shape = m.partition(":")
         shape = shape or shapes[name]
         param = os.path.join(ncnn_dir, name + ".param")
-        types, inputs = layer_types(param)
-        allowed_cpu = sum(1 for t in types if t in allow)
+        layers = graph_compare.parse_layers(param)
+        allowed_cpu = sum(1 for t in layers if t[0] in allow)
+        input_blob, outputs, detections = graph_compare.compared_blobs(layers)
+        saved = dict((o.replace("/", "_") + ".npy", o) for o in outputs)
         with tempfile.TemporaryDirectory() as tmp:
-            args = [a.kiterun, param, "random", "shape=%s:[%s]" % (inputs[0], shape), "seed=1"]
-            if a.fp16:
-                # compare what goes into the detection layer, not its box list
-                args += ["output=" + o for o in detection_inputs(param)]
+            args = [a.kiterun, param, "random", "shape=%s:[%s]" % (input_blob, shape), "seed=1"]
+            args += ["output=" + o for o in outputs]
             rc, out_cpu = run(args + ["save=" + tmp + "/cpu"])
             if rc != 0:
                 failures.append("%s: CPU run failed:\n%s" % (name, out_cpu[-2000:]))
@@ -113,20 +97,10 @@ def main():
                 if not os.path.exists(g):
                     problems.append("output %s missing on Vulkan" % os.path.basename(f))
                     continue
-                x = np.load(f).astype(np.float64).ravel()
-                y = np.load(g).astype(np.float64).ravel()
-                if x.shape != y.shape:
-                    problems.append("output %s: shape %s vs %s" % (os.path.basename(f), x.shape, y.shape))
-                    continue
-                if x.size == 0:
-                    continue
-                rng = max(float(x.max() - x.min()), 1e-12)
-                diff = float(np.abs(x - y).max())
-                nx, ny = np.linalg.norm(x), np.linalg.norm(y)
-                cos = float(np.dot(x, y) / (nx * ny)) if nx > 0 and ny > 0 else (1.0 if nx == ny else 0.0)
-                print("  %s: max|diff| %.3g = %.3g of range, cosine %.6f" % (os.path.basename(f), diff, diff / rng, cos))
-                if not np.all(np.isfinite(y)) or (a.fp16 == 0 and diff > 1e-3 * rng) or cos < 0.999:
-                    problems.append("output %s differs from the CPU: max|diff| %.3g (range %.3g), cosine %.6f" % (os.path.basename(f), diff, rng, cos))
+                ok, desc = graph_compare.compare_blob(saved.get(os.path.basename(f), ""), np.load(g), np.load(f), a.fp16, detections)
+                print("  %s: %s%s" % (os.path.basename(f), desc, "" if ok else " MISMATCH"))
+                if not ok:
+                    problems.append("output %s differs from the CPU: %s" % (os.path.basename(f), desc))
             if problems:
                 failures.append("%s: %s" % (name, "\n  ".join(problems)))
     for f in failures:

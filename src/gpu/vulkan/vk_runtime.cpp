@@ -2,6 +2,7 @@
 
 #include "vk_shaders.h"
 
+#include "../../layer.h"
 #include "../../log.h"
 #include "../../mat.h"
 
@@ -171,6 +172,8 @@ VulkanDevice* VulkanDevice::get(int index)
     if (failed[index])
         return nullptr;
     failed[index] = true;
+    // KITE_VULKAN_TIMING's "device init": the instance (first device only) and the device
+    const auto t0 = std::chrono::steady_clock::now();
     Instance* in = instance();
     if (!in)
         return nullptr;
@@ -179,7 +182,6 @@ VulkanDevice* VulkanDevice::get(int index)
         KITE_LOGW("Vulkan: no device %d (this machine has %d)", index, (int)in->gpus.size());
         return nullptr;
     }
-    const auto t0 = std::chrono::steady_clock::now();
     VulkanDevice* d = new VulkanDevice;
     if (!d->init(in->gpus[index], index))
     {
@@ -236,6 +238,9 @@ bool VulkanDevice::init(VkPhysicalDevice pd, int idx)
     }
     mem_device_local = (uint32_t)dl;
     mem_host_visible = (uint32_t)hv;
+    // unified memory (lavapipe, integrated GPUs): constants are written in place
+    const VkMemoryPropertyFlags mapped_flags = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    constants_direct = (mp.memoryTypes[dl].propertyFlags & mapped_flags) == mapped_flags;
 
     uint32_t ne = 0;
     vkEnumerateDeviceExtensionProperties(pd, nullptr, &ne, nullptr);
@@ -581,61 +586,301 @@ void VulkanDevice::destroy_buffer(Buffer& b)
     b = Buffer();
 }
 
-VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const float* data)
+// ---------------------------------------------------------------- constants
+
+// One device-local allocation that constants' buffers are bound into; freed
+// with the last of them.
+struct ConstantChunk
+{
+    VulkanDevice* dev = nullptr;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0, used = 0;
+    unsigned char* mapped = nullptr; // host-visible device memory (direct fills)
+    ~ConstantChunk()
+    {
+        if (mapped)
+            vkUnmapMemory(dev->device, memory);
+        if (memory)
+            vkFreeMemory(dev->device, memory, nullptr);
+    }
+};
+
+enum : size_t
+{
+    CHUNK_MIN = (size_t)16 << 20,     // first constant chunk; each next one twice the last
+    CHUNK_MAX = (size_t)256 << 20,    // up to this (larger tensors get their own)
+    STAGING_BATCH = (size_t)64 << 20, // staging bytes per submit
+    STAGING_POOLED = (size_t)1 << 20  // smaller staging buffers come from (and go back to) the pool
+};
+
+bool VulkanDevice::bind_constant(size_t bytes, VkBlob& b)
+{
+    VkBufferCreateInfo bi = {};
+    bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bi.size = bytes;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if (vkCreateBuffer(device, &bi, nullptr, &b.buf.buffer) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkCreateBuffer of %zu bytes failed", bytes);
+        return false;
+    }
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, b.buf.buffer, &req);
+    const VkDeviceSize align = req.alignment ? req.alignment : 1;
+    std::shared_ptr<ConstantChunk> c = chunk_current.lock();
+    VkDeviceSize offset = c ? (c->used + align - 1) / align * align : 0;
+    if (!c || offset + req.size > c->size)
+    {
+        if (!(req.memoryTypeBits & (1u << mem_device_local)))
+        {
+            KITE_LOGE("Vulkan: constant buffers cannot use the device-local memory type %u", mem_device_local);
+            vkDestroyBuffer(device, b.buf.buffer, nullptr);
+            b.buf.buffer = VK_NULL_HANDLE;
+            return false;
+        }
+        if (!c)
+            chunk_next = CHUNK_MIN; // the previous chunks went with their nets: start small again
+        const auto t0 = std::chrono::steady_clock::now();
+        c = std::make_shared<ConstantChunk>();
+        c->dev = this;
+        c->size = req.size > chunk_next ? req.size : chunk_next;
+        VkMemoryAllocateInfo ai = {};
+        ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        ai.allocationSize = c->size;
+        ai.memoryTypeIndex = mem_device_local;
+        if (vkAllocateMemory(device, &ai, nullptr, &c->memory) != VK_SUCCESS)
+        {
+            KITE_LOGE("Vulkan: out of device memory for constants (%llu bytes)", (unsigned long long)c->size);
+            c->memory = VK_NULL_HANDLE;
+            vkDestroyBuffer(device, b.buf.buffer, nullptr);
+            b.buf.buffer = VK_NULL_HANDLE;
+            return false;
+        }
+        void* p = nullptr;
+        if (constants_direct && vkMapMemory(device, c->memory, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS)
+            c->mapped = (unsigned char*)p;
+        else if (constants_direct)
+            constants_direct = false; // stage instead (only chunks mapped from the start are written directly)
+        if (c->size == chunk_next)
+            chunk_next = chunk_next * 2 > CHUNK_MAX ? CHUNK_MAX : chunk_next * 2;
+        chunk_current = c;
+        offset = 0;
+        ct.chunks++;
+        ct.alloc_ms += ms_since(t0);
+    }
+    if (vkBindBufferMemory(device, b.buf.buffer, c->memory, offset) != VK_SUCCESS)
+    {
+        KITE_LOGE("Vulkan: vkBindBufferMemory failed");
+        vkDestroyBuffer(device, b.buf.buffer, nullptr);
+        b.buf.buffer = VK_NULL_HANDLE;
+        return false;
+    }
+    c->used = offset + req.size;
+    b.buf.size = bytes;
+    b.buf.mapped = c->mapped ? c->mapped + offset : nullptr;
+    b.chunk = c;
+    return true;
+}
+
+VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, bool half, ConstantFill fill, int num_threads)
 {
     const auto t0 = std::chrono::steady_clock::now();
-    std::lock_guard<std::mutex> g(constants_lock);
-    if (!constants)
-    {
-        constants.reset(new Session(this, 4, true));
-        if (!constants->ok())
-        {
-            constants.reset();
-            return nullptr;
-        }
-    }
-    GpuBlobPtr gb;
-    Option opt;
     const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
-    Mat flat((int)n, (void*)data);
-    if (constants->upload(flat, gb, nullptr, opt) != 0)
-        return nullptr;
-    constants_pending += n * 4;
-    constants_count++;
-    // bound the staging memory held by pending copies
-    if (constants_pending > ((size_t)64 << 20))
-    {
-        if (constants->finish() != 0)
-            return nullptr;
-        constants_pending = 0;
-    }
-    constants_record_ms += ms_since(t0);
-    VkBlobPtr b = std::static_pointer_cast<VkBlob>(gb);
+    const size_t bytes = n * (half ? 2 : 4);
+    VkBlobPtr b = std::make_shared<VkBlob>();
+    b->backend = BACKEND_VULKAN;
     b->shape = gpu_shape_of(shape);
     b->shape.elempack = 1;
-    b->shape.elemsize = 4;
+    b->shape.elemsize = half ? 2 : 4;
     b->shape.cstep = (size_t)shape.w * shape.h * shape.d;
+    {
+        std::lock_guard<std::mutex> g(constants_lock);
+        if (!bind_constant(bytes < 16 ? 16 : bytes, *b))
+            return nullptr;
+        constants.push_back(PendingConstant{b, std::move(fill), bytes});
+        constants_pending += bytes;
+        if (num_threads > constants_threads)
+            constants_threads = num_threads;
+        ct.count++;
+        ct.bytes += bytes;
+        ct.record_ms += ms_since(t0);
+    }
+    // bound the staging memory held by pending constants (the fills run then)
+    if (!constants_direct && constants_pending > STAGING_BATCH && flush_constants() != 0)
+        return nullptr;
     return b;
+}
+
+VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const Mat& src, bool half, int num_threads)
+{
+    const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
+    if (src.elemsize != 4u || src.elempack != 1 || (size_t)src.w * src.h * src.d * src.c != n || (src.dims >= 3 && src.cstep != (size_t)src.w * src.h * src.d))
+    {
+        KITE_LOGE("Vulkan: a constant must be %zu contiguous fp32 values (got elemsize %zu, elempack %d)", n, src.elemsize, src.elempack);
+        return nullptr;
+    }
+    // the values stay referenced until the fill has run; a Mat over external
+    // memory (a caller's temporary, a mapped model file) is copied now
+    Mat keep = src.refcount ? src : src.clone();
+    if (keep.empty())
+        return nullptr;
+    const float* p = (const float*)keep.data;
+    if (!half)
+        return upload_constant(shape, false, [keep, p, n](void* dst) { memcpy(dst, p, n * 4); }, num_threads);
+    return upload_constant(shape, true, [keep, p, n](void* dst) {
+        unsigned short* h = (unsigned short*)dst;
+        for (size_t i = 0; i < n; i++)
+            h[i] = float32_to_float16(p[i]);
+    }, num_threads);
+}
+
+VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const float* data)
+{
+    const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
+    return upload_constant(shape, Mat((int)n, (void*)data), false, 1); // copied there
+}
+
+// items [first, last) of `items`, `bytes` in all (16-byte aligned each)
+int VulkanDevice::flush_batch(std::vector<PendingConstant>& items, size_t first, size_t last, size_t bytes)
+{
+    // the blobs stay alive until their copies are done
+    std::vector<VkBlobPtr> live(last - first);
+    for (size_t i = first; i < last; i++)
+        live[i - first] = items[i].blob.lock();
+    const int nt = constants_threads;
+    const int count = (int)(last - first);
+    auto t0 = std::chrono::steady_clock::now();
+    if (constants_direct)
+    {
+        #pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1 && count > 1)
+        for (int i = 0; i < count; i++)
+            if (live[i])
+                items[first + i].fill(live[i]->buf.mapped);
+        ct.fill_ms += ms_since(t0);
+        return 0;
+    }
+    Buffer st;
+    bytes = bytes < 16 ? 16 : bytes;
+    const bool pooled = bytes <= STAGING_POOLED;
+    if (!(pooled ? staging_pool->acquire(bytes, st) : create_buffer(bytes, true, st)))
+        return -100;
+    ct.staging_ms += ms_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    std::vector<size_t> offset(count + 1, 0);
+    for (int i = 0; i < count; i++)
+        offset[i + 1] = offset[i] + ((items[first + i].bytes + 15) & ~(size_t)15);
+    #pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1 && count > 1)
+    for (int i = 0; i < count; i++)
+        if (live[i])
+            items[first + i].fill((unsigned char*)st.mapped + offset[i]);
+    ct.fill_ms += ms_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    int ret = -1;
+    if (!upload_cmd)
+    {
+        VkCommandPoolCreateInfo pi = {};
+        pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+        pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        pi.queueFamilyIndex = queue_family;
+        VkFenceCreateInfo fi = {};
+        fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+        VkCommandBufferAllocateInfo ai = {};
+        ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        if ((upload_pool || vkCreateCommandPool(device, &pi, nullptr, &upload_pool) == VK_SUCCESS)
+            && (upload_fence || vkCreateFence(device, &fi, nullptr, &upload_fence) == VK_SUCCESS))
+        {
+            ai.commandPool = upload_pool;
+            if (vkAllocateCommandBuffers(device, &ai, &upload_cmd) != VK_SUCCESS)
+                upload_cmd = VK_NULL_HANDLE;
+        }
+    }
+    VkCommandBufferBeginInfo bi = {};
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (upload_cmd && vkBeginCommandBuffer(upload_cmd, &bi) == VK_SUCCESS)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (!live[i])
+                continue;
+            VkBufferCopy r = {offset[i], 0, items[first + i].bytes};
+            if (r.size)
+                vkCmdCopyBuffer(upload_cmd, st.buffer, live[i]->buf.buffer, 1, &r);
+        }
+        // the copies are done before any later compute or transfer reads
+        VkMemoryBarrier mb = {};
+        mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+        mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        vkCmdPipelineBarrier(upload_cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             0, 1, &mb, 0, nullptr, 0, nullptr);
+        if (vkEndCommandBuffer(upload_cmd) == VK_SUCCESS)
+        {
+            VkSubmitInfo si = {};
+            si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+            si.commandBufferCount = 1;
+            si.pCommandBuffers = &upload_cmd;
+            VkResult r;
+            {
+                std::lock_guard<std::mutex> g(queue_lock);
+                r = vkQueueSubmit(queue, 1, &si, upload_fence);
+            }
+            if (r == VK_SUCCESS)
+                r = vkWaitForFences(device, 1, &upload_fence, VK_TRUE, UINT64_MAX);
+            vkResetFences(device, 1, &upload_fence);
+            ret = r == VK_SUCCESS ? 0 : -1;
+            if (ret != 0)
+                KITE_LOGE("Vulkan: constant upload failed (%d)%s", (int)r, r == VK_ERROR_DEVICE_LOST ? ": device lost" : "");
+        }
+        vkResetCommandBuffer(upload_cmd, 0);
+    }
+    else
+        KITE_LOGE("Vulkan: no command buffer for constant uploads");
+    if (pooled)
+        staging_pool->release(st);
+    else
+        destroy_buffer(st);
+    ct.submit_ms += ms_since(t0);
+    ct.batches++;
+    return ret;
 }
 
 int VulkanDevice::flush_constants()
 {
     std::lock_guard<std::mutex> g(constants_lock);
-    if (!constants)
+    if (constants.empty())
         return 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    int ret = constants->finish();
-    constants.reset(); // its buffers go back to the device's pools
+    std::vector<PendingConstant> items;
+    items.swap(constants);
     constants_pending = 0;
+    int ret = 0;
+    size_t first = 0, bytes = 0;
+    for (size_t i = 0; i <= items.size() && ret == 0; i++)
+    {
+        const size_t b = i < items.size() ? (items[i].bytes + 15) & ~(size_t)15 : 0;
+        if (i == items.size() || (bytes > 0 && bytes + b > STAGING_BATCH))
+        {
+            ret = flush_batch(items, first, i, bytes);
+            first = i;
+            bytes = 0;
+        }
+        bytes += b;
+    }
+    ct.threads = constants_threads;
+    constants_threads = 1;
     if (timing_on())
     {
         std::lock_guard<std::mutex> pg(pipeline_lock);
-        fprintf(stderr, "Vulkan timing: device init %.1f ms; %d pipelines made in %.1f ms; %d constants recorded in %.1f ms, "
-                        "submitted and waited in %.1f ms; pipeline cache written in %.1f ms\n",
-                init_ms, pipelines_made, pipelines_ms, constants_count, constants_record_ms, ms_since(t0), cache_save_ms);
+        fprintf(stderr, "Vulkan timing: device init %.1f ms; %d pipelines made in %.1f ms; %d constants (%.1f MB) recorded in %.1f ms "
+                        "(%d device allocations %.1f ms), %s, filled in %.1f ms on %d threads, %d copy submits %.1f ms; pipeline cache written in %.1f ms\n",
+                init_ms, pipelines_made, pipelines_ms, ct.count, ct.bytes / 1048576.0, ct.record_ms, ct.chunks, ct.alloc_ms,
+                constants_direct ? "written into host-visible device memory" : "staged", ct.fill_ms, ct.threads, ct.batches,
+                ct.submit_ms + ct.staging_ms, cache_save_ms);
     }
-    constants_count = 0;
-    constants_record_ms = 0;
+    ct = {};
     return ret;
 }
 
@@ -688,6 +933,8 @@ VkBlob::~VkBlob()
 {
     if (pool)
         pool->release(buf);
+    else if (chunk && buf.buffer)
+        vkDestroyBuffer(chunk->dev->device, buf.buffer, nullptr);
 }
 
 } // namespace vk

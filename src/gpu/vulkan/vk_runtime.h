@@ -16,13 +16,19 @@
 // Session::convert_for_layer converts on the device between layers. Uploads
 // and downloads convert any CPU Mat (elempack 1/4/8/16, fp16 or fp32) to and
 // from these layouts on the host. Weights and index maps are fp32 buffers in
-// every session.
+// every session (fp16 where a layer asks upload_constant for it).
+//
+// Constants (weights, index maps) are sub-allocated from a few large
+// device-local allocations (ConstantChunk) and filled at flush_constants():
+// straight into the device memory where it is host-visible (lavapipe,
+// integrated GPUs), else into one staging buffer copied in one submit.
 
 #include "vk_api.h"
 
 #include "../gpu.h"
 #include "../../option.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +48,7 @@ struct Buffer
 
 class VulkanDevice;
 class Session;
+struct ConstantChunk;
 
 // Buffers of one memory kind, handed out and taken back for reuse. A pool with
 // a parent gives its idle buffers to the parent when it dies (a Session's
@@ -75,6 +82,8 @@ public:
     // requantizing int8 layer writes them: downloaded as an int8 Mat, and an
     // int8 consumer does not quantize them again
     bool int8 = false;
+    // a constant: buf.buffer is bound into this shared allocation (no pool)
+    std::shared_ptr<ConstantChunk> chunk;
     // number of scalars
     size_t total() const { return (size_t)shape.w * shape.h * shape.d * shape.c * shape.elempack; }
 };
@@ -134,13 +143,27 @@ public:
     // write the VkPipelineCache to disk (also done at exit)
     void save_pipeline_cache();
 
-    // copy host data into a new device blob of shape `shape` (fp32, elempack 1);
-    // for weights at create_pipeline time and index maps at forward time. The
-    // copies are recorded into one command buffer and submitted together
-    // (flush_constants) when another session starts recording or submits.
+    // writes the `bytes` bytes of one constant into dst (mapped memory)
+    typedef std::function<void(void* dst)> ConstantFill;
+    // a new device blob of shape `shape` (elempack 1, fp32 or, with half,
+    // fp16 scalars) whose values `fill` writes at the next flush_constants(),
+    // on one of up to num_threads threads (fills of several constants run in
+    // parallel); for weights at create_pipeline time and index maps at
+    // forward time. The device memory is taken at once (the blob can be bound
+    // right away); Net::load_model flushes after the last create_pipeline, a
+    // session before it records or submits.
+    VkBlobPtr upload_constant(const Mat& shape, bool half, ConstantFill fill, int num_threads = 1);
+    // the values of `src` (fp32, any shape with the same number of scalars;
+    // kept by reference until the flush), stored as fp32 or converted to fp16
+    VkBlobPtr upload_constant(const Mat& shape, const Mat& src, bool half = false, int num_threads = 1);
+    // a copy of `data` (taken now: the caller's buffer may go)
     VkBlobPtr upload_constant(const Mat& shape, const float* data);
-    // submit the recorded constant uploads and wait for them
+    // fill the pending constants and copy them to the device; waits
     int flush_constants();
+    // whether constants are written straight into host-visible device memory
+    // (no staging copy); stage_constants() turns that off (tests use both paths)
+    bool constants_in_place() const { return constants_direct; }
+    void stage_constants() { constants_direct = false; }
 
     bool create_buffer(VkDeviceSize size, bool host_visible, Buffer& out);
     void destroy_buffer(Buffer& b);
@@ -156,12 +179,35 @@ private:
     bool cache_dirty = false;
     size_t cache_saved_bytes = 0; // size of the cache data on disk (loaded or written)
 
+    struct PendingConstant
+    {
+        std::weak_ptr<VkBlob> blob; // skipped when it went before the flush
+        ConstantFill fill;
+        size_t bytes;
+    };
+    // a buffer of `bytes` bound into a constant chunk (a new one when the
+    // current one is full)
+    bool bind_constant(size_t bytes, VkBlob& b);
+    int flush_batch(std::vector<PendingConstant>& items, size_t first, size_t last, size_t bytes);
+
     std::mutex constants_lock;
-    std::unique_ptr<Session> constants; // records the pending constant uploads
-    size_t constants_pending = 0;       // bytes recorded, not yet submitted
-    int constants_count = 0;
-    double constants_record_ms = 0;
-    double pipelines_ms = 0; // KITE_VULKAN_TIMING
+    std::vector<PendingConstant> constants;
+    size_t constants_pending = 0; // bytes of `constants`
+    int constants_threads = 1;
+    std::weak_ptr<ConstantChunk> chunk_current;
+    VkDeviceSize chunk_next = 0;
+    bool constants_direct = false; // device-local memory is host-visible + coherent: no staging
+    VkCommandPool upload_pool = VK_NULL_HANDLE;
+    VkCommandBuffer upload_cmd = VK_NULL_HANDLE;
+    VkFence upload_fence = VK_NULL_HANDLE;
+    // KITE_VULKAN_TIMING
+    struct
+    {
+        int count, chunks, batches, threads;
+        size_t bytes;
+        double record_ms, alloc_ms, staging_ms, fill_ms, submit_ms;
+    } ct = {};
+    double pipelines_ms = 0;
     int pipelines_made = 0;
     double cache_save_ms = 0;
     double init_ms = 0;

@@ -114,8 +114,10 @@ void Session::barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
 
 int Session::finish()
 {
+    // nothing recorded: still put pending constants on the device (what
+    // Net::load_model asks after the last create_pipeline)
     if (!recording)
-        return 0;
+        return loader ? 0 : dev->flush_constants();
     recording = false;
     // constants uploaded while this session recorded (index maps made at
     // forward time) must be on the device before its commands run
@@ -493,6 +495,11 @@ public:
             return nullptr;
         }
         return s;
+    }
+    bool fp16_arithmetic(const Option& opt) override
+    {
+        VulkanDevice* d = VulkanDevice::get(opt.vulkan_device);
+        return d && d->variant(opt) == VARIANT_FP16A;
     }
 };
 
