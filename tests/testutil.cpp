@@ -413,14 +413,18 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
         }
         if (std::string(e.type) != type || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE || !cpu_support_isa(e.isa))
             continue;
-        for (int fp16 = 0; fp16 < 2; fp16++)
+        // fp16 0: fp32, 1: fp16 storage, 2 (arm82 only): fp16 storage and
+        // arithmetic, at twice the fp16 tolerance (fp16 accumulation)
+        const int fp16_variants = e.isa == CPU_ISA_ARM82 ? 3 : 2;
+        for (int fp16 = 0; fp16 < fp16_variants; fp16++)
         {
             for (int threads = 1; threads <= 2; threads++)
             {
                 Option opt = base_option();
                 opt.num_threads = threads;
                 opt.use_packing_layout = true;
-                opt.use_fp16_storage = fp16 == 1;
+                opt.use_fp16_storage = fp16 >= 1;
+                opt.use_fp16_arithmetic = fp16 == 2;
                 bool declined = false;
                 Layer* l = make_layer(type, e.backend, e.isa, pd, weights, opt, &why, &declined, &flags.top_shapes);
                 if (!l)
@@ -477,6 +481,8 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
                         return describe(type, e.isa, opt, pack, "forward returned " + std::to_string(ret));
                     }
                     float eps = opt.use_fp16_storage ? flags.epsilon_fp16 : flags.epsilon;
+                    if (opt.use_fp16_arithmetic)
+                        eps = 2 * flags.epsilon_fp16;
                     for (size_t i = 0; i < ref.size(); i++)
                     {
                         std::string c = compare_mat(out[i], ref[i], eps);

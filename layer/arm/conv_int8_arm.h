@@ -4,30 +4,80 @@
 // The int8 interface layer/x86/convolution_x86.cpp and
 // convolutiondepthwise_x86.cpp expect from conv_int8_x86.h (pmaddwd
 // kernels, x86 only), for their ARM builds: included first, it also defines
-// that header's guard so the x86 one is skipped. int8 convolution on ARM runs
-// the reference's kernels (common/conv_kernel.h, common/conv_int8_planes.h):
-// conv_int8_pack_weights packs nothing (M stays 0), so the driver's int8
-// hooks take the reference path (planar outputs), and packed fp32 inputs of
-// an int8 layer are unpacked by the driver before the reference quantizes.
+// that header's guard so the x86 one is skipped.
+//
+// Convolution (group 1, 2-D): a GEMM with implicit im2col over the padded
+// int8 input, tiles of 8 output pixels x 8 output channels in sixteen int32x4
+// accumulators (4 channels of one pixel each), then the reference's epilogue
+// conv_int8_finish per value, so outputs are bit-identical to the reference
+// (integer sums are exact whatever the order).
+//  - arm82 (armv8.2-a+dotprod; the level needs asimddp): weights packed as
+//    [panels][K/4][8 channels][4 k] bytes, each tile's input as
+//    [K/4][8 pixels][4 k]; one SDOT by element (vdotq_laneq_s32) adds the
+//    4-term dot product of 4 channels with one pixel's 4 inputs.
+//  - neon (armv8.0 / armv7): weights widened to int16 [panels][K][8], the
+//    tile [K][8 pixels] int16; SMLAL by element (vmlal_lane_s16) adds one
+//    product per lane.
+// Depth-wise and everything else runs the reference's kernels
+// (common/conv_kernel.h, common/conv_int8_planes.h).
 #define KITE_X86_CONV_INT8_H
 
 #include "common/conv_int8_planes.h"
 #include "common/conv_kernel.h"
 #include "mat.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <vector>
+
+#if defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
 
 namespace kite {
 namespace KITE_ISA_NS {
 
+#if defined(__ARM_NEON)
+#if defined(__ARM_FEATURE_DOTPROD)
+typedef signed char Int8Lane; // packed operands: bytes, 4 k per group
+static const int kInt8KG = 4;
+#else
+typedef short Int8Lane; // packed operands: int16, one k per group
+static const int kInt8KG = 1;
+#endif
+#endif
+
+static const int kInt8MR = 8; // pixels per tile
+static const int kInt8NR = 8; // output channels per panel
+
 struct ConvInt8PackedWeights
 {
-    int M = 0, K = 0; // 0: no packed int8 kernel on this ISA
+    int M = 0, K = 0, KB = 0; // 0: no packed int8 kernel; KB: groups of kInt8KG k
+#if defined(__ARM_NEON)
+    std::vector<Int8Lane> w; // [panels][KB][NR][KG]
+#endif
+    int panels() const { return (M + kInt8NR - 1) / kInt8NR; }
 };
 
-static inline void conv_int8_pack_weights(const signed char*, int, int, ConvInt8PackedWeights& out)
+// weight [M][K] int8 (ncnn's [out][in][kh][kw]); nothing packed without NEON
+static inline void conv_int8_pack_weights(const signed char* weight, int M, int K, ConvInt8PackedWeights& out)
 {
     out = ConvInt8PackedWeights();
+#if defined(__ARM_NEON)
+    out.M = M;
+    out.K = K;
+    out.KB = (K + kInt8KG - 1) / kInt8KG;
+    out.w.assign((size_t)out.panels() * out.KB * kInt8NR * kInt8KG, 0);
+    for (int m = 0; m < M; m++)
+        for (int k = 0; k < K; k++)
+            out.w[(((size_t)(m / kInt8NR) * out.KB + k / kInt8KG) * kInt8NR + m % kInt8NR) * kInt8KG + k % kInt8KG] =
+                weight[(size_t)m * K + k];
+#else
+    (void)weight;
+    (void)M;
+    (void)K;
+#endif
 }
 
 // the reference's int8 convolution for a job (what Convolution::run_int8 runs)
@@ -40,23 +90,157 @@ static inline void conv_int8_reference(const ConvInt8Job& j, int num_threads)
                       j.numerics);
 }
 
-// reached only with packed weights, which this ISA does not make
+#if defined(__ARM_NEON)
+// The job's input with its padding made real (planes of W x H, the size the
+// output, stride and kernel extent need), and the offset of each
+// k = q * maxk + tap from a pixel's window origin in it
+static inline void conv_int8_arm_pad(const ConvInt8Job& j, std::vector<signed char>& padded, std::vector<int>& koff, int* pw)
+{
+    const ConvGeometry& g = j.g;
+    const int W = (j.out.w - 1) * g.stride_w + conv_kernel_extent(g.kernel_w, g.dilation_w);
+    const int H = (j.out.h - 1) * g.stride_h + conv_kernel_extent(g.kernel_h, g.dilation_h);
+    padded.assign((size_t)j.in.c * W * H, j.pad_value);
+    const int x0 = std::max(0, g.pad_left), x1 = std::min(W, g.pad_left + j.in.w);
+    for (int q = 0; q < j.in.c; q++)
+        for (int y = 0; y < H && x1 > x0; y++)
+        {
+            const int iy = y - g.pad_top;
+            if (iy >= 0 && iy < j.in.h)
+                memcpy(padded.data() + ((size_t)q * H + y) * W + x0,
+                       (const signed char*)j.in.data + j.in.cstep * q + (size_t)iy * j.in.w + (x0 - g.pad_left), x1 - x0);
+        }
+    koff.resize((size_t)j.in.c * g.kernel_w * g.kernel_h);
+    for (int q = 0, k = 0; q < j.in.c; q++)
+        for (int ky = 0; ky < g.kernel_h; ky++)
+            for (int kx = 0; kx < g.kernel_w; kx++, k++)
+                koff[k] = (q * H + ky * g.dilation_h) * W + kx * g.dilation_w;
+    *pw = W;
+}
+
+// sums[r * NR + c] of one tile: a [KB][MR][KG] against w [KB][NR][KG]
+static inline void conv_int8_arm_tile(const Int8Lane* a, const Int8Lane* w, int KB, int32_t* sums)
+{
+    int32x4_t c0[kInt8MR], c1[kInt8MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < kInt8MR; r++)
+        c0[r] = c1[r] = vdupq_n_s32(0);
+    for (int kb = 0; kb < KB; kb++, a += kInt8MR * kInt8KG, w += kInt8NR * kInt8KG)
+    {
+#if defined(__ARM_FEATURE_DOTPROD)
+        const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16);
+        const int8x16_t x0 = vld1q_s8(a), x1 = vld1q_s8(a + 16);
+#define KITE_INT8_DOT(r, x, l)                          \
+    c0[r] = vdotq_laneq_s32(c0[r], w0, x, l);           \
+    c1[r] = vdotq_laneq_s32(c1[r], w1, x, l)
+        KITE_INT8_DOT(0, x0, 0);
+        KITE_INT8_DOT(1, x0, 1);
+        KITE_INT8_DOT(2, x0, 2);
+        KITE_INT8_DOT(3, x0, 3);
+        KITE_INT8_DOT(4, x1, 0);
+        KITE_INT8_DOT(5, x1, 1);
+        KITE_INT8_DOT(6, x1, 2);
+        KITE_INT8_DOT(7, x1, 3);
+#undef KITE_INT8_DOT
+#else
+        const int16x8_t wv = vld1q_s16(w), xv = vld1q_s16(a);
+        const int16x4_t wl = vget_low_s16(wv), wh = vget_high_s16(wv), xl = vget_low_s16(xv), xh = vget_high_s16(xv);
+#define KITE_INT8_MLAL(r, x, l)                        \
+    c0[r] = vmlal_lane_s16(c0[r], wl, x, l);           \
+    c1[r] = vmlal_lane_s16(c1[r], wh, x, l)
+        KITE_INT8_MLAL(0, xl, 0);
+        KITE_INT8_MLAL(1, xl, 1);
+        KITE_INT8_MLAL(2, xl, 2);
+        KITE_INT8_MLAL(3, xl, 3);
+        KITE_INT8_MLAL(4, xh, 0);
+        KITE_INT8_MLAL(5, xh, 1);
+        KITE_INT8_MLAL(6, xh, 2);
+        KITE_INT8_MLAL(7, xh, 3);
+#undef KITE_INT8_MLAL
+#endif
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kInt8MR; r++)
+    {
+        vst1q_s32(sums + r * kInt8NR, c0[r]);
+        vst1q_s32(sums + r * kInt8NR + 4, c1[r]);
+    }
+}
+
+// Convolution (group 1, 2-D) for the job: bit-identical to the reference
+static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeights& pw, int num_threads)
+{
+    const int MR = kInt8MR, NR = kInt8NR, KG = kInt8KG;
+    const ConvGeometry& g = j.g;
+    std::vector<signed char> padded;
+    std::vector<int> koff;
+    int W = 0;
+    conv_int8_arm_pad(j, padded, koff, &W);
+    const int K = pw.K, KB = pw.KB, M = pw.M;
+    const int outw = j.out.w, N = j.out.w * j.out.h;
+    const int tiles = (N + MR - 1) / MR;
+    int chunk = std::max(1, (int)(65536 / ((size_t)KB * MR * KG)));
+    chunk = std::max(1, std::min(chunk, (tiles + num_threads - 1) / num_threads));
+    const int chunks = (tiles + chunk - 1) / chunk;
+    const signed char* src = padded.data();
+    const int* ko = koff.data();
+    // output (m, n) at out_offset(m) + n * op: planar, or packed fp32
+    const int op = j.out_elempack;
+
+    #pragma omp parallel num_threads(num_threads)
+    {
+        std::vector<Int8Lane> tile((size_t)chunk * KB * MR * KG);
+        int32_t sums[kInt8MR * kInt8NR];
+        int nbase[kInt8MR];
+        #pragma omp for schedule(dynamic)
+        for (int ci = 0; ci < chunks; ci++)
+        {
+            const int t0 = ci * chunk, t1 = std::min(tiles, t0 + chunk);
+            for (int t = t0; t < t1; t++)
+            {
+                const int n0 = t * MR, nn = std::min(MR, N - n0);
+                for (int r = 0; r < MR; r++)
+                {
+                    const int n = std::min(n0 + r, N - 1);
+                    nbase[r] = (n / outw) * g.stride_h * W + (n % outw) * g.stride_w;
+                }
+                Int8Lane* d = tile.data() + (size_t)(t - t0) * KB * MR * KG;
+                for (int kb = 0; kb < KB; kb++, d += MR * KG)
+                    for (int kk = 0; kk < KG; kk++)
+                    {
+                        const int k = kb * KG + kk;
+                        const signed char* s = k < K ? src + ko[k] : nullptr;
+                        for (int r = 0; r < MR; r++)
+                            d[r * KG + kk] = (s && r < nn) ? s[nbase[r]] : 0;
+                    }
+            }
+            for (int p = 0; p < pw.panels(); p++)
+            {
+                const Int8Lane* wp = pw.w.data() + (size_t)p * KB * NR * KG;
+                const int m0 = p * NR, mm = std::min(NR, M - m0);
+                for (int t = t0; t < t1; t++)
+                {
+                    const int n0 = t * MR, nn = std::min(MR, N - n0);
+                    conv_int8_arm_tile(tile.data() + (size_t)(t - t0) * KB * MR * KG, wp, KB, sums);
+                    for (int jj = 0; jj < mm; jj++)
+                    {
+                        const int m = m0 + jj;
+                        const size_t o = j.out.cstep * op * (size_t)(m / op) + m % op;
+                        for (int r = 0; r < nn; r++)
+                            conv_int8_finish(sums[r * NR + jj], m, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
+                                             o + (size_t)(n0 + r) * op);
+                    }
+                }
+            }
+        }
+    }
+}
+#else
+// reached only with packed weights, which a build without NEON does not make
 static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeights&, int num_threads)
 {
     conv_int8_reference(j, num_threads);
 }
-
-static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
-{
-    conv_int8_reference(j, num_threads);
-}
-
-// no fused quantize-and-unpack: the driver unpacks, the reference quantizes
-template<int P>
-static inline int quantize_unpack_int8(const Mat&, Mat&, float, Allocator*, int)
-{
-    return -1;
-}
+#endif
 
 // int8 matrix-vector product for InnerProduct's int8 path, exact:
 // sums[m] = sum_k x[k] * w[m * K + k] (w: M rows of K, as the layer stores them)
@@ -71,6 +255,18 @@ static inline void int8_gemv(const signed char* x, const signed char* w, int M, 
             s += (int32_t)x[k] * (int32_t)wr[k];
         sums[m] = s;
     }
+}
+
+static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
+{
+    conv_int8_reference(j, num_threads);
+}
+
+// no fused quantize-and-unpack: the driver unpacks, the reference quantizes
+template<int P>
+static inline int quantize_unpack_int8(const Mat&, Mat&, float, Allocator*, int)
+{
+    return -1;
 }
 
 } // namespace KITE_ISA_NS
