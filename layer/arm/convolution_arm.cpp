@@ -32,11 +32,8 @@ public:
         if (ret != 0 || weight_data.elemsize != 4u || !opt.use_fp16_storage || !opt.use_fp16_arithmetic)
             return ret;
         const int maxk = kernel_w * kernel_h;
-        const int num_input = weight_data_size / (num_output * maxk);
-        if (fp32_winograd(num_input))
-            return 0;
-        ret = conv_fp16_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
-                                     fp16w);
+        ret = conv_fp16_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
+                                     weight_data_size / (num_output * maxk), maxk, fp16w);
         support_fp16_storage = fp16w.M != 0;
         act16 = Activation(activation_type, activation_params);
         return ret;
@@ -68,21 +65,6 @@ public:
     using Convolution_arm_fp32::forward;
 
 private:
-    // 3x3 stride 1 layers that the fp32 driver prepared Winograd for (its
-    // create_pipeline's test): they stay fp32 (F(6,3) does 2.25x..4x fewer
-    // multiplies than the direct fp16 kernel; squeezenet 67x67 counted 36.8 M
-    // instructions with them in fp16, against 22.7 M in fp32)
-    bool fp32_winograd(int num_input) const
-    {
-        if (kernel_w != 3 || kernel_h != 3 || dilation_w != 1 || dilation_h != 1 || stride_w != 1 || stride_h != 1 || num_input < 8
-            || num_output < 8)
-            return false;
-        const int m = (long long)num_input * num_output >= 128 * 128 ? 4 : 6;
-        if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
-            return winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) >= kWinogradMinTiles;
-        return true;
-    }
-
     ConvFp16Weights fp16w;
     Activation act16;
 };

@@ -29,7 +29,7 @@ static void same_pads(int size, int k, int dil, int s, bool lower, int* b, int* 
     *e = total - *b;
 }
 
-static std::string run_conv(const ConvCase& cc)
+static std::string run_conv(const ConvCase& cc, const TestLayerFlags& flags = TestLayerFlags())
 {
     ParamDict pd;
     const int wsize = cc.outc * cc.c * cc.kw * cc.kh;
@@ -54,7 +54,7 @@ static std::string run_conv(const ConvCase& cc)
         weights.push_back(RandomMat(cc.outc));
     Mat in = RandomMat(cc.w, cc.h, cc.c, -2.f, 2.f);
     std::vector<Mat> out;
-    std::string r = test_layer("Convolution", pd, weights, {in}, TestLayerFlags(), &out);
+    std::string r = test_layer("Convolution", pd, weights, {in}, flags, &out);
     if (!r.empty())
         return r;
     NaiveConv p;
@@ -122,9 +122,9 @@ TEST(Convolution, activations)
     {
         for (int stride : {1, 2})
             KITE_EXPECT_LAYER_OK(run_conv({9, 7, 3, 5, 3, 3, 1, stride, 1, 1, 1, 1, 1, act, params[act], 0.f}));
-        // channels that pack by 8 (arm82's fp16-arithmetic kernel applies
-        // the activation itself; stride 2: 3x3 stride 1 stays on fp32 Winograd)
-        KITE_EXPECT_LAYER_OK(run_conv({9, 7, 8, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, act, params[act], 0.f}));
+        // channels that pack by 8 (arm82's fp16-arithmetic kernel applies the activation itself)
+        for (int stride : {1, 2})
+            KITE_EXPECT_LAYER_OK(run_conv({9, 7, 8, 16, 3, 3, 1, stride, 1, 1, 1, 1, 1, act, params[act], 0.f}));
     }
 }
 
@@ -437,7 +437,13 @@ TEST(Convolution, winograd_3x3s1)
     KITE_EXPECT_LAYER_OK(run_conv({19, 23, 8, 24, 3, 3, 1, 1, 0, 2, 1, 0, 1, 2, {0.1f}, 0.5f}));
     KITE_EXPECT_LAYER_OK(run_conv({21, 20, 32, 12, 3, 3, 1, 1, -233, -233, -233, -233, 0, 3, {0.f, 6.f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({26, 17, 16, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
-    KITE_EXPECT_LAYER_OK(run_conv({14, 13, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    // K = 1152 terms of up to 2 in magnitude (sums of about 23): fp16
+    // storage rounds the inputs and weights, and arm82's fp16 arithmetic adds
+    // 8-term fp16 partial sums (conv_fp16_arm.h), which moves outputs near 0
+    // by up to about 0.05 here
+    TestLayerFlags wide;
+    wide.epsilon_fp16 = 3e-2f;
+    KITE_EXPECT_LAYER_OK(run_conv({14, 13, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}, wide));
     // output elempacks narrower than the GEMM's vectors (20 -> 4, 40 -> 8)
     KITE_EXPECT_LAYER_OK(run_conv({18, 17, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({17, 18, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
