@@ -412,8 +412,12 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
         fprintf(stderr, "%20s  failed: cannot create weights: %s\n", model.name.c_str(), last_error());
         return -1;
     }
-    if (s.gpu_device >= 0) // first-start cost on the GPU: weights + every layer's create_pipeline
-        fprintf(stderr, "%20s  load_model = %.2f ms\n", model.name.c_str(), now_ms() - load_t0);
+    if (s.gpu_device >= 0) // first-start cost on the GPU: weights + every layer's create_pipeline + upload
+    {
+        const Net::LoadTimes& lt = net.load_times();
+        fprintf(stderr, "%20s  load_model = %.2f ms (weights %.2f, create_pipeline %.2f, upload %.2f)\n", model.name.c_str(),
+                now_ms() - load_t0, lt.weights_ms, lt.create_pipeline_ms, lt.upload_ms);
+    }
 
     std::vector<int> inputs = net.input_indexes();
     std::vector<int> outputs = net.output_indexes();

@@ -7,15 +7,20 @@
 For every graph of shapes.txt: benchkite with the GPU device (zero weights,
 as benchncnn) and, for Vulkan, ncnn's pip package with use_vulkan_compute in
 the same run (fp32 storage on both sides; --fp16 1 gives both fp16 storage,
---fp16 2 also fp16 arithmetic, ncnn's own GPU default); then kite's load_model time
-(create_pipeline of the whole net: weights prepared and uploaded, every
-layer's pipelines) in a fresh process with an empty pipeline cache folder
-(cold) and again with the folder the cold run filled (warm). The GPU device
-(Vulkan instance + device, OpenCL context) is created before, when the param
-is loaded: Vulkan's is shown on its own (KITE_VULKAN_TIMING's "device init")
-and in "start" = device + load_model, the whole first start of a process.
-warm/cold is load_model's ratio (the issue's create_pipeline metric); start
-warm/cold the ratio with the device included. Prints a markdown table.
+--fp16 2 also fp16 arithmetic, ncnn's own GPU default); then kite's first
+start in a fresh process with an empty pipeline cache folder (cold) and again
+with the folder the cold run filled (warm), three figures each:
+  create_pipeline  every layer's create_pipeline (weight transforms, the GPU
+                   pipelines: what the cache saves; ncnn's create_pipeline,
+                   the issue's first-start metric), Net::load_times();
+  load_model       the whole Net::load_model: the weights read (zeros here),
+                   create_pipeline, and the transfer of the weights to the
+                   device, which no cache can save (a large model's warm start
+                   is mostly this: vision_transformer's 340 MB);
+  start            Vulkan's instance + device (KITE_VULKAN_TIMING's "device
+                   init", created when the param is loaded) + load_model: the
+                   whole first start of a process.
+Prints a markdown table.
 """
 import argparse
 import os
@@ -28,8 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_ncnn import read_shapes, time_kite, time_ncnn  # noqa: E402
 
 
-def load_ms(benchkite, param, shape, device, backend, cache_dir):
-    """(load_model ms, device creation ms or nan)"""
+def load_ms(benchkite, param, shape, device, backend, cache_dir, fp16):
+    """(create_pipeline ms, load_model ms, device creation ms or nan)"""
     env = dict(os.environ)
     env["KITE_VULKAN_TIMING"] = "1"
     env["KITE_VULKAN_CACHE_DIR"] = cache_dir
@@ -38,11 +43,17 @@ def load_ms(benchkite, param, shape, device, backend, cache_dir):
     # "cold" run warm after the first: off, so only kite's cache counts
     env["__GL_SHADER_DISK_CACHE"] = "0"
     cmd = [benchkite, "1", "1", "0", str(device), "0", "param=" + param,
-           "shape=[%s]" % ",".join(str(v) for v in shape), "backend=" + backend]
+           "shape=[%s]" % ",".join(str(v) for v in shape), "backend=" + backend, "fp16=%d" % fp16]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
     m = re.search(r"load_model = ([\d.]+) ms", out.stderr)
+    p = re.search(r"create_pipeline ([\d.]+)", out.stderr)
     d = re.search(r"Vulkan timing: device init ([\d.]+) ms", out.stderr)
-    return (float(m.group(1)) if m else float("nan")), (float(d.group(1)) if d else float("nan"))
+    nan = float("nan")
+    return (float(p.group(1)) if p else nan), (float(m.group(1)) if m else nan), (float(d.group(1)) if d else nan)
+
+
+def ratio(warm, cold):
+    return warm / cold if cold > 0 else float("nan")
 
 
 def main():
@@ -59,9 +70,9 @@ def main():
     a = ap.parse_args()
     shapes = read_shapes(a.models)
     names = sorted(n for n in shapes if a.k in n)
-    print("| graph | kite %s avg ms | ncnn vulkan avg ms | kite/ncnn | load cold ms | load warm ms | warm/cold "
-          "| device cold ms | device warm ms | start cold ms | start warm ms | start warm/cold |" % a.backend)
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| graph | kite %s avg ms | ncnn vulkan avg ms | kite/ncnn | create_pipeline cold / warm ms | warm/cold "
+          "| load_model cold / warm ms | warm/cold | device cold / warm ms | start cold / warm ms | warm/cold |" % a.backend)
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         param = os.path.join(a.models, name + ".param")
         shape = shapes[name]
@@ -70,20 +81,20 @@ def main():
         except Exception as e:  # noqa: BLE001
             print("| %s | failed: %s |" % (name, str(e).replace("\n", " ")[:200]))
             continue
-        ncnn_s, ratio = "-", "-"
+        ncnn_s, speed = "-", "-"
         if a.backend == "vulkan" and not a.no_ncnn:
             try:
                 _, nc = time_ncnn(param, shape, 1, a.loops, a.warmup, vulkan=True, fp16=a.fp16)
-                ncnn_s, ratio = "%.2f" % nc, "%.2f" % (kite / nc)
+                ncnn_s, speed = "%.2f" % nc, "%.2f" % (kite / nc)
             except Exception as e:  # noqa: BLE001
                 ncnn_s = "failed: " + str(e)[:80]
         with tempfile.TemporaryDirectory() as cache:
-            cold, dcold = load_ms(a.benchkite, param, shape, a.device, a.backend, cache)
-            warm, dwarm = load_ms(a.benchkite, param, shape, a.device, a.backend, cache)
+            pcold, cold, dcold = load_ms(a.benchkite, param, shape, a.device, a.backend, cache, a.fp16)
+            pwarm, warm, dwarm = load_ms(a.benchkite, param, shape, a.device, a.backend, cache, a.fp16)
         scold, swarm = cold + dcold, warm + dwarm  # nan without the device figure (OpenCL)
-        print("| %s | %.2f | %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f |" % (
-            name, kite, ncnn_s, ratio, cold, warm, warm / cold if cold > 0 else float("nan"),
-            dcold, dwarm, scold, swarm, swarm / scold if scold > 0 else float("nan")))
+        print("| %s | %.2f | %s | %s | %.1f / %.1f | %.2f | %.1f / %.1f | %.2f | %.1f / %.1f | %.1f / %.1f | %.2f |" % (
+            name, kite, ncnn_s, speed, pcold, pwarm, ratio(pwarm, pcold), cold, warm, ratio(warm, cold),
+            dcold, dwarm, scold, swarm, ratio(swarm, scold)))
         sys.stdout.flush()
     return 0
 

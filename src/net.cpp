@@ -708,6 +708,10 @@ int Net::load_model(const ModelBin& mb)
             l->destroy_pipeline(opt);
         model_loaded_ = false;
     }
+    typedef std::chrono::steady_clock clock;
+    auto since = [](clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); };
+    load_times_ = LoadTimes();
+    clock::time_point t = clock::now();
     for (size_t i = 0; i < layers_.size(); i++)
     {
         Layer* l = layers_[i];
@@ -719,6 +723,8 @@ int Net::load_model(const ModelBin& mb)
             return ret;
         }
     }
+    load_times_.weights_ms = since(t);
+    t = clock::now();
     for (size_t i = 0; i < layers_.size(); i++)
     {
         Layer* l = layers_[i];
@@ -734,6 +740,8 @@ int Net::load_model(const ModelBin& mb)
     // what the GPU layers prepared (weights) goes to the device now, one
     // transfer per backend (a session's finish() runs all pending work), not
     // at the first forward
+    load_times_.create_pipeline_ms = since(t);
+    t = clock::now();
     bool used[3] = {false, false, false};
     for (const Layer* l : layers_)
         if (l->backend > BACKEND_CPU && l->backend <= BACKEND_OPENCL)
@@ -752,6 +760,7 @@ int Net::load_model(const ModelBin& mb)
             return ret;
         }
     }
+    load_times_.upload_ms = since(t);
     model_loaded_ = true;
     return 0;
 }

@@ -81,6 +81,16 @@ public:
     int find_layer_index_by_name(const char* name) const;
     bool model_loaded() const { return model_loaded_; }
 
+    // Where the last load_model's time went (milliseconds, wall clock): the
+    // layers reading their weights, every layer's create_pipeline (weight
+    // transforms, GPU pipelines: what a pipeline cache saves), and the GPU
+    // backends' weight transfer at the end. Zeros before a load.
+    struct LoadTimes
+    {
+        double weights_ms = 0, create_pipeline_ms = 0, upload_ms = 0;
+    };
+    const LoadTimes& load_times() const { return load_times_; }
+
 private:
     Net(const Net&) = delete;
     Net& operator=(const Net&) = delete;
@@ -106,6 +116,7 @@ private:
     std::vector<ParamDict> layer_params_;
     std::vector<int> layer_custom_index_; // -1 for built-in layers
     bool model_loaded_;
+    LoadTimes load_times_;
     int declared_blob_count_;
     DataReaderFromMmap* mmap_;
 };
