@@ -215,12 +215,8 @@ public:
         const int pi = dw_packed_slot(bottom_blob, packed);
         if (pi < 0)
             return forward_reference(bottom_blob, top_blob, opt);
-        if (bottom_blob.c * P != num_output)
-        {
-            KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d", name.c_str(),
-                      bottom_blob.c * P, num_output);
+        if (!dw_channels_match(bottom_blob, num_output, "ConvolutionDepthWise", name))
             return -1;
-        }
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
         int pads[4];
         resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);

@@ -120,12 +120,8 @@ public:
         const int pi = dw_packed_slot(bottom_blob, packed);
         if (pi < 0)
             return forward_reference(bottom_blob, top_blob, opt);
-        if (bottom_blob.c * P != num_output)
-        {
-            KITE_LOGE("%s '%s': input has %d channels, the weights expect %d", type_name, name.c_str(), bottom_blob.c * P,
-                      num_output);
+        if (!dw_channels_match(bottom_blob, num_output, type_name, name))
             return -1;
-        }
         ConvGeometry g;
         int outw, outh;
         if (output_geometry(bottom_blob.w, bottom_blob.h, g, &outw, &outh) != 0)

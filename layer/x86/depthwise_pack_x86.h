@@ -7,9 +7,11 @@
 #define KITE_X86_DEPTHWISE_PACK_H
 
 #include "conv_vec_x86.h"
+#include "log.h"
 #include "mat.h"
 #include "option.h"
 
+#include <string>
 #include <vector>
 
 namespace kite {
@@ -50,6 +52,17 @@ static inline void dw_repack_weights(const float* w, int channels, int maxk, std
                 for (int i = 0; i < P; i++)
                     dst[((size_t)q * maxk + k) * P + i] = w[(size_t)(q * P + i) * maxk + k];
     }
+}
+
+// whether a packed input has the channel count the weights were packed for
+// (logs the mismatch, naming the layer)
+static inline bool dw_channels_match(const Mat& bottom_blob, int num_output, const char* type, const std::string& name)
+{
+    if (bottom_blob.c * bottom_blob.elempack == num_output)
+        return true;
+    KITE_LOGE("%s '%s': input has %d channels, the weights expect %d", type, name.c_str(), bottom_blob.c * bottom_blob.elempack,
+              num_output);
+    return false;
 }
 
 // reference(in, top) on bottom_blob, unpacked first when it is packed
