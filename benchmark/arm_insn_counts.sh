@@ -1,38 +1,60 @@
 #!/usr/bin/env bash
 # Dynamic aarch64 instruction count of one forward pass per shared graph,
-# per CPU implementation level (reference, neon, arm82), under qemu-user.
+# per CPU implementation level (reference, neon, arm82, arm82-fp16), under
+# qemu-user with the counting plugin (qemu_insn_count.sh):
 #
-#   bash benchmark/arm_insn_counts.sh <aarch64 build dir> [-i "reference neon arm82 arm82-fp16"] [graph...]
+#   bash benchmark/arm_insn_counts.sh <aarch64 build dir> [-i "reference neon arm82 arm82-fp16"]
+#        [-s SHAPES_FILE] [-j JOBS] [graph...]
 #
 # One forward pass = the instructions from the start of kiterun's Extractor
-# (its constructor) to its destruction, in one run with loop=1
-# (qemu_insn_count.sh marks), so loading and random weights do not count.
-# Single thread, shapes from tests/cross/shapes_emulated.txt, random weights
-# (seed 1). arm82 runs on qemu's default CPU (fp16 + dot product), neon and
-# reference with isa= (Option::max_cpu_isa); arm82-fp16 is arm82 with fp16
-# storage and arithmetic (kiterun fp16=2: the pack-8 fp16 kernels). Graphs
-# default to every graph listed there.
+# (its constructor) to its destruction, in one run with loop=1 (marks), so
+# loading and random weights do not count. Single thread, random weights
+# (seed 1). Shapes: the benchmark shapes of the shared models' shapes.txt by
+# default; -s tests/cross/shapes_emulated.txt for the reduced ones. arm82 runs
+# on qemu's default CPU (fp16 + dot product), neon and reference with isa=
+# (Option::max_cpu_isa); arm82-fp16 is arm82 with fp16 storage and arithmetic
+# (kiterun fp16=2: the pack-8 fp16 kernels). Graphs default to every graph of
+# the shapes file. -j runs that many counts at once (each one guest thread);
+# rows print as they finish. $KITERUN overrides <build>/tools/kiterun,
+# $KITE_SHARED_DIR the shared directory; qemu_insn_count.sh's environment
+# ($QEMU, $QEMU_SYSROOT, $QEMU_INSN_PLUGIN) passes through.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1
 shift
 isas="reference neon arm82 arm82-fp16"
-if [ "${1:-}" = "-i" ]; then isas=$2; shift 2; fi
 shared=${KITE_SHARED_DIR:-$here/../../shared}
+shapes=$shared/models/ncnn/shapes.txt
+jobs=1
+while [ $# -gt 0 ]; do
+    case $1 in
+        -i) isas=$2; shift 2 ;;
+        -s) shapes=$2; shift 2 ;;
+        -j) jobs=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
 graphs=("$@")
 if [ ${#graphs[@]} -eq 0 ]; then
-    mapfile -t graphs < <(awk 'NF { print $1 }' "$here/../tests/cross/shapes_emulated.txt")
+    mapfile -t graphs < <(awk 'NF { print $1 }' "$shapes")
 fi
-marks="_ZN4kite9ExtractorC1EPKNS_3NetE|_ZN4kite9ExtractorC2EPKNS_3NetE,_ZN4kite9ExtractorD1Ev|_ZN4kite9ExtractorD2Ev"
+kiterun=${KITERUN:-$build/tools/kiterun}
+count_one() { # graph shape isa
+    local opts=("isa=$3")
+    [ "$3" = arm82-fp16 ] && opts=(isa=arm82 fp16=2)
+    local n
+    n=$(bash "$here/qemu_insn_count.sh" -q "${QEMU:-qemu-aarch64}" -L "${QEMU_SYSROOT:-/usr/aarch64-linux-gnu}" \
+            -m "_ZN4kite9ExtractorC1EPKNS_3NetE|_ZN4kite9ExtractorC2EPKNS_3NetE" \
+            -m "_ZN4kite9ExtractorD1Ev|_ZN4kite9ExtractorD2Ev" -- \
+            "$kiterun" "$shared/models/ncnn/$1.param" random "shape=$2" threads=1 "${opts[@]}" loop=1 |
+        awk '/^mark/ { v[++k] = $3 } END { if (k != 2 || v[1] == "-" || v[2] == "-") print "-"; else printf "%.0f\n", v[2] - v[1] }')
+    printf '%-28s %-10s %16s\n' "$1 $2" "$3" "$n"
+}
+export -f count_one
+export here shared kiterun
 printf '%-28s %-10s %16s\n' graph isa instructions
 for g in "${graphs[@]}"; do
-    shape=$(awk -v g="$g" '$1 == g { print $2 }' "$here/../tests/cross/shapes_emulated.txt")
-    for isa in $isas; do
-        opts=("isa=$isa")
-        [ "$isa" = arm82-fp16 ] && opts=(isa=arm82 fp16=2)
-        n=$(bash "$here/qemu_insn_count.sh" -m "$marks" -- "$build/tools/kiterun" "$shared/models/ncnn/$g.param" random \
-                "shape=$shape" threads=1 "${opts[@]}" loop=1 |
-            awk '/^mark/ { v[++k] = $3 } END { if (v[1] == "-" || v[2] == "-") print "-"; else printf "%.0f\n", v[2] - v[1] }')
-        printf '%-28s %-10s %16s\n' "$g $shape" "$isa" "$n"
-    done
-done
+    shape=$(awk -v g="$g" '$1 == g { print $2 }' "$shapes")
+    [ -n "$shape" ] || { echo "arm_insn_counts.sh: no shape for $g in $shapes" >&2; exit 1; }
+    for isa in $isas; do printf '%s\n%s\n%s\n' "$g" "$shape" "$isa"; done
+done | xargs -d '\n' -n 3 -P "$jobs" bash -c 'count_one "$@"' _
