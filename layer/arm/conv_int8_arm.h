@@ -18,8 +18,8 @@
 //  - neon (armv8.0 / armv7): weights widened to int16 [panels][K][8], the
 //    tile [K][8 pixels] int16; SMLAL by element (vmlal_lane_s16) adds one
 //    product per lane.
-// Depth-wise and everything else runs the reference's kernels
-// (common/conv_kernel.h, common/conv_int8_planes.h).
+// Depth-wise: arm/conv_dw_int8_arm.h. Everything else runs the reference's
+// kernels (common/conv_kernel.h, common/conv_int8_planes.h).
 #define KITE_X86_CONV_INT8_H
 
 #include "common/conv_int8_planes.h"
@@ -276,10 +276,14 @@ static inline void int8_gemv(const signed char* x, const signed char* w, int M, 
     }
 }
 
-static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
-{
-    conv_int8_reference(j, num_threads);
-}
+} // namespace KITE_ISA_NS
+} // namespace kite
+
+// conv_int8_depthwise: NEON depth-wise (SDOT on arm82, SMLAL on neon)
+#include "arm/conv_dw_int8_arm.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
 
 // no fused quantize-and-unpack: the driver unpacks, the reference quantizes
 template<int P>

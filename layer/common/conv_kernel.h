@@ -238,6 +238,24 @@ enum
     CONV_INT8_ROUND_ADDHALF = 2,
 };
 
+// a * b rounded to float on its own: a following add is not contracted into
+// an FMA with it (GCC contracts across statements in C++ by default, so an
+// aarch64 or -mfma build would otherwise round sum * scale + bias once in
+// some translation units and twice in others)
+static inline float conv_int8_product(float a, float b)
+{
+    float p = a * b;
+#if defined(__GNUC__) && (defined(__aarch64__) || defined(__ARM_NEON) || defined(__ARM_FP))
+    __asm__("" : "+w"(p));
+#elif defined(__GNUC__) && defined(__SSE_MATH__)
+    __asm__("" : "+x"(p));
+#else
+    volatile float v = p;
+    p = v;
+#endif
+    return p;
+}
+
 // The epilogue of every int8 convolution kernel: the int32 sum of output
 // channel oc becomes out element o (fp32, or int8 when scale_out is set).
 static inline void conv_int8_finish(int sum, int oc, const float* bias, const float* scale_in, const float* scale_out,
@@ -250,7 +268,7 @@ static inline void conv_int8_finish(int sum, int oc, const float* bias, const fl
     }
     else
     {
-        v = (float)sum * scale_in[oc];
+        v = conv_int8_product((float)sum, scale_in[oc]);
         if (bias)
             v += bias[oc];
     }

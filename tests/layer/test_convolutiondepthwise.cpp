@@ -115,7 +115,7 @@ TEST(ConvolutionDepthWise, activations)
 
 // kernel k x k, dilation dil, padding pad on every side
 static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act, int w = 9, int h = 8,
-                               int k = 3, int dil = 1, int pad = 1)
+                               int k = 3, int dil = 1, int pad = 1, const std::vector<float>& ap = {})
 {
     ParamDict pd;
     const int wsize = outc * (c / group) * k * k;
@@ -129,6 +129,8 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
     pd.set(7, group);
     pd.set(8, scale_term);
     pd.set(9, act);
+    if (!ap.empty())
+        pd.set(10, FloatArrayMat(ap));
     Mat wt = s8 ? RandomS8Mat(wsize) : RandomMat(wsize);
     const bool per_group = scale_term == 1 || scale_term == 101;
     Mat wscales = RandomMat(per_group ? group : 1, 50.f, 150.f);
@@ -143,6 +145,13 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
     // step that no tolerance describes; the fp16 graph runs cover GPU int8
     TestLayerFlags flags;
     flags.test_fp16 = false;
+#if defined(__aarch64__) || defined(__arm__)
+    // the ARM kernels: integer sums and the reference's epilogue, so exactly
+    // the reference's values (x86 takes an approximate reciprocal scale where
+    // the channels pack by 8, and its vector epilogue may be contracted into
+    // FMAs: within the tolerance)
+    flags.epsilon = 0.f;
+#endif
     std::string r = test_layer("ConvolutionDepthWise", pd, weights, {in}, flags, &out);
     if (!r.empty())
         return r;
@@ -155,6 +164,7 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
     for (int a = 0; a < 2; a++)
         p.pad0[a] = p.pad1[a] = pad;
     p.act = act;
+    p.act_params = ap;
     p.int8 = true;
     p.bottom_scale = bscale[0];
     for (int oc = 0; oc < outc; oc++)
@@ -195,6 +205,14 @@ TEST(ConvolutionDepthWise, int8)
     KITE_EXPECT_LAYER_OK(run_dw_int8(12, 12, 12, 2, 101, true, 1, 21, 9, 5, 1, 2));
     KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 1, 1, false, 0, 19, 8, 3, 2, 2));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 2, true, 1, 17, 9, 4, 2, 1));
+    // the ARM kernels: 7 taps a row (two SDOT tap groups), stride 2 with
+    // dilation 3 (the widest TBL window), stride 3 with dilation 3 (taps one
+    // by one), LeakyReLU / Clip in the vector epilogue, 11 outputs of a
+    // 16-pixel block
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 1, 101, true, 1, 21, 9, 7, 1, 3));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 1, false, 2, 25, 8, 3, 3, 3, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 3, 102, true, 3, 23, 10, 3, 3, 3, {-0.5f, 0.7f}));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 1, 2, true, 3, 27, 5, 3, 1, 1, {-0.5f, 0.7f}));
 }
 
 TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)
