@@ -7,7 +7,8 @@
 // packed output element (elempack P): results are stored without shuffles.
 // The weights are packed once (create_pipeline) into panels of NR = 2P
 // channels, [K][NR] each. The input is never materialised as an im2col
-// matrix: each thread packs MR output pixels at a time ([K][MR], read
+// matrix: each thread packs MR output pixels at a time ([K][MR], or whole
+// packed elements [tap][group][MR][PI] from a packed input; read
 // straight from the padded input of any elempack) and runs every weight panel
 // against a chunk of such tiles, chunk sized to stay in L2.
 //
@@ -108,51 +109,57 @@ static inline bool conv_pack_row(const float* s, int sx, float* d)
     return false;
 }
 
-// dst[k][MR] for k = tap * C + q over the tile's pixels (rows past nn are zero).
+// The tile's pixels for every k = tap * C + q (rows past nn zero). An
+// unpacked input (PI 1): dst[k][MR]. A packed one: each tap's channel group g
+// (PI channels) as MR whole elements, dst[tap][g][MR][PI], for
+// conv_group_micro_kernel (k order unchanged, PI values a pixel contiguous).
 // nbase[r]: float offset of pixel r's window origin; tofs[tap]: tap offset;
 // sx > 0: a full tile in one output row, window origins sx floats apart.
-template<int MR>
+template<int MR, int PI>
 static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tofs, const int* nbase, int nn, int sx,
                                   float* dst)
 {
-    const int pi = in.elempack;
-    const int groups = C / pi;
+    const int groups = C / PI;
     for (int tap = 0; tap < maxk; tap++)
     {
         for (int g = 0; g < groups; g++)
         {
-            const float* src = (const float*)in.data + in.cstep * pi * g + tofs[tap];
-            float* d = dst + ((size_t)tap * C + g * pi) * MR;
-            if (pi == 1)
+            const float* src = (const float*)in.data + in.cstep * PI * g + tofs[tap];
+            float* d = dst + ((size_t)tap * C + g * PI) * MR;
+            if (PI == 1)
             {
                 if (sx > 0 && conv_pack_row<MR>(src + nbase[0], sx, d))
                     continue;
                 for (int r = 0; r < nn; r++)
                     d[r] = src[nbase[r]];
             }
+            else if (sx == PI)
+            {
+                // stride 1: the tile's elements are contiguous
+                memcpy(d, src + nbase[0], (size_t)MR * PI * sizeof(float));
+                continue;
+            }
             else
             {
                 for (int r = 0; r < nn; r++)
-                {
-                    const float* s = src + nbase[r];
-                    for (int i = 0; i < pi; i++)
-                        d[i * MR + r] = s[i];
-                }
+                    VecF<PI>::store(d + r * PI, VecF<PI>::load(src + nbase[r]));
             }
-            for (int r = nn; r < MR; r++)
-                for (int i = 0; i < pi; i++)
-                    d[i * MR + r] = 0.f;
+            if (nn < MR)
+                memset(d + nn * PI, 0, (size_t)(MR - nn) * PI * sizeof(float));
         }
     }
 }
 
-// acc(MR x 2 vectors) = init + tile x panel[K][2P]; tile element (k, r) at
-// a[k * ks + r * rs]: [K][MR] blocks by default, rows of K with rs = K, ks = 1.
-// init: row r's 2P starting values at init + r * crs (crs 0: one bias row)
-template<int P, int MR>
-static inline void conv_micro_kernel(const float* a, const float* w, int K, typename VecF<P>::T* acc0,
-                                     typename VecF<P>::T* acc1, const float* init, long rs = 1, long ks = MR,
-                                     long crs = 0)
+// acc(MR x 2 vectors) = init + tile x panel[G * PI][2P], the tile in groups
+// of PI input channels: channel g*PI+i of pixel r at a[g * gstep + r * rs + i]
+// (rs PI: a packed blob read in place by the 1x1 kernel or conv_pack_tile's
+// [g][MR][PI]; PI 1: [K][MR] with gstep MR, or Winograd's rows of K with
+// gstep 1, rs K). init: row r's 2P starting values at init + r * crs (crs 0:
+// one bias row)
+template<int P, int MR, int PI>
+static inline void conv_group_micro_kernel(const float* a, size_t gstep, int G, const float* w, const float* init,
+                                           typename VecF<P>::T* acc0, typename VecF<P>::T* acc1, long crs = 0,
+                                           long rs = PI)
 {
     typedef VecF<P> V;
     typename V::T c0[MR], c1[MR];
@@ -162,19 +169,23 @@ static inline void conv_micro_kernel(const float* a, const float* w, int K, type
         c0[r] = V::load(init + r * crs);
         c1[r] = V::load(init + r * crs + P);
     }
-    for (int k = 0; k < K; k++)
+    for (int g = 0; g < G; g++)
     {
-        const typename V::T w0 = V::load(w);
-        const typename V::T w1 = V::load(w + P);
+        const float* ag = a + g * gstep;
 #pragma GCC unroll 16
-        for (int r = 0; r < MR; r++)
+        for (int i = 0; i < PI; i++)
         {
-            const typename V::T x = V::set1(a[r * rs]);
-            c0[r] = V::fmadd(x, w0, c0[r]);
-            c1[r] = V::fmadd(x, w1, c1[r]);
+            const typename V::T w0 = V::load(w);
+            const typename V::T w1 = V::load(w + P);
+#pragma GCC unroll 16
+            for (int r = 0; r < MR; r++)
+            {
+                const typename V::T x = V::set1(ag[r * rs + i]);
+                c0[r] = V::fmadd(x, w0, c0[r]);
+                c1[r] = V::fmadd(x, w1, c1[r]);
+            }
+            w += 2 * P;
         }
-        a += ks;
-        w += 2 * P;
     }
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
@@ -219,11 +230,11 @@ static inline void conv_store_tile(Mat& out, int m0, int n0, int nn, const typen
 }
 
 // Packs tile t (output pixels t*MR..) of the padded input into dst[K][MR]
-template<int MR>
+template<int MR, int PI>
 static inline void conv_gemm_pack(const Mat& in, int C, int maxk, const int* tofs, const ConvGemmGeometry& g, int outw,
                                   int N, int t, float* dst)
 {
-    const int pi = in.elempack;
+    const int pi = PI;
     int nbase[MR];
     const int n0 = t * MR;
     const int nn = std::min(MR, N - n0);
@@ -233,13 +244,14 @@ static inline void conv_gemm_pack(const Mat& in, int C, int maxk, const int* tof
         nbase[r] = (oy * g.stride_h * in.w + ox * g.stride_w) * pi;
     }
     const int sx = nn == MR && n0 % outw + MR <= outw ? g.stride_w * pi : 0;
-    conv_pack_tile<MR>(in, C, maxk, tofs, nbase, nn, sx, dst);
+    conv_pack_tile<MR, PI>(in, C, maxk, tofs, nbase, nn, sx, dst);
 }
 
-// Weight panel p against the packed tiles t0..t1-1 (packed: tile t0's [K][MR]
-// first), K in blocks of kc; partial: MR * NR floats per tile where K has more
-// than one block
-template<int P>
+// Weight panel p against the packed tiles t0..t1-1 (packed: tile t0's first,
+// K * MR floats each, laid out by conv_pack_tile), K in blocks of kc (a
+// multiple of PI); partial: MR * NR floats per tile where K has more than one
+// block
+template<int P, int PI>
 static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, const ConvPackedWeights& pw, int kc,
                                    float* partial, Mat& out, int N, const Activation& act)
 {
@@ -259,9 +271,9 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
             float* part = partial ? partial + (size_t)(t - t0) * MR * NR : nullptr;
             const float* a = packed + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
             if (k0 == 0)
-                conv_micro_kernel<P, MR>(a, wp, kn, acc0, acc1, bp);
+                conv_group_micro_kernel<P, MR, PI>(a, (size_t)MR * PI, kn / PI, wp, bp, acc0, acc1);
             else
-                conv_micro_kernel<P, MR>(a, wp + (size_t)k0 * NR, kn, acc0, acc1, part, 1, MR, NR);
+                conv_group_micro_kernel<P, MR, PI>(a, (size_t)MR * PI, kn / PI, wp + (size_t)k0 * NR, part, acc0, acc1, NR);
             if (k0 + kn < K)
             {
                 for (int r = 0; r < MR; r++)
@@ -277,16 +289,16 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
     }
 }
 
-// in: padded input (any elempack, C channels); out: outw x outh x M, any
+// in: padded input of elempack PI (C channels); out: outw x outh x M, any
 // elempack (P is the fastest).
-template<int P>
-static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
-                                     const Activation& act, int num_threads)
+template<int P, int PI>
+static inline void conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
+                                        const Activation& act, int num_threads)
 {
     const int MR = ConvTile<P>::MR;
     const int NR = 2 * P;
     const int K = pw.K, C = pw.C, maxk = pw.maxk;
-    const int pi = in.elempack;
+    const int pi = PI;
     const int outw = out.w;
     const int N = out.w * out.h;
 
@@ -308,7 +320,7 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
     // K in blocks whose weight slice (kc x 2P) stays in L1 while the chunk's
     // tiles run against it; partial sums of a tile wait in a small buffer
     const int kblocks = std::max(1, K / (8192 / NR));
-    const int kc = (K + kblocks - 1) / kblocks;
+    const int kc = ((K + kblocks - 1) / kblocks + PI - 1) / PI * PI;
     const size_t partial_size = kblocks > 1 ? (size_t)chunk * MR * NR : 0;
 
     if (num_threads > 1 && chunks % num_threads != 0 && chunks < 4 * num_threads && panels > 1)
@@ -325,10 +337,10 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
                 const int t1 = std::min(tiles, t0 + chunk);
                 #pragma omp for schedule(static)
                 for (int t = t0; t < t1; t++)
-                    conv_gemm_pack<MR>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
+                    conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
                 #pragma omp for schedule(static)
                 for (int p = 0; p < panels; p++)
-                    conv_gemm_panel<P>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N,
+                    conv_gemm_panel<P, PI>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N,
                                        act);
             }
         }
@@ -345,10 +357,31 @@ static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWe
             const int t0 = ci * chunk;
             const int t1 = std::min(tiles, t0 + chunk);
             for (int t = t0; t < t1; t++)
-                conv_gemm_pack<MR>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
+                conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
             for (int p = 0; p < panels; p++)
-                conv_gemm_panel<P>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N, act);
+                conv_gemm_panel<P, PI>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N, act);
         }
+    }
+}
+
+template<int P>
+static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
+                                     const Activation& act, int num_threads)
+{
+    switch (in.elempack)
+    {
+#if defined(__AVX512F__)
+    case 16:
+        return conv_gemm_forward_pi<P, 16>(in, out, pw, g, act, num_threads);
+#endif
+#if defined(__AVX__)
+    case 8:
+        return conv_gemm_forward_pi<P, 8>(in, out, pw, g, act, num_threads);
+#endif
+    case 4:
+        return conv_gemm_forward_pi<P, 4>(in, out, pw, g, act, num_threads);
+    default:
+        return conv_gemm_forward_pi<P, 1>(in, out, pw, g, act, num_threads);
     }
 }
 
@@ -360,48 +393,6 @@ struct Conv1x1Tile
 {
     static const int MR = kMaxPack == 16 ? 12 : 6;
 };
-
-// acc(MR x 2 vectors) = bias + input tile x panel[K][2P] for a 1x1 convolution
-// read straight from an elempack-PI input: pixel r's channels g*PI..g*PI+PI-1
-// at a[g * gstep + r * PI]; K = G * PI
-template<int P, int MR, int PI>
-static inline void conv1x1_micro_kernel(const float* a, size_t gstep, int G, const float* w, const float* bias,
-                                        typename VecF<P>::T* acc0, typename VecF<P>::T* acc1)
-{
-    typedef VecF<P> V;
-    typename V::T c0[MR], c1[MR];
-    const typename V::T b0 = V::load(bias), b1 = V::load(bias + P);
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; r++)
-    {
-        c0[r] = b0;
-        c1[r] = b1;
-    }
-    for (int g = 0; g < G; g++)
-    {
-        const float* ag = a + g * gstep;
-#pragma GCC unroll 16
-        for (int i = 0; i < PI; i++)
-        {
-            const typename V::T w0 = V::load(w);
-            const typename V::T w1 = V::load(w + P);
-#pragma GCC unroll 16
-            for (int r = 0; r < MR; r++)
-            {
-                const typename V::T x = V::set1(ag[r * PI + i]);
-                c0[r] = V::fmadd(x, w0, c0[r]);
-                c1[r] = V::fmadd(x, w1, c1[r]);
-            }
-            w += 2 * P;
-        }
-    }
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; r++)
-    {
-        acc0[r] = c0[r];
-        acc1[r] = c1[r];
-    }
-}
 
 // 1x1 stride-1 convolution without padding on an input of elempack PI (the
 // weights' K order, tap-major with one tap, is the packed channel order): a
@@ -441,7 +432,7 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
                 const int nn = std::min(MR, N - n0);
                 if (nn == MR)
                 {
-                    conv1x1_micro_kernel<P, MR, PI>((const float*)in.data + (size_t)n0 * PI, gstep, G, wp, bp, acc0, acc1);
+                    conv_group_micro_kernel<P, MR, PI>((const float*)in.data + (size_t)n0 * PI, gstep, G, wp, bp, acc0, acc1);
                 }
                 else
                 {
@@ -452,11 +443,11 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
                         memcpy(tail.data() + (size_t)g * mt * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
                                (size_t)nn * PI * sizeof(float));
                     if (mt == 4)
-                        conv1x1_micro_kernel<P, 4, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                        conv_group_micro_kernel<P, 4, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
                     else if (mt == 8)
-                        conv1x1_micro_kernel<P, 8, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                        conv_group_micro_kernel<P, 8, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
                     else
-                        conv1x1_micro_kernel<P, MR, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                        conv_group_micro_kernel<P, MR, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
                 }
                 conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
             }

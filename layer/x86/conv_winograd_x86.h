@@ -331,8 +331,8 @@ static inline void winograd_block(const Mat& in, Mat& out, const WinogradWeights
                 const float* up = ww.u.data() + (((size_t)e * panels + p) * C) * NR;
                 for (int tg = tg0; tg < tg1; tg++)
                 {
-                    conv_micro_kernel<P, MR>(vbuf + e * estep + (size_t)tg * MR * C, up, C, acc[0], acc[1],
-                                                          zeros, C, 1);
+                    conv_group_micro_kernel<P, MR, 1>(vbuf + e * estep + (size_t)tg * MR * C, 1, C, up, zeros, acc[0],
+                                                      acc[1], 0, C);
                     for (int j = 0; j < 2; j++)
                     {
                         const int mp = p * 2 + j;

@@ -73,23 +73,30 @@ public:
             gemm_pack /= 2;
         conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk, gemm_pack,
                           packed);
-        // 3x3 stride 1: Winograd, F(6,3) for narrower layers, F(4,3) (less
-        // weight memory, less rounding, cheaper transforms: faster on
-        // yolov4-tiny's 52x52x128 than F(6,3) despite more multiplies) for
-        // wide ones, F(2,3) where the param file's output shape hint says
+        // 3x3 stride 1: Winograd. Without a shape hint F(6,3) for narrower
+        // layers, F(4,3) (less weight memory, less rounding, cheaper
+        // transforms) for wide ones. With the param file's output shape hint:
+        // F(6,3) only for narrow layers on large maps (yolov4-tiny's
+        // 104x104x64: ~15% faster than F(4,3)); F(4,3) elsewhere (at 56x56 and
+        // below it was as fast or faster on every shared graph's layer:
+        // squeezenet's 14x14x48 -> 192 0.27 against 0.37 ms, F(6,3)'s 3x3
+        // tiles of 8x8 waste 40% of their outputs there); F(2,3) where
         // those would have too few tiles (resnet18's 7x7x512: 16 tiles of
         // 16 products per channel pair against 49 pixels x 9 taps of the
         // im2col GEMM); not prepared where even F(2,3) has too few tiles
         if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
             && num_input >= 8 && num_output >= 8)
         {
-            int m = (long long)num_input * num_output >= 128 * 128 ? 4 : 6;
+            const bool narrow = (long long)num_input * num_output < 128 * 128;
+            int m = narrow ? 6 : 4;
             bool use = true;
             if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
             {
-                if (winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) < kWinogradMinTiles)
+                const int ow = top_shapes[0].w, oh = top_shapes[0].h;
+                m = narrow && ow * oh >= 64 * 64 ? 6 : 4;
+                if (winograd_tiles(m, ow, oh) < kWinogradMinTiles)
                     m = 2;
-                use = winograd_tiles(m, top_shapes[0].w, top_shapes[0].h) >= kWinogradMinTiles;
+                use = winograd_tiles(m, ow, oh) >= kWinogradMinTiles;
             }
             if (use)
                 winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,

@@ -143,6 +143,10 @@ TEST(Convolution, packed_channels)
     }
     KITE_EXPECT_LAYER_OK(run_conv({13, 12, 16, 16, 5, 3, 2, 1, 2, 1, 0, 3, 1, 2, {0.1f}, 0.5f}));
     KITE_EXPECT_LAYER_OK(run_conv({4, 3, 64, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 4, {}, 0.f}));
+    // packed inputs through the im2col GEMM as whole elements: stride 1 with
+    // full tiles inside a row (one copy per tap and channel group), dilation
+    KITE_EXPECT_LAYER_OK(run_conv({14, 5, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({15, 6, 8, 16, 3, 3, 2, 1, 2, 2, 2, 2, 1, 1, {}, 0.f}));
 }
 
 // 1x1 stride 1 on packed inputs (the x86 GEMM straight on the blob): pixel
