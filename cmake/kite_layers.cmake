@@ -75,6 +75,45 @@ if(KITE_TARGET_ARM AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$" 
     set(KITE_ARM_ENABLE_arm82 ON)
 endif()
 
+# The layer types to build (ncnn's WITH_LAYER_xxx): empty builds every layer;
+# a list (-DKITE_LAYERS="Input;Convolution;ReLU;...") builds only those, all
+# of their CPU/GPU rows, for a smaller library. Type indices stay the same.
+# Layers whose sources call functions of another layer's source bring that
+# layer in (a shared library links with --no-undefined, so a missing entry
+# here fails its link).
+set(KITE_LAYER_DEPS_BatchToSpaceND SpaceToBatchND)
+set(KITE_LAYER_DEPS_Bias BatchNorm)
+set(KITE_LAYER_DEPS_Scale BatchNorm)
+set(KITE_LAYER_DEPS_ConvolutionDepthWise Convolution)
+set(KITE_LAYER_DEPS_ConvolutionDepthWise1D Convolution1D)
+set(KITE_LAYER_DEPS_ConvolutionDepthWise3D Convolution3D)
+set(KITE_LAYER_DEPS_DeconvolutionDepthWise Deconvolution)
+set(KITE_LAYER_DEPS_DeconvolutionDepthWise1D Deconvolution1D)
+set(KITE_LAYER_DEPS_DeconvolutionDepthWise3D Deconvolution3D)
+set(KITE_LAYER_DEPS_GLU Softmax)
+set(KITE_LAYER_DEPS_Reduction Softmax)
+set(KITE_LAYER_DEPS_GRU RNN)
+set(KITE_LAYER_DEPS_LSTM RNN)
+set(KITE_LAYER_DEPS_Pooling Pooling3D)
+set(KITE_LAYER_DEPS_Pooling1D Pooling3D)
+set(KITE_LAYERS "" CACHE STRING "layer types to build, ';'-separated (empty: every layer)")
+set(KITE_LAYERS_BUILT ${KITE_LAYERS})
+set(_i 0)
+list(LENGTH KITE_LAYERS_BUILT _n)
+while(_i LESS _n) # the list grows: dependencies of dependencies
+    list(GET KITE_LAYERS_BUILT ${_i} name)
+    if(NOT name IN_LIST KITE_LAYER_NAMES AND NOT name IN_LIST KITE_EXTENSION_LAYER_NAMES)
+        message(FATAL_ERROR "KITE_LAYERS: unknown layer type '${name}'")
+    endif()
+    foreach(dep IN LISTS KITE_LAYER_DEPS_${name})
+        if(NOT dep IN_LIST KITE_LAYERS_BUILT)
+            list(APPEND KITE_LAYERS_BUILT ${dep})
+        endif()
+    endforeach()
+    math(EXPR _i "${_i} + 1")
+    list(LENGTH KITE_LAYERS_BUILT _n)
+endwhile()
+
 # kite_generate_layers(<out sources var>)
 # Writes the registry tables into ${CMAKE_BINARY_DIR}/generated and returns the
 # list of layer sources to compile (reference + per-ISA x86 wrappers).
@@ -106,6 +145,9 @@ function(kite_generate_layers out_srcs)
         string(APPEND names "    {\"${name}\", ${typeindex}},\n")
         if(NOT EXISTS ${PROJECT_SOURCE_DIR}/layer/${lower}.cpp)
             continue()
+        endif()
+        if(KITE_LAYERS AND NOT name IN_LIST KITE_LAYERS_BUILT)
+            continue() # left out by KITE_LAYERS: a param naming it reports an unknown type
         endif()
         list(APPEND srcs ${PROJECT_SOURCE_DIR}/layer/${lower}.cpp)
         # GPU drivers come first: the Net takes them when their backend is
