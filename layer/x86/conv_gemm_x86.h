@@ -195,6 +195,28 @@ static inline void conv_group_micro_kernel(const float* a, size_t gstep, int G, 
     }
 }
 
+// conv_group_micro_kernel for a tile of nn <= MR rows laid out for MR (gstep,
+// rs): the narrowest kernel of MR, 8 or 4 rows that covers them (a last
+// tile of 1 pixel costs 4 rows, not MR); returns the rows it computed
+template<int P, int MR, int PI>
+static inline int conv_group_micro_kernel_rows(int nn, const float* a, size_t gstep, int G, const float* w,
+                                               const float* init, typename VecF<P>::T* acc0, typename VecF<P>::T* acc1,
+                                               long crs = 0, long rs = PI)
+{
+    if (MR > 4 && nn <= 4)
+    {
+        conv_group_micro_kernel<P, 4, PI>(a, gstep, G, w, init, acc0, acc1, crs, rs);
+        return 4;
+    }
+    if (MR > 8 && nn <= 8)
+    {
+        conv_group_micro_kernel<P, 8, PI>(a, gstep, G, w, init, acc0, acc1, crs, rs);
+        return 8;
+    }
+    conv_group_micro_kernel<P, MR, PI>(a, gstep, G, w, init, acc0, acc1, crs, rs);
+    return MR;
+}
+
 // The finished MR x 2P tile (output pixels n0..n0+nn-1, channels m0..m0+2P-1;
 // channels from out's count on dropped) activated into out, of any elempack
 template<int P, int MR>
@@ -270,21 +292,20 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
             // partial holds nothing when K is one block (never read then)
             float* part = partial ? partial + (size_t)(t - t0) * MR * NR : nullptr;
             const float* a = packed + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
-            if (k0 == 0)
-                conv_group_micro_kernel<P, MR, PI>(a, (size_t)MR * PI, kn / PI, wp, bp, acc0, acc1);
-            else
-                conv_group_micro_kernel<P, MR, PI>(a, (size_t)MR * PI, kn / PI, wp + (size_t)k0 * NR, part, acc0, acc1, NR);
+            const int n0 = t * MR, nn = std::min(MR, N - n0);
+            const int rows = k0 == 0 ? conv_group_micro_kernel_rows<P, MR, PI>(nn, a, (size_t)MR * PI, kn / PI, wp, bp, acc0, acc1)
+                                     : conv_group_micro_kernel_rows<P, MR, PI>(nn, a, (size_t)MR * PI, kn / PI,
+                                                                                wp + (size_t)k0 * NR, part, acc0, acc1, NR);
             if (k0 + kn < K)
             {
-                for (int r = 0; r < MR; r++)
+                for (int r = 0; r < rows; r++)
                 {
                     V::store(part + r * NR, acc0[r]);
                     V::store(part + r * NR + P, acc1[r]);
                 }
                 continue;
             }
-            const int n0 = t * MR;
-            conv_store_tile<P, MR>(out, p * NR, n0, std::min(MR, N - n0), acc0, acc1, act);
+            conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
         }
     }
 }
@@ -436,18 +457,13 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
                 }
                 else
                 {
-                    // the narrowest tile kernel that covers the last pixels
-                    const int mt = nn <= 4 ? 4 : nn <= 8 && MR > 8 ? 8 : MR;
-                    tail.assign((size_t)G * mt * PI, 0.f);
+                    // the last pixels copied into a zero-padded tile (no read
+                    // runs past the blob), the narrowest kernel that covers them
+                    tail.assign((size_t)G * MR * PI, 0.f);
                     for (int g = 0; g < G; g++)
-                        memcpy(tail.data() + (size_t)g * mt * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
+                        memcpy(tail.data() + (size_t)g * MR * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
                                (size_t)nn * PI * sizeof(float));
-                    if (mt == 4)
-                        conv_group_micro_kernel<P, 4, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
-                    else if (mt == 8)
-                        conv_group_micro_kernel<P, 8, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
-                    else
-                        conv_group_micro_kernel<P, MR, PI>(tail.data(), (size_t)mt * PI, G, wp, bp, acc0, acc1);
+                    conv_group_micro_kernel_rows<P, MR, PI>(nn, tail.data(), (size_t)MR * PI, G, wp, bp, acc0, acc1);
                 }
                 conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
             }

@@ -147,6 +147,10 @@ TEST(Convolution, packed_channels)
     // full tiles inside a row (one copy per tap and channel group), dilation
     KITE_EXPECT_LAYER_OK(run_conv({14, 5, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({15, 6, 8, 16, 3, 3, 2, 1, 2, 2, 2, 2, 1, 1, {}, 0.f}));
+    // last tiles of 1 and 8 pixels (the 4- and 8-row kernels) with K in two
+    // blocks (64 channels x 9 taps: partial sums)
+    KITE_EXPECT_LAYER_OK(run_conv({13, 13, 64, 32, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({10, 8, 64, 32, 3, 3, 1, 2, 1, 1, 1, 1, 1, 0, {}, 0.f}));
 }
 
 // 1x1 stride 1 on packed inputs (the x86 GEMM straight on the blob): pixel
