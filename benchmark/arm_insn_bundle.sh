@@ -9,8 +9,9 @@
 # ELF interpreter (run through that interpreter, so the other host's own
 # libraries do not matter), the counting plugin, the aarch64 runtime
 # libraries kiterun needs (qemu's -L sysroot), kiterun with only the marked
-# symbols kept, the shared graphs' .param files and shapes.txt, and the two
-# scripts. run.sh defaults to -j $(nproc).
+# symbols kept, the shared graphs' .param files and shapes.txt (and the
+# reduced shapes_emulated.txt: run.sh -s <out dir>/shapes_emulated.txt), and
+# the two scripts. run.sh defaults to -j $(nproc).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1 out=$2
@@ -41,7 +42,7 @@ done
 aarch64-linux-gnu-strip --strip-all -K _ZN4kite9ExtractorC1EPKNS_3NetE -K _ZN4kite9ExtractorC2EPKNS_3NetE \
     -K _ZN4kite9ExtractorD1Ev -K _ZN4kite9ExtractorD2Ev -o "$out/kiterun" "$kiterun"
 cp "$shared"/models/ncnn/*.param "$shared/models/ncnn/shapes.txt" "$out/shared/models/ncnn/"
-cp "$here/arm_insn_counts.sh" "$here/qemu_insn_count.sh" "$out/"
+cp "$here/arm_insn_counts.sh" "$here/qemu_insn_count.sh" "$here/../tests/cross/shapes_emulated.txt" "$out/"
 cat > "$out/run.sh" <<'EOS'
 #!/usr/bin/env bash
 d=$(cd "$(dirname "$0")" && pwd)

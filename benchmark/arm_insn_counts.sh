@@ -41,6 +41,8 @@ if [ ${#graphs[@]} -eq 0 ]; then
     mapfile -t graphs < <(awk 'NF { print $1 }' "$shapes")
 fi
 kiterun=${KITERUN:-$build/tools/kiterun}
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
 count_one() { # graph shape isa
     local opts=("isa=$3")
     [ "$3" = arm82-fp16 ] && opts=(isa=arm82 fp16=2)
@@ -62,4 +64,18 @@ for isa in $isas; do
     for g in "${graphs[@]}"; do
         printf '%s\n%s\n%s\n' "$g" "$(awk -v g="$g" '$1 == g { print $2 }' "$shapes")" "$isa"
     done
-done | xargs -d '\n' -n 3 -P "$jobs" bash -c 'count_one "$@"' _
+done | xargs -d '\n' -n 3 -P "$jobs" bash -c 'count_one "$@"' _ | tee "$rows"
+# the same as a markdown table, graphs in the order given, M = 10^6 instructions
+awk -v order="${graphs[*]}" -v isas="$isas" '
+    { g = $1; shape[g] = $2; v[g, $3] = $4 }
+    END {
+        n = split(order, go, " "); m = split(isas, io, " ")
+        printf "\n| graph | shape |"; for (j = 1; j <= m; j++) printf " %s |", io[j]; print " reference / neon |"
+        printf "|---|---|"; for (j = 1; j <= m; j++) printf "---:|"; print "---:|"
+        for (i = 1; i <= n; i++) {
+            g = go[i]; printf "| %s | %s |", g, shape[g]
+            for (j = 1; j <= m; j++) { x = v[g, io[j]]; printf " %s |", (x == "" || x == "-") ? "-" : sprintf("%.1f M", x / 1e6) }
+            r = v[g, "reference"]; e = v[g, "neon"]
+            print (r > 0 && e > 0) ? sprintf(" %.0fx |", r / e) : " |"
+        }
+    }' "$rows"
