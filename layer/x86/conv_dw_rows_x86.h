@@ -1,9 +1,10 @@
 // Depth-wise convolution on unpacked (elempack 1) fp32 planes, vectorised
 // along the output row: shufflenet_v2's 58-channel branches cannot pack, so
 // one channel's taps are broadcast and multiplied into runs of 16/8/4 outputs
-// (simd::for_widths). A strided plane is first split into its column phases
-// (column x of the padded row is phase x % stride_w at x / stride_w), so every
-// tap reads a contiguous run. Same summation order as the packed kernel
+// (simd::for_widths). Each channel is padded into a per-thread buffer and, when
+// strided, split into its column phases (column x of the padded row is phase
+// x % stride_w at x / stride_w; stride 2 by vector deinterleaves), so every tap
+// reads a contiguous run and no padded copy of the whole blob is made. Same summation order as the packed kernel
 // (bias, then taps in row-major order), activation in registers.
 //
 // Included by convolutiondepthwise_x86.cpp; compiled once per ISA.
@@ -13,6 +14,7 @@
 #include "conv_vec_x86.h"
 #include "mat.h"
 
+#include <string.h>
 #include <vector>
 
 namespace kite {
@@ -23,50 +25,116 @@ struct DwGeometry
     int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
 };
 
-// in: padded, elempack 1; out: elempack 1; weight [c][kh*kw]; bias [c] or null
+// e[i] = s[2i], o[i] = s[2i+1] for i < n/2 (e gets one more when n is odd)
+static inline void deinterleave2(const float* s, int n, float* e, float* o)
+{
+    int i = 0;
+#if defined(__AVX512F__)
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    for (; i + 32 <= n; i += 32)
+    {
+        const __m512 a = _mm512_loadu_ps(s + i), b = _mm512_loadu_ps(s + i + 16);
+        _mm512_storeu_ps(e + i / 2, _mm512_permutex2var_ps(a, ie, b));
+        _mm512_storeu_ps(o + i / 2, _mm512_permutex2var_ps(a, io, b));
+    }
+#endif
+#if defined(__SSE2__)
+    for (; i + 8 <= n; i += 8)
+    {
+        const __m128 a = _mm_loadu_ps(s + i), b = _mm_loadu_ps(s + i + 4);
+        _mm_storeu_ps(e + i / 2, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+        _mm_storeu_ps(o + i / 2, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+#endif
+    for (; i + 1 < n; i += 2)
+    {
+        e[i / 2] = s[i];
+        o[i / 2] = s[i + 1];
+    }
+    if (i < n)
+        e[i / 2] = s[i];
+}
+
+// One channel's padded plane (pads: left, right, top, bottom), split into its
+// stride_w column phases when sw > 1: padded column x lands in phase x % sw
+// at x / sw. Each phase row is pw floats; phase p starts at p * pw * PH.
+static inline void dw_rows_fill_plane(const float* src, int w, int h, const int* pads, float pad_value, int sw, int pw,
+                                      int PH, float* ph)
+{
+    const size_t phase_size = (size_t)pw * PH;
+    for (int y = 0; y < PH; y++)
+    {
+        const int iy = y - pads[2];
+        for (int p = 0; p < sw; p++)
+        {
+            float* d = ph + p * phase_size + (size_t)y * pw;
+            for (int i = 0; i < pw; i++)
+                d[i] = pad_value;
+        }
+        if (iy < 0 || iy >= h)
+            continue;
+        const float* s = src + (size_t)iy * w;
+        const int pl = pads[0];
+        if (sw == 1)
+        {
+            memcpy(ph + (size_t)y * pw + pl, s, (size_t)w * sizeof(float));
+        }
+        else if (sw == 2)
+        {
+            // input column j is padded column j + pl: even j -> phase pl & 1 at
+            // (j + pl) / 2, odd j -> the other phase at (j + pl) / 2
+            float* e = ph + (size_t)(pl & 1) * phase_size + (size_t)y * pw + (pl >> 1);
+            float* o = ph + (size_t)((pl & 1) ^ 1) * phase_size + (size_t)y * pw + ((pl + 1) >> 1);
+            deinterleave2(s, w, e, o);
+        }
+        else
+        {
+            for (int j = 0; j < w; j++)
+            {
+                const int x = j + pl;
+                ph[(size_t)(x % sw) * phase_size + (size_t)y * pw + x / sw] = s[j];
+            }
+        }
+    }
+}
+
+// in: unpadded, elempack 1, read as padded by pads (left, right, top, bottom)
+// with pad_value; out: elempack 1; weight [c][kh*kw]; bias [c] or null. Each
+// channel's padded (phase-split) plane is built in a per-thread buffer that
+// stays in cache; stride 1 without pads reads the input in place.
 static inline void depthwise_rows(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                                  const Activation& act, int num_threads)
+                                  const int* pads, float pad_value, const Activation& act, int num_threads)
 {
     const int maxk = g.kernel_w * g.kernel_h;
-    const int W = in.w, H = in.h, sw = g.stride_w;
-    const bool split = sw > 1;
+    const int W = in.w + pads[0] + pads[1], H = in.h + pads[2] + pads[3], sw = g.stride_w;
+    const bool in_place = sw == 1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0;
     const int pw = (W + sw - 1) / sw; // phase plane width
-    // per tap: phase plane (or 0), row offset in rows, column offset in the phase plane
+    const size_t phase_size = (size_t)pw * H;
+    // per tap: phase plane, row offset in rows, column offset in the phase plane
     std::vector<int> tap_phase(maxk), tap_row(maxk), tap_col(maxk);
     for (int ky = 0, k = 0; ky < g.kernel_h; ky++)
         for (int kx = 0; kx < g.kernel_w; kx++, k++)
         {
             const int x = kx * g.dilation_w;
-            tap_phase[k] = split ? x % sw : 0;
-            tap_col[k] = split ? x / sw : x;
+            tap_phase[k] = x % sw;
+            tap_col[k] = x / sw;
             tap_row[k] = ky * g.dilation_h;
         }
     const int outw = out.w, outh = out.h;
 
     #pragma omp parallel num_threads(num_threads)
     {
-        std::vector<float> phases(split ? (size_t)sw * pw * H : 0);
+        std::vector<float> phases(in_place ? 0 : (size_t)sw * phase_size);
         std::vector<const float*> rows(maxk);
         #pragma omp for
         for (int q = 0; q < out.c; q++)
         {
             const float* src = in.channel(q);
-            size_t plane_stride = (size_t)W, phase_size = 0;
-            if (split)
+            if (!in_place)
             {
-                float* ph = phases.data();
-                phase_size = (size_t)pw * H;
-                plane_stride = (size_t)pw;
-                for (int y = 0; y < H; y++)
-                    for (int p = 0; p < sw; p++)
-                    {
-                        const float* s = src + (size_t)y * W + p;
-                        float* d = ph + (size_t)p * phase_size + (size_t)y * pw;
-                        const int n = (W - p + sw - 1) / sw;
-                        for (int i = 0; i < n; i++)
-                            d[i] = s[(size_t)i * sw];
-                    }
-                src = ph;
+                dw_rows_fill_plane(src, in.w, in.h, pads, pad_value, sw, pw, H, phases.data());
+                src = phases.data();
             }
             const float* wq = weight + (size_t)maxk * q;
             const float b = bias ? bias[q] : 0.f;
@@ -74,8 +142,7 @@ static inline void depthwise_rows(const Mat& in, Mat& out, const float* weight, 
             for (int oy = 0; oy < outh; oy++)
             {
                 for (int k = 0; k < maxk; k++)
-                    rows[k] = src + tap_phase[k] * phase_size + (size_t)(oy * g.stride_h + tap_row[k]) * plane_stride
-                              + tap_col[k];
+                    rows[k] = src + tap_phase[k] * phase_size + (size_t)(oy * g.stride_h + tap_row[k]) * pw + tap_col[k];
                 const float* const* r = rows.data();
                 simd::for_widths(outw, [&](auto v, int x) {
                     typedef decltype(v) V;

@@ -224,16 +224,6 @@ public:
         {
             return forward_reference(bottom_blob, top_blob, opt);
         }
-        // packed inputs are read in place (the kernel handles the border)
-        Mat padded = bottom_blob;
-        if (P == 1 && (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0))
-        {
-            Option opt_ws = opt;
-            opt_ws.blob_allocator = opt.workspace_allocator;
-            copy_make_border(bottom_blob, padded, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
-            if (padded.empty())
-                return -100;
-        }
         const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
         if (padded_w < extents[0] || padded_h < extents[1])
         {
@@ -253,19 +243,19 @@ public:
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed<16>(padded, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed<16>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed<8>(padded, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed<8>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
         case 4:
-            depthwise_packed<4>(padded, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed<4>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
         default:
-            depthwise_rows(padded, top_blob, w, b, g, act, opt.num_threads);
+            depthwise_rows(bottom_blob, top_blob, w, b, g, pads, pad_value, act, opt.num_threads);
             break;
         }
         return 0;

@@ -57,6 +57,11 @@ TEST(ConvolutionDepthWise, depthwise)
     // unpacked rows of several vectors plus tails (x86 row kernel), strides 1-3
     for (int stride : {1, 2, 3})
         KITE_EXPECT_LAYER_OK(run_dw(61, 5, 3, 3, 3, 3, 1, stride, 1, 1, {}));
+    // stride 2 deinterleave (32/8-float vector steps plus a tail) with an even
+    // and an odd left pad and a pad value; stride 1 without pads (read in place)
+    KITE_EXPECT_LAYER_OK(run_dw(75, 4, 3, 3, 3, 5, 1, 2, 2, 0, {}, 0.4f));
+    KITE_EXPECT_LAYER_OK(run_dw(75, 4, 3, 3, 3, 3, 1, 2, 1, 0, {}, -0.3f));
+    KITE_EXPECT_LAYER_OK(run_dw(21, 4, 3, 3, 3, 3, 1, 1, 0, 1, {}));
 }
 
 // channel counts that pack by 4, 8 and 16 (the x86 packed kernels), odd
