@@ -7,6 +7,10 @@
 #include <cstring>
 #include <cmath>
 
+#if defined(__SSE2__)
+#include <emmintrin.h> // baseline on x86-64: no run-time check needed
+#endif
+
 namespace kite {
 
 namespace {
@@ -325,12 +329,114 @@ static void strided_copy(unsigned char* dst, size_t dstride, const unsigned char
     }
 }
 
+#if defined(__SSE2__)
+// 4x4 transposes of 4-byte units, 4 pixels a step: the 4 units at
+// s + k * s_row + i * s_elem (k = 0..3) become the 4 units at
+// d + k * d_row + i * d_elem. Packing reads 4 narrow slices (s_row = slice
+// stride, s_elem = 4) into 4 wide elements (d_row = d_elem = wide element
+// size); unpacking the other way round. n: a multiple of 4.
+static void transpose_runs4_u32(const unsigned char* s, size_t s_row, size_t s_elem, unsigned char* d, size_t d_row,
+                                size_t d_elem, size_t n)
+{
+    for (size_t i = 0; i + 4 <= n; i += 4)
+    {
+        __m128 a = _mm_loadu_ps((const float*)(s + 0 * s_row + i * s_elem));
+        __m128 b = _mm_loadu_ps((const float*)(s + 1 * s_row + i * s_elem));
+        __m128 c = _mm_loadu_ps((const float*)(s + 2 * s_row + i * s_elem));
+        __m128 e = _mm_loadu_ps((const float*)(s + 3 * s_row + i * s_elem));
+        _MM_TRANSPOSE4_PS(a, b, c, e);
+        _mm_storeu_ps((float*)(d + 0 * d_row + i * d_elem), a);
+        _mm_storeu_ps((float*)(d + 1 * d_row + i * d_elem), b);
+        _mm_storeu_ps((float*)(d + 2 * d_row + i * d_elem), c);
+        _mm_storeu_ps((float*)(d + 3 * d_row + i * d_elem), e);
+    }
+}
+
+// 2-byte units, 8 pixels a step: packing gathers 4 narrow slices' 8 units each
+// into 8 wide runs of 4 units (8 bytes)
+static void pack4_u16(const unsigned char* s, size_t s_row, unsigned char* d, size_t d_elem, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8)
+    {
+        const __m128i r0 = _mm_loadu_si128((const __m128i*)(s + i * 2));
+        const __m128i r1 = _mm_loadu_si128((const __m128i*)(s + s_row + i * 2));
+        const __m128i r2 = _mm_loadu_si128((const __m128i*)(s + 2 * s_row + i * 2));
+        const __m128i r3 = _mm_loadu_si128((const __m128i*)(s + 3 * s_row + i * 2));
+        const __m128i t0 = _mm_unpacklo_epi16(r0, r1), t1 = _mm_unpackhi_epi16(r0, r1);
+        const __m128i t2 = _mm_unpacklo_epi16(r2, r3), t3 = _mm_unpackhi_epi16(r2, r3);
+        const __m128i u[4] = {_mm_unpacklo_epi32(t0, t2), _mm_unpackhi_epi32(t0, t2), _mm_unpacklo_epi32(t1, t3),
+                              _mm_unpackhi_epi32(t1, t3)}; // pixels (0,1), (2,3), (4,5), (6,7)
+        unsigned char* o = d + i * d_elem;
+        for (int k = 0; k < 4; k++)
+        {
+            _mm_storel_epi64((__m128i*)(o + (2 * k) * d_elem), u[k]);
+            _mm_storel_epi64((__m128i*)(o + (2 * k + 1) * d_elem), _mm_unpackhi_epi64(u[k], u[k]));
+        }
+    }
+}
+
+// the inverse: 8 wide runs of 4 units scattered into 4 narrow slices
+static void unpack4_u16(const unsigned char* s, size_t s_elem, unsigned char* d, size_t d_row, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8)
+    {
+        const unsigned char* p = s + i * s_elem;
+        __m128i u[4];
+        for (int k = 0; k < 4; k++)
+            u[k] = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i*)(p + (2 * k) * s_elem)),
+                                      _mm_loadl_epi64((const __m128i*)(p + (2 * k + 1) * s_elem)));
+        // u[k] = a b c d of pixel 2k, then of pixel 2k+1
+        const __m128i v0 = _mm_unpacklo_epi16(u[0], u[1]), v1 = _mm_unpackhi_epi16(u[0], u[1]);
+        const __m128i v2 = _mm_unpacklo_epi16(u[2], u[3]), v3 = _mm_unpackhi_epi16(u[2], u[3]);
+        const __m128i w0 = _mm_unpacklo_epi16(v0, v1), w1 = _mm_unpackhi_epi16(v0, v1); // a0-3 b0-3, c0-3 d0-3
+        const __m128i w2 = _mm_unpacklo_epi16(v2, v3), w3 = _mm_unpackhi_epi16(v2, v3); // a4-7 b4-7, c4-7 d4-7
+        _mm_storeu_si128((__m128i*)(d + i * 2), _mm_unpacklo_epi64(w0, w2));
+        _mm_storeu_si128((__m128i*)(d + d_row + i * 2), _mm_unpackhi_epi64(w0, w2));
+        _mm_storeu_si128((__m128i*)(d + 2 * d_row + i * 2), _mm_unpacklo_epi64(w1, w3));
+        _mm_storeu_si128((__m128i*)(d + 3 * d_row + i * 2), _mm_unpackhi_epi64(w1, w3));
+    }
+}
+#endif
+
+// Vector steps for units of N bytes in groups of 4 slices (ratio % 4 == 0):
+// 4-byte units (fp32 elempack 1 <-> 4/8/16, int8 4 <-> 16) by 4x4
+// transposes, 2-byte units (fp16 elempack 1 <-> 4/8/16) by 8x4 ones. Packing:
+// s is the narrow side (slices nstride bytes apart), d the wide one (elements
+// of welem bytes); unpacking the other way round. Returns how many pixels it
+// moved (the caller finishes the tail).
+template<size_t N>
+static size_t pack_runs_vec(const unsigned char* s, unsigned char* d, size_t nstride, size_t welem, size_t plane, int ratio,
+                            bool packing)
+{
+#if defined(__SSE2__)
+    if ((N != 4 && N != 2) || ratio % 4 != 0)
+        return 0;
+    const size_t step = N == 4 ? 4 : 8, done = plane / step * step;
+    for (int r = 0; r < ratio; r += 4)
+    {
+        if (N == 4 && packing)
+            transpose_runs4_u32(s + nstride * r, nstride, N, d + r * N, welem, welem, done);
+        else if (N == 4)
+            transpose_runs4_u32(s + r * N, welem, welem, d + nstride * r, nstride, N, done);
+        else if (packing)
+            pack4_u16(s + nstride * r, nstride, d + r * N, welem, done);
+        else
+            unpack4_u16(s + r * N, welem, d + nstride * r, nstride, done);
+    }
+    return done;
+#else
+    (void)s, (void)d, (void)nstride, (void)welem, (void)plane, (void)ratio, (void)packing;
+    return 0;
+#endif
+}
+
 // Repacking where one elempack divides the other moves runs of `run` bytes
 // (the smaller elempack's element): gathering `ratio` runs from consecutive
 // source slices into each wider element (packing), or scattering each wider
 // source element into `ratio` slices (unpacking). The wide side is walked
 // sequentially, one slice per task. Run sizes are compile-time so every copy
-// (a fixed-size memcpy) is a plain load/store; false when `run` has no instance (caller falls back).
+// (a fixed-size memcpy) is a plain load/store; 4- and 2-byte runs go through
+// vector transposes (pack_runs_vec); false when `run` has no instance (caller falls back).
 template<size_t N>
 static void pack_runs_n(const unsigned char* sp, size_t sstride, size_t selem, unsigned char* dp, size_t dstride,
                         size_t delem, size_t plane, int groups, int ratio, bool packing, int num_threads)
@@ -343,7 +449,7 @@ static void pack_runs_n(const unsigned char* sp, size_t sstride, size_t selem, u
             // wide destination slice g gathers source slices g*ratio .. g*ratio+ratio-1
             unsigned char* d = dp + dstride * g;
             const unsigned char* s0 = sp + sstride * g * ratio;
-            for (size_t i = 0; i < plane; i++)
+            for (size_t i = pack_runs_vec<N>(s0, d, sstride, delem, plane, ratio, true); i < plane; i++)
                 for (int r = 0; r < ratio; r++)
                     memcpy(d + i * delem + r * N, s0 + sstride * r + i * selem, N);
         }
@@ -351,7 +457,7 @@ static void pack_runs_n(const unsigned char* sp, size_t sstride, size_t selem, u
         {
             const unsigned char* s = sp + sstride * g;
             unsigned char* d0 = dp + dstride * g * ratio;
-            for (size_t i = 0; i < plane; i++)
+            for (size_t i = pack_runs_vec<N>(s, d0, dstride, selem, plane, ratio, false); i < plane; i++)
                 for (int r = 0; r < ratio; r++)
                     memcpy(d0 + dstride * r + i * delem, s + i * selem + r * N, N);
         }

@@ -460,6 +460,66 @@ TEST(Mat, convert_packing_round_trip_all_dims)
     }
 }
 
+// every pack pair of 1/4/8/16 for 4-, 2- and 1-byte scalars (fp32, fp16,
+// int8), pixel counts that leave tails after the vector steps, 1 and 2
+// threads: every scalar must land at its logical (channel, pixel) place
+TEST(Mat, convert_packing_every_pair_and_scalar_size)
+{
+    struct Shape
+    {
+        int dims, w, h, d, c;
+    };
+    const Shape shapes[] = {{3, 13, 3, 1, 48}, {3, 1, 1, 1, 16}, {4, 3, 2, 5, 32}, {2, 11, 48, 1, 1}, {3, 8, 2, 1, 16}};
+    for (const Shape& sh : shapes)
+        for (size_t scalar : {4u, 2u, 1u})
+            for (int a : {1, 4, 8, 16})
+                for (int b : {1, 4, 8, 16})
+                    for (int threads : {1, 2})
+                    {
+                        const int axis = sh.dims == 2 ? sh.h : sh.c;
+                        Mat m;
+                        if (sh.dims == 2)
+                            m.create(sh.w, axis / a, scalar * a, a, nullptr);
+                        else if (sh.dims == 3)
+                            m.create(sh.w, sh.h, axis / a, scalar * a, a, nullptr);
+                        else
+                            m.create(sh.w, sh.h, sh.d, axis / a, scalar * a, a, nullptr);
+                        ASSERT_FALSE(m.empty());
+                        const size_t plane = sh.dims == 2 ? (size_t)sh.w : (size_t)sh.w * sh.h * sh.d;
+                        const size_t slice = sh.dims == 2 ? (size_t)sh.w : m.cstep; // elements between slices
+                        // byte j of scalar (channel k, pixel i) of an elempack-e Mat
+                        auto at = [&](const Mat& x, int e, int k, size_t i, size_t j) -> unsigned char& {
+                            return ((unsigned char*)x.data)[(slice * (k / e) + i) * x.elemsize + (k % e) * scalar + j];
+                        };
+                        auto value = [](int k, size_t i, size_t j) { return (unsigned char)(k * 131 + i * 7 + j * 61 + 1); };
+                        for (int k = 0; k < axis; k++)
+                            for (size_t i = 0; i < plane; i++)
+                                for (size_t j = 0; j < scalar; j++)
+                                    at(m, a, k, i, j) = value(k, i, j);
+                        Option opt;
+                        opt.num_threads = threads;
+                        Mat p;
+                        convert_packing(m, p, b, opt);
+                        ASSERT_EQ(p.elempack, b);
+                        ASSERT_EQ(p.elemsize, scalar * b);
+                        const size_t pslice = sh.dims == 2 ? (size_t)p.w : p.cstep;
+                        ASSERT_EQ(pslice, a == b ? slice : pslice);
+                        int bad = 0;
+                        for (int k = 0; k < axis && bad < 3; k++)
+                            for (size_t i = 0; i < plane; i++)
+                                for (size_t j = 0; j < scalar; j++)
+                                {
+                                    const unsigned char got = ((const unsigned char*)p.data)[(pslice * (k / b) + i) * p.elemsize
+                                                                                              + (k % b) * scalar + j];
+                                    if (got != value(k, i, j) && bad++ < 3)
+                                        ADD_FAILURE() << "dims " << sh.dims << " " << sh.w << "x" << sh.h << "x" << sh.d << " axis "
+                                                      << axis << " scalar " << scalar << " pack " << a << " -> " << b
+                                                      << " threads " << threads << ": channel " << k << " pixel " << i
+                                                      << " byte " << j;
+                                }
+                    }
+}
+
 TEST(Mat, convert_packing_not_divisible_returns_source)
 {
     Mat m = iota_mat(3, 4, 4, 1, 6);
