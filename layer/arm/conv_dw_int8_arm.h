@@ -40,6 +40,57 @@ typedef Int8Lane DwInt8Lane;
 
 static const int kDwInt8Block = 16; // outputs per accumulator block (4 x int32x4)
 
+#if defined(__aarch64__)
+// conv_int8_finish on four lanes (aarch64: fused fmla, fcvtas), same
+// roundings, so the same values. int8_dequant_f32x4: the fp32 value
+// (sum * scale_in + bias as the numerics ask, then the activation);
+// int8_requant_s32x4: that value times scale_out as int8 (int32 lanes in
+// [-127, 127]). Only for activations up to Clip (int8_vec_finish_arm).
+static inline float32x4_t int8_dequant_f32x4(int32x4_t sum, float32x4_t si, float32x4_t bi, int numerics, const Activation& act)
+{
+    const float32x4_t x = vcvtq_f32_s32(sum);
+    float32x4_t t;
+    if (numerics & CONV_INT8_FMA_BIAS)
+        t = vfmaq_f32(bi, x, si);
+    else
+    {
+        float32x4_t p = vmulq_f32(x, si);
+        __asm__("" : "+w"(p)); // rounded on its own, as conv_int8_product
+        t = vaddq_f32(p, bi);
+    }
+    return activate<4>(t, act);
+}
+
+static inline int32x4_t int8_requant_s32x4(float32x4_t f, float32x4_t so, int numerics)
+{
+    const float32x4_t x = vmulq_f32(f, so);
+    int32x4_t r;
+    if (numerics & CONV_INT8_ROUND_ADDHALF)
+    {
+        // float2int8_addhalf: + copysign(0.5), truncate; NaN and |a| >= 2^31
+        // give -127
+        const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u));
+        const float32x4_t a = vaddq_f32(x, vreinterpretq_f32_u32(vorrq_u32(sign, vreinterpretq_u32_f32(vdupq_n_f32(0.5f)))));
+        r = vbslq_s32(vcaltq_f32(a, vdupq_n_f32(2147483648.f)), vcvtq_s32_f32(a), vdupq_n_s32(-127));
+    }
+    else
+        r = vcvtaq_s32_f32(x); // float2int8: round half away from zero (NaN -> 0)
+    return vmaxq_s32(vminq_s32(r, vdupq_n_s32(127)), vdupq_n_s32(-127));
+}
+#endif
+
+// whether the vector epilogue applies: aarch64, activations up to Clip
+static inline bool int8_vec_finish_arm(const Activation& act)
+{
+#if defined(__aarch64__)
+    return act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
+           || act.type == ACTIVATION_CLIP;
+#else
+    (void)act;
+    return false;
+#endif
+}
+
 // conv_int8_finish for n (<= 16) outputs of channel q at element o of the
 // output, sums s[0..16) (lanes past n are computed and dropped)
 static inline void dw_int8_finish_block(const ConvInt8Job& j, int q, const int32_t* s, int n, size_t o, bool vec)
@@ -52,22 +103,18 @@ static inline void dw_int8_finish_block(const ConvInt8Job& j, int q, const int32
         const float32x4_t so = vdupq_n_f32(requant ? j.scale_out[q] : 1.f);
         const int nv = (n + 3) / 4;
         float32x4_t f[4];
+        int32x4_t r[4];
 #pragma GCC unroll 4
         for (int v = 0; v < 4; v++)
         {
             if (v >= nv)
-                break;
-            const float32x4_t x = vcvtq_f32_s32(vld1q_s32(s + 4 * v));
-            float32x4_t t;
-            if (j.numerics & CONV_INT8_FMA_BIAS)
-                t = vfmaq_f32(bi, x, si);
-            else
             {
-                float32x4_t p = vmulq_f32(x, si);
-                __asm__("" : "+w"(p)); // rounded on its own, as conv_int8_product
-                t = vaddq_f32(p, bi);
+                r[v] = vdupq_n_s32(0);
+                continue;
             }
-            f[v] = activate<4>(t, j.act);
+            f[v] = int8_dequant_f32x4(vld1q_s32(s + 4 * v), si, bi, j.numerics, j.act);
+            if (requant)
+                r[v] = int8_requant_s32x4(f[v], so, j.numerics);
         }
         if (!requant)
         {
@@ -84,34 +131,6 @@ static inline void dw_int8_finish_block(const ConvInt8Job& j, int q, const int32
                 }
             }
             return;
-        }
-        int32x4_t r[4];
-        const bool addhalf = (j.numerics & CONV_INT8_ROUND_ADDHALF) != 0;
-        const uint32x4_t sign = vdupq_n_u32(0x80000000u);
-#pragma GCC unroll 4
-        for (int v = 0; v < 4; v++)
-        {
-            if (v >= nv)
-            {
-                r[v] = vdupq_n_s32(0);
-                continue;
-            }
-            const float32x4_t x = vmulq_f32(f[v], so);
-            if (addhalf)
-            {
-                // float2int8_addhalf: + copysign(0.5), truncate; NaN and
-                // |a| >= 2^31 give -127
-                const float32x4_t a = vaddq_f32(
-                    x, vreinterpretq_f32_u32(vorrq_u32(vandq_u32(vreinterpretq_u32_f32(x), sign), vreinterpretq_u32_f32(vdupq_n_f32(0.5f)))));
-                const uint32x4_t ok = vcaltq_f32(a, vdupq_n_f32(2147483648.f));
-                r[v] = vbslq_s32(ok, vcvtq_s32_f32(a), vdupq_n_s32(-127));
-            }
-            else
-            {
-                // float2int8: round half away from zero (NaN -> 0)
-                r[v] = vcvtaq_s32_f32(x);
-            }
-            r[v] = vmaxq_s32(vminq_s32(r[v], vdupq_n_s32(127)), vdupq_n_s32(-127));
         }
         const int16x8_t h0 = vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]));
         const int16x8_t h1 = vcombine_s16(vqmovn_s32(r[2]), vqmovn_s32(r[3]));
@@ -219,19 +238,6 @@ static inline void dw_int8_sums(const int16_t* p, const signed char* wq, int kh,
 }
 #endif
 
-// whether dw_int8_finish_block's vector epilogue gives conv_int8_finish's
-// values: aarch64 (fcvtas, fused fmla), activations up to Clip
-static inline bool dw_int8_vec_ok(const Activation& act)
-{
-#if defined(__aarch64__)
-    return act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
-           || act.type == ACTIVATION_CLIP;
-#else
-    (void)act;
-    return false;
-#endif
-}
-
 static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 {
     const ConvGeometry& g = j.g;
@@ -240,7 +246,7 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
     const int kw = g.kernel_w, kh = g.kernel_h, maxk = kw * kh;
     const int outw = j.out.w, outh = j.out.h;
     const int sw = g.stride_w, dw = g.dilation_w;
-    const bool vec_finish = dw_int8_vec_ok(j.act);
+    const bool vec_finish = int8_vec_finish_arm(j.act);
 #if defined(__ARM_FEATURE_DOTPROD)
     const bool fast = 3 * (sw + dw) <= 15;
     const int ng = (kw + 3) / 4; // tap groups of a kernel row

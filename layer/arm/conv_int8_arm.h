@@ -9,7 +9,8 @@
 // Convolution (group 1, 2-D): a GEMM with implicit im2col over the padded
 // int8 input, tiles of 8 output pixels x 8 output channels in sixteen int32x4
 // accumulators (4 channels of one pixel each), then the reference's epilogue
-// conv_int8_finish per value, so outputs are bit-identical to the reference
+// (conv_int8_finish; on aarch64 four channels at a time, same roundings, for
+// activations up to Clip), so outputs are bit-identical to the reference
 // (integer sums are exact whatever the order).
 //  - arm82 (armv8.2-a+dotprod; the level needs asimddp): weights packed as
 //    [panels][K/4][8 channels][4 k] bytes, each tile's input as
@@ -90,6 +91,16 @@ static inline void conv_int8_reference(const ConvInt8Job& j, int num_threads)
                       j.numerics);
 }
 
+} // namespace KITE_ISA_NS
+} // namespace kite
+
+// conv_int8_depthwise: NEON depth-wise (SDOT on arm82, SMLAL on neon); the
+// four-lane epilogue the GEMM below shares
+#include "arm/conv_dw_int8_arm.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
 #if defined(__ARM_NEON)
 // The job's input with its padding made real (planes of W x H, the size the
 // output, stride and kernel extent need), and the offset of each
@@ -166,6 +177,49 @@ static inline void conv_int8_arm_tile(const Int8Lane* a, const Int8Lane* w, int 
     }
 }
 
+#if defined(__aarch64__)
+// the epilogue of output channels m..m+3 (m a multiple of 4) for the nn
+// pixels n0.. of a tile: sums s[r * stride + 0..3] for pixel r; outputs
+// planar (int8 or fp32) or fp32 packed 4
+static inline void conv_int8_gemm_finish_quad(const ConvInt8Job& j, int m, const int32_t* s, int stride, int n0, int nn)
+{
+    const float32x4_t si = vld1q_f32(j.scale_in + m);
+    const float32x4_t bi = j.bias ? vld1q_f32(j.bias + m) : vdupq_n_f32(0.f);
+    const size_t cs = j.out.cstep;
+    if (j.scale_out)
+    {
+        const float32x4_t so = vld1q_f32(j.scale_out + m);
+        signed char* d = (signed char*)j.out.data + cs * m + n0;
+        for (int r = 0; r < nn; r++, s += stride, d++)
+        {
+            const int32x4_t q = int8_requant_s32x4(int8_dequant_f32x4(vld1q_s32(s), si, bi, j.numerics, j.act), so, j.numerics);
+            const int8x8_t b = vqmovn_s16(vcombine_s16(vqmovn_s32(q), vqmovn_s32(q)));
+            vst1_lane_s8(d, b, 0);
+            vst1_lane_s8(d + cs, b, 1);
+            vst1_lane_s8(d + 2 * cs, b, 2);
+            vst1_lane_s8(d + 3 * cs, b, 3);
+        }
+        return;
+    }
+    if (j.out_elempack == 4)
+    {
+        float* d = (float*)j.out.data + cs * m + (size_t)n0 * 4; // (m / 4) * cs * 4
+        for (int r = 0; r < nn; r++, s += stride, d += 4)
+            vst1q_f32(d, int8_dequant_f32x4(vld1q_s32(s), si, bi, j.numerics, j.act));
+        return;
+    }
+    float* d = (float*)j.out.data + cs * m + n0;
+    for (int r = 0; r < nn; r++, s += stride, d++)
+    {
+        const float32x4_t f = int8_dequant_f32x4(vld1q_s32(s), si, bi, j.numerics, j.act);
+        vst1q_lane_f32(d, f, 0);
+        vst1q_lane_f32(d + cs, f, 1);
+        vst1q_lane_f32(d + 2 * cs, f, 2);
+        vst1q_lane_f32(d + 3 * cs, f, 3);
+    }
+}
+#endif
+
 // Convolution (group 1, 2-D) for the job: bit-identical to the reference
 static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeights& pw, int num_threads)
 {
@@ -185,6 +239,8 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
     const int* ko = koff.data();
     // output (m, n) at out_offset(m) + n * op: planar, or packed fp32
     const int op = j.out_elempack;
+    const bool vec = int8_vec_finish_arm(j.act);
+    (void)vec; // (aarch64 only)
 
     #pragma omp parallel num_threads(num_threads)
     {
@@ -221,7 +277,13 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                 {
                     const int n0 = t * MR, nn = std::min(MR, N - n0);
                     conv_int8_arm_tile(tile.data() + (size_t)(t - t0) * KB * MR * KG, wp, KB, sums);
-                    for (int jj = 0; jj < mm; jj++)
+                    int jj = 0;
+#if defined(__aarch64__)
+                    // whole quads of channels four lanes at a time
+                    for (; vec && jj + 4 <= mm && (op == 1 || op == 4); jj += 4)
+                        conv_int8_gemm_finish_quad(j, m0 + jj, sums + jj, NR, n0, nn);
+#endif
+                    for (; jj < mm; jj++)
                     {
                         const int m = m0 + jj;
                         const size_t o = j.out.cstep * op * (size_t)(m / op) + m % op;
@@ -276,14 +338,6 @@ static inline void int8_gemv(const signed char* x, const signed char* w, int M, 
     }
 }
 
-} // namespace KITE_ISA_NS
-} // namespace kite
-
-// conv_int8_depthwise: NEON depth-wise (SDOT on arm82, SMLAL on neon)
-#include "arm/conv_dw_int8_arm.h"
-
-namespace kite {
-namespace KITE_ISA_NS {
 
 // no fused quantize-and-unpack: the driver unpacks, the reference quantizes
 template<int P>
