@@ -260,7 +260,30 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                     nbase[r] = (n / outw) * g.stride_h * W + (n % outw) * g.stride_w;
                 }
                 Int8Lane* d = tile.data() + (size_t)(t - t0) * KB * MR * KG;
-                for (int kb = 0; kb < KB; kb++, d += MR * KG)
+                int kb = 0;
+                if (nn == MR && nbase[MR - 1] == nbase[0] + MR - 1)
+                {
+                    // the tile's pixels are adjacent input bytes (stride 1,
+                    // one output row): each k's 8 values in one load
+                    const signed char* s0 = src + nbase[0];
+#if defined(__ARM_FEATURE_DOTPROD)
+                    // 4 k x 8 pixels transposed into [8 pixels][4 k]
+                    for (; (kb + 1) * KG <= K; kb++, d += MR * KG)
+                    {
+                        const int* kq = ko + kb * KG;
+                        const int8x8x2_t ab = vzip_s8(vld1_s8(s0 + kq[0]), vld1_s8(s0 + kq[1]));
+                        const int8x8x2_t ce = vzip_s8(vld1_s8(s0 + kq[2]), vld1_s8(s0 + kq[3]));
+                        const int16x4x2_t lo = vzip_s16(vreinterpret_s16_s8(ab.val[0]), vreinterpret_s16_s8(ce.val[0]));
+                        const int16x4x2_t hi = vzip_s16(vreinterpret_s16_s8(ab.val[1]), vreinterpret_s16_s8(ce.val[1]));
+                        vst1q_s8(d, vreinterpretq_s8_s16(vcombine_s16(lo.val[0], lo.val[1])));
+                        vst1q_s8(d + 16, vreinterpretq_s8_s16(vcombine_s16(hi.val[0], hi.val[1])));
+                    }
+#else
+                    for (; kb < K; kb++, d += MR)
+                        vst1q_s16(d, vmovl_s8(vld1_s8(s0 + ko[kb])));
+#endif
+                }
+                for (; kb < KB; kb++, d += MR * KG)
                     for (int kk = 0; kk < KG; kk++)
                     {
                         const int k = kb * KG + kk;
