@@ -312,9 +312,10 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
 
 // in: padded input of elempack PI (C channels); out: outw x outh x M, any
 // elempack (P is the fastest).
+// Returns 0, or -100 when the workspace cannot be allocated.
 template<int P, int PI>
-static inline void conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
-                                        const Activation& act, int num_threads)
+static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
+                                       const Activation& act, int num_threads, Allocator* ws_allocator)
 {
     const int MR = ConvTile<P>::MR;
     const int NR = 2 * P;
@@ -344,65 +345,80 @@ static inline void conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPacke
     const int kc = ((K + kblocks - 1) / kblocks + PI - 1) / PI * PI;
     const size_t partial_size = kblocks > 1 ? (size_t)chunk * MR * NR : 0;
 
+    // buffers from the workspace allocator (a pool: no fresh pages, no
+    // clearing on every forward; everything is written before it is read)
+    Mat ws;
     if (num_threads > 1 && chunks % num_threads != 0 && chunks < 4 * num_threads && panels > 1)
     {
         // few chunks for the threads: one chunk at a time, its tiles packed
         // by all threads together, then its panels split between them
-        std::vector<float> packed((size_t)chunk * K * MR);
+        // (partial sums per panel)
+        const size_t packed_size = (size_t)chunk * K * MR;
+        ws.create((int)(packed_size + partial_size * panels), 4u, ws_allocator);
+        if (ws.empty())
+            return -100;
+        float* packed = (float*)ws;
+        float* partial = partial_size ? packed + packed_size : nullptr;
         #pragma omp parallel num_threads(num_threads)
         {
-            std::vector<float> partial(partial_size);
             for (int ci = 0; ci < chunks; ci++)
             {
                 const int t0 = ci * chunk;
                 const int t1 = std::min(tiles, t0 + chunk);
                 #pragma omp for schedule(static)
                 for (int t = t0; t < t1; t++)
-                    conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
+                    conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed + (size_t)(t - t0) * K * MR);
                 #pragma omp for schedule(static)
                 for (int p = 0; p < panels; p++)
-                    conv_gemm_panel<P, PI>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N,
-                                       act);
+                    conv_gemm_panel<P, PI>(packed, t0, t1, p, pw, kc, partial ? partial + partial_size * p : nullptr, out, N,
+                                           act);
             }
         }
-        return;
+        return 0;
     }
 
-    #pragma omp parallel num_threads(num_threads)
+    // a thread a contiguous range of chunks, with its own buffers
+    const int nt = std::max(1, std::min(num_threads, chunks));
+    const size_t per_thread = (size_t)chunk * K * MR + partial_size;
+    ws.create((int)(per_thread * nt), 4u, ws_allocator);
+    if (ws.empty())
+        return -100;
+    #pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int tid = 0; tid < nt; tid++)
     {
-        std::vector<float> packed((size_t)chunk * K * MR);
-        std::vector<float> partial(partial_size);
-        #pragma omp for schedule(static)
-        for (int ci = 0; ci < chunks; ci++)
+        float* packed = (float*)ws + per_thread * tid;
+        float* partial = partial_size ? packed + (size_t)chunk * K * MR : nullptr;
+        for (int ci = tid * chunks / nt; ci < (tid + 1) * chunks / nt; ci++)
         {
             const int t0 = ci * chunk;
             const int t1 = std::min(tiles, t0 + chunk);
             for (int t = t0; t < t1; t++)
-                conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed.data() + (size_t)(t - t0) * K * MR);
+                conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed + (size_t)(t - t0) * K * MR);
             for (int p = 0; p < panels; p++)
-                conv_gemm_panel<P, PI>(packed.data(), t0, t1, p, pw, kc, partial.empty() ? nullptr : partial.data(), out, N, act);
+                conv_gemm_panel<P, PI>(packed, t0, t1, p, pw, kc, partial, out, N, act);
         }
     }
+    return 0;
 }
 
 template<int P>
-static inline void conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
-                                     const Activation& act, int num_threads)
+static inline int conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
+                                    const Activation& act, int num_threads, Allocator* ws_allocator)
 {
     switch (in.elempack)
     {
 #if defined(__AVX512F__)
     case 16:
-        return conv_gemm_forward_pi<P, 16>(in, out, pw, g, act, num_threads);
+        return conv_gemm_forward_pi<P, 16>(in, out, pw, g, act, num_threads, ws_allocator);
 #endif
 #if defined(__AVX__)
     case 8:
-        return conv_gemm_forward_pi<P, 8>(in, out, pw, g, act, num_threads);
+        return conv_gemm_forward_pi<P, 8>(in, out, pw, g, act, num_threads, ws_allocator);
 #endif
     case 4:
-        return conv_gemm_forward_pi<P, 4>(in, out, pw, g, act, num_threads);
+        return conv_gemm_forward_pi<P, 4>(in, out, pw, g, act, num_threads, ws_allocator);
     default:
-        return conv_gemm_forward_pi<P, 1>(in, out, pw, g, act, num_threads);
+        return conv_gemm_forward_pi<P, 1>(in, out, pw, g, act, num_threads, ws_allocator);
     }
 }
 

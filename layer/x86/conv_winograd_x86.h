@@ -21,7 +21,6 @@
 #include "mat.h"
 
 #include <algorithm>
-#include <memory>
 #include <vector>
 
 namespace kite {
@@ -399,8 +398,8 @@ static inline void winograd_block(const Mat& in, Mat& out, const WinogradWeights
 // alone (no barrier between the phases); fewer (a small map): one block at a
 // time with every phase split over the threads.
 template<class F, int P, int PI, int MR>
-static inline void winograd_forward_mr(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
-                                       int num_threads)
+static inline int winograd_forward_mr(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
+                                      int num_threads, Allocator* ws_allocator)
 {
     const int a2 = F::a * F::a, m = F::m;
     const int ntiles = winograd_tiles(m, out.w, out.h);
@@ -420,55 +419,64 @@ static inline void winograd_forward_mr(const Mat& in, Mat& out, const WinogradWe
     // block b: tile groups [b * tgroups / blocks, (b + 1) * tgroups / blocks)
     const int max_groups = (tgroups + blocks - 1) / blocks;
     const size_t vsize = (size_t)a2 * max_groups * MR * ww.C, msize = (size_t)mpad * max_groups * MR * a2;
+    // buffers from the workspace allocator (a pool: no fresh pages on every
+    // forward)
+    Mat ws;
     if (threads_take_blocks)
     {
-        #pragma omp parallel num_threads(num_threads)
+        // a thread a contiguous range of blocks, with its own buffers
+        ws.create((int)((vsize + msize) * num_threads), 4u, ws_allocator);
+        if (ws.empty())
+            return -100;
+        #pragma omp parallel for num_threads(num_threads) schedule(static, 1)
+        for (int tid = 0; tid < num_threads; tid++)
         {
-            std::unique_ptr<float[]> vbuf(new float[vsize]), mbuf(new float[msize]);
-            #pragma omp for schedule(static)
-            for (int b = 0; b < blocks; b++)
+            float* vbuf = (float*)ws + (vsize + msize) * tid;
+            for (int b = tid * blocks / num_threads; b < (tid + 1) * blocks / num_threads; b++)
                 winograd_block<F, P, PI, MR>(in, out, ww, act, std::min(ntiles, b * tgroups / blocks * MR),
-                                         std::min(ntiles, (b + 1) * tgroups / blocks * MR), vbuf.get(), mbuf.get(), 1);
+                                             std::min(ntiles, (b + 1) * tgroups / blocks * MR), vbuf, vbuf + vsize, 1);
         }
-        return;
+        return 0;
     }
-    std::unique_ptr<float[]> vbuf(new float[vsize]), mbuf(new float[msize]);
+    ws.create((int)(vsize + msize), 4u, ws_allocator);
+    if (ws.empty())
+        return -100;
     for (int b = 0; b < blocks; b++)
         winograd_block<F, P, PI, MR>(in, out, ww, act, std::min(ntiles, b * tgroups / blocks * MR),
-                                 std::min(ntiles, (b + 1) * tgroups / blocks * MR), vbuf.get(), mbuf.get(), num_threads);
+                                     std::min(ntiles, (b + 1) * tgroups / blocks * MR), (float*)ws, (float*)ws + vsize,
+                                     num_threads);
+    return 0;
 }
 
 // tile groups of ConvTile's MR rows, or of 8 where that leaves fewer empty
 // rows (7x7 with F(2,3): 16 tiles, 2 groups of 8, against 24 rows in 12s)
 template<class F, int P, int PI>
-static inline void winograd_forward_f(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
-                                      int num_threads)
+static inline int winograd_forward_f(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
+                                     int num_threads, Allocator* ws_allocator)
 {
     const int MR = ConvTile<P>::MR, MR8 = MR > 8 ? 8 : MR;
     const int ntiles = winograd_tiles(F::m, out.w, out.h);
     if (MR8 != MR && (ntiles + MR - 1) / MR * MR * 10 > (ntiles + MR8 - 1) / MR8 * MR8 * 11)
-        winograd_forward_mr<F, P, PI, MR8>(in, out, ww, act, num_threads);
-    else
-        winograd_forward_mr<F, P, PI, MR>(in, out, ww, act, num_threads);
+        return winograd_forward_mr<F, P, PI, MR8>(in, out, ww, act, num_threads, ws_allocator);
+    return winograd_forward_mr<F, P, PI, MR>(in, out, ww, act, num_threads, ws_allocator);
 }
 
 // in: input padded so that the tiles cover it (w >= tiles_x * m + 2, same for
-// h), elempack PI >= 4; out: outw x outh x M, any elempack
+// h), elempack PI >= 4; out: outw x outh x M, any elempack. Returns 0, or -100
+// when the workspace cannot be allocated.
 template<int P>
-static inline void winograd_forward(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
-                                    int num_threads)
+static inline int winograd_forward(const Mat& in, Mat& out, const WinogradWeights& ww, const Activation& act,
+                                   int num_threads, Allocator* ws_allocator)
 {
     const int pi = in.elempack;
-#define KITE_WINO_CASE(PI)                                                      \
-    if (pi == PI)                                                               \
-    {                                                                           \
-        if (ww.m == 6)                                                          \
-            winograd_forward_f<WinogradF63, P, PI>(in, out, ww, act, num_threads); \
-        else if (ww.m == 2)                                                     \
-            winograd_forward_f<WinogradF23, P, PI>(in, out, ww, act, num_threads); \
-        else                                                                    \
-            winograd_forward_f<WinogradF43, P, PI>(in, out, ww, act, num_threads); \
-        return;                                                                 \
+#define KITE_WINO_CASE(PI)                                                                                  \
+    if (pi == PI)                                                                                           \
+    {                                                                                                       \
+        if (ww.m == 6)                                                                                      \
+            return winograd_forward_f<WinogradF63, P, PI>(in, out, ww, act, num_threads, ws_allocator);     \
+        if (ww.m == 2)                                                                                      \
+            return winograd_forward_f<WinogradF23, P, PI>(in, out, ww, act, num_threads, ws_allocator);     \
+        return winograd_forward_f<WinogradF43, P, PI>(in, out, ww, act, num_threads, ws_allocator);         \
     }
 #if defined(__AVX512F__)
     KITE_WINO_CASE(16)
@@ -478,6 +486,7 @@ static inline void winograd_forward(const Mat& in, Mat& out, const WinogradWeigh
 #endif
     KITE_WINO_CASE(4)
 #undef KITE_WINO_CASE
+    return -1;
 }
 
 } // namespace KITE_ISA_NS

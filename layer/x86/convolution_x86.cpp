@@ -200,19 +200,15 @@ public:
         {
 #if defined(__AVX512F__)
         case 16:
-            conv_gemm_forward<16>(padded, top_blob, packed, g, act, opt.num_threads);
-            break;
+            return conv_gemm_forward<16>(padded, top_blob, packed, g, act, opt.num_threads, opt.workspace_allocator);
 #endif
 #if defined(__AVX__)
         case 8:
-            conv_gemm_forward<8>(padded, top_blob, packed, g, act, opt.num_threads);
-            break;
+            return conv_gemm_forward<8>(padded, top_blob, packed, g, act, opt.num_threads, opt.workspace_allocator);
 #endif
         default:
-            conv_gemm_forward<4>(padded, top_blob, packed, g, act, opt.num_threads);
-            break;
+            return conv_gemm_forward<4>(padded, top_blob, packed, g, act, opt.num_threads, opt.workspace_allocator);
         }
-        return 0;
     }
 
     using Convolution::forward;
@@ -360,19 +356,15 @@ private:
         {
 #if defined(__AVX512F__)
         case 16:
-            winograd_forward<16>(padded, top_blob, wino, act, opt.num_threads);
-            break;
+            return winograd_forward<16>(padded, top_blob, wino, act, opt.num_threads, opt.workspace_allocator);
 #endif
 #if defined(__AVX__)
         case 8:
-            winograd_forward<8>(padded, top_blob, wino, act, opt.num_threads);
-            break;
+            return winograd_forward<8>(padded, top_blob, wino, act, opt.num_threads, opt.workspace_allocator);
 #endif
         default:
-            winograd_forward<4>(padded, top_blob, wino, act, opt.num_threads);
-            break;
+            return winograd_forward<4>(padded, top_blob, wino, act, opt.num_threads, opt.workspace_allocator);
         }
-        return 0;
     }
 
     // inputs the packed path does not take: the reference on an elempack-1 copy

@@ -148,8 +148,9 @@ TEST(Convolution, packed_channels)
     KITE_EXPECT_LAYER_OK(run_conv({14, 5, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({15, 6, 8, 16, 3, 3, 2, 1, 2, 2, 2, 2, 1, 1, {}, 0.f}));
     // last tiles of 1 and 8 pixels (the 4- and 8-row kernels) with K in two
-    // blocks (64 channels x 9 taps: partial sums)
-    KITE_EXPECT_LAYER_OK(run_conv({13, 13, 64, 32, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    // blocks (64 channels x 9 taps: partial sums); one chunk of tiles for two
+    // threads with 64 outputs: panels split, partial sums per panel
+    KITE_EXPECT_LAYER_OK(run_conv({13, 13, 64, 64, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({10, 8, 64, 32, 3, 3, 1, 2, 1, 1, 1, 1, 1, 0, {}, 0.f}));
 }
 
