@@ -153,34 +153,32 @@ static inline void dw_int8_finish_block(const ConvInt8Job& j, int q, const int32
         conv_int8_finish(s[i], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + i);
 }
 
-// channel q's input with its padding made real: H rows of W values
+// channel q's input rows into the padded plane (H rows of W values) whose
+// padding the caller filled once: the same cells are padding for every
+// channel of the job, so only the input's cells are written
 static inline void dw_int8_plane(const ConvInt8Job& j, int q, int W, int H, DwInt8Lane* dst)
 {
     const ConvGeometry& g = j.g;
     const int x0 = std::min(W, std::max(0, g.pad_left)), x1 = std::max(x0, std::min(W, g.pad_left + j.in.w));
-    const DwInt8Lane pad = j.pad_value;
-    const signed char* src = (const signed char*)j.in.data + j.in.cstep * q;
-    for (int y = 0; y < H; y++, dst += W)
+    const int y0 = std::max(0, g.pad_top), y1 = std::min(H, g.pad_top + j.in.h);
+    const int n = x1 - x0;
+    const signed char* src = (const signed char*)j.in.data + j.in.cstep * q + (x0 - g.pad_left);
+    for (int y = y0; y < y1; y++)
     {
-        const int iy = y - g.pad_top;
-        if (iy < 0 || iy >= j.in.h || x1 == x0)
-        {
-            std::fill(dst, dst + W, pad);
-            continue;
-        }
-        std::fill(dst, dst + x0, pad);
-        const signed char* s = src + (size_t)iy * j.in.w + (x0 - g.pad_left);
-        const int n = x1 - x0;
-#if defined(__ARM_FEATURE_DOTPROD)
-        memcpy(dst + x0, s, n);
-#else
+        const signed char* s = src + (size_t)(y - g.pad_top) * j.in.w;
+        DwInt8Lane* d = dst + (size_t)y * W + x0;
         int i = 0;
+#if defined(__ARM_FEATURE_DOTPROD)
+        for (; i + 16 <= n; i += 16)
+            vst1q_s8(d + i, vld1q_s8(s + i));
         for (; i + 8 <= n; i += 8)
-            vst1q_s16(dst + x0 + i, vmovl_s8(vld1_s8(s + i)));
-        for (; i < n; i++)
-            dst[x0 + i] = s[i];
+            vst1_s8(d + i, vld1_s8(s + i));
+#else
+        for (; i + 8 <= n; i += 8)
+            vst1q_s16(d + i, vmovl_s8(vld1_s8(s + i)));
 #endif
-        std::fill(dst + x1, dst + W, pad);
+        for (; i < n; i++)
+            d[i] = s[i];
     }
 }
 
@@ -266,7 +264,8 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 #endif
     #pragma omp parallel num_threads(num_threads)
     {
-        std::vector<DwInt8Lane> plane((size_t)W * H + slack, 0);
+        // the padding (and the slack the vector loads may read) once
+        std::vector<DwInt8Lane> plane((size_t)W * H + slack, (DwInt8Lane)j.pad_value);
         int32_t sums[kDwInt8Block];
 #if defined(__ARM_FEATURE_DOTPROD)
         std::vector<signed char> wg((size_t)kh * ng * 16);
@@ -301,9 +300,12 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
             // group weights: w[ky][4t + i] for each of the 4 outputs, 0 past kw
             for (int ky = 0; ky < kh; ky++)
                 for (int t = 0; t < ng; t++)
-                    for (int l = 0; l < 4; l++)
-                        for (int i = 0; i < 4; i++)
-                            wg[((size_t)ky * ng + t) * 16 + l * 4 + i] = 4 * t + i < kw ? wq[ky * kw + 4 * t + i] : 0;
+                {
+                    int32_t quad = 0;
+                    for (int i = 0; i < 4 && 4 * t + i < kw; i++)
+                        quad |= (int32_t)(uint8_t)wq[ky * kw + 4 * t + i] << (8 * i);
+                    vst1q_s8(wg.data() + ((size_t)ky * ng + t) * 16, vreinterpretq_s8_s32(vdupq_n_s32(quad)));
+                }
 #endif
             for (int oy = 0; oy < outh; oy++)
             {

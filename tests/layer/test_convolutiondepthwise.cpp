@@ -120,7 +120,8 @@ TEST(ConvolutionDepthWise, activations)
 
 // kernel k x k, dilation dil, padding pad on every side
 static std::string run_dw_int8(int c, int outc, int group, int stride, int scale_term, bool s8, int act, int w = 9, int h = 8,
-                               int k = 3, int dil = 1, int pad = 1, const std::vector<float>& ap = {})
+                               int k = 3, int dil = 1, int pad = 1, const std::vector<float>& ap = {},
+                               float pad_value = 0.f)
 {
     ParamDict pd;
     const int wsize = outc * (c / group) * k * k;
@@ -136,6 +137,7 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
     pd.set(9, act);
     if (!ap.empty())
         pd.set(10, FloatArrayMat(ap));
+    pd.set(18, pad_value);
     Mat wt = s8 ? RandomS8Mat(wsize) : RandomMat(wsize);
     const bool per_group = scale_term == 1 || scale_term == 101;
     Mat wscales = RandomMat(per_group ? group : 1, 50.f, 150.f);
@@ -170,6 +172,7 @@ static std::string run_dw_int8(int c, int outc, int group, int stride, int scale
         p.pad0[a] = p.pad1[a] = pad;
     p.act = act;
     p.act_params = ap;
+    p.pad_value = pad_value;
     p.int8 = true;
     p.bottom_scale = bscale[0];
     for (int oc = 0; oc < outc; oc++)
@@ -218,6 +221,10 @@ TEST(ConvolutionDepthWise, int8)
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 1, false, 2, 25, 8, 3, 3, 3, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 3, 102, true, 3, 23, 10, 3, 3, 3, {-0.5f, 0.7f}));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 1, 2, true, 3, 27, 5, 3, 1, 1, {-0.5f, 0.7f}));
+    // a pad value (written once per thread into the padded planes), 2 threads
+    // share the channels
+    KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 1, 1, true, 0, 10, 6, 3, 1, 2, {}, 37.f));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 2, 101, false, 1, 11, 7, 3, 1, 1, {}, -20.f));
 }
 
 TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)
