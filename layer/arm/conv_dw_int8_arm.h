@@ -125,9 +125,13 @@ static inline void dw_int8_finish_block(const ConvInt8Job& j, int q, const int32
                     vst1q_f32(d + 4 * v, f[v]);
                 else
                 {
-                    float tmp[4];
-                    vst1q_f32(tmp, f[v]);
-                    memcpy(d + 4 * v, tmp, (size_t)(n - 4 * v) * sizeof(float));
+                    // 1..3 lanes
+                    const int c = n - 4 * v;
+                    vst1q_lane_f32(d + 4 * v, f[v], 0);
+                    if (c > 1)
+                        vst1q_lane_f32(d + 4 * v + 1, f[v], 1);
+                    if (c > 2)
+                        vst1q_lane_f32(d + 4 * v + 2, f[v], 2);
                 }
             }
             return;
@@ -140,9 +144,22 @@ static inline void dw_int8_finish_block(const ConvInt8Job& j, int q, const int32
             vst1q_s8(d, b);
         else
         {
+            // runs of 8 and 4 bytes (fixed-size copies), then bytes
             signed char tmp[16];
             vst1q_s8(tmp, b);
-            memcpy(d, tmp, n);
+            int i = 0;
+            if (n >= 8)
+            {
+                memcpy(d, tmp, 8);
+                i = 8;
+            }
+            if (i + 4 <= n)
+            {
+                memcpy(d + i, tmp + i, 4);
+                i += 4;
+            }
+            for (; i < n; i++)
+                d[i] = tmp[i];
         }
         return;
     }
