@@ -142,6 +142,12 @@ public:
             && pads[2] == 0 && pads[3] == 0)
             return forward_1x1(bottom_blob, top_blob, opt);
 
+        // 1x1 stride 1 with zero pads on a packed input: the GEMM on the input
+        // as it is, the border outputs (every input a pad: the activated bias)
+        // filled around it (squeezenet's conv10: 60 of 256 output pixels)
+        if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pi >= 4 && pad_value == 0.f)
+            return forward_1x1_zero_pads(bottom_blob, top_blob, pads, opt);
+
         Mat padded = bottom_blob;
         if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
         {
@@ -333,6 +339,46 @@ private:
         default:
             conv1x1_forward<4>(bottom_blob, top_blob, packed, act, opt.num_threads);
             break;
+        }
+        return 0;
+    }
+
+    int forward_1x1_zero_pads(const Mat& bottom_blob, Mat& top_blob, const int* pads, const Option& opt) const
+    {
+        Option opt_ws = opt;
+        opt_ws.blob_allocator = opt.workspace_allocator;
+        Mat inner;
+        int ret = forward_1x1(bottom_blob, inner, opt_ws);
+        if (ret != 0)
+            return ret;
+        const int w = bottom_blob.w, h = bottom_blob.h, po = inner.elempack;
+        const int outw = w + pads[0] + pads[1], outh = h + pads[2] + pads[3];
+        top_blob.create(outw, outh, inner.c, inner.elemsize, po, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < inner.c; q++)
+        {
+            float border[16];
+            for (int i = 0; i < po; i++)
+                border[i] = act(bias_term ? ((const float*)bias_data)[q * po + i] : 0.f);
+            const float* s = (const float*)inner.channel(q).data;
+            float* d = (float*)top_blob.channel(q).data;
+            for (int y = 0; y < outh; y++)
+            {
+                float* row = d + (size_t)y * outw * po;
+                const bool inside = y >= pads[2] && y < pads[2] + h;
+                for (int x = 0; x < outw; x++)
+                {
+                    if (inside && x == pads[0])
+                    {
+                        memcpy(row + (size_t)x * po, s + (size_t)(y - pads[2]) * w * po, (size_t)w * po * sizeof(float));
+                        x += w - 1;
+                        continue;
+                    }
+                    memcpy(row + (size_t)x * po, border, po * sizeof(float));
+                }
+            }
         }
         return 0;
     }

@@ -171,6 +171,11 @@ TEST(Convolution, conv1x1_packed_input)
     // branches): the padded blob, or the strided pixels gathered, then the
     // same GEMM
     KITE_EXPECT_LAYER_OK(run_conv({10, 7, 32, 40, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.5f}));
+    // zero pads: the GEMM on the unpadded input, border outputs the activated
+    // bias (asymmetric pads, no bias, LeakyReLU / sigmoid)
+    KITE_EXPECT_LAYER_OK(run_conv({9, 6, 16, 24, 1, 1, 1, 1, 2, 1, 0, 3, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({7, 5, 32, 48, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, {0.1f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({6, 5, 8, 20, 1, 1, 1, 1, 1, 0, 2, 1, 1, 4, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({11, 9, 16, 24, 1, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({13, 12, 8, 16, 1, 1, 1, 3, 1, 0, 2, 0, 1, 2, {0.1f}, -1.f}));
 }
