@@ -418,6 +418,8 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
         fprintf(stderr, "%20s  load_model = %.2f ms (weights %.2f, create_pipeline %.2f, upload %.2f)\n", model.name.c_str(),
                 now_ms() - load_t0, lt.weights_ms, lt.create_pipeline_ms, lt.upload_ms);
     }
+    if (s.loop_count == 0) // loop count 0: only the start (load_model), no inference
+        return 0;
 
     std::vector<int> inputs = net.input_indexes();
     std::vector<int> outputs = net.output_indexes();
@@ -577,7 +579,7 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    if (s.loop_count < 1 || s.num_threads < 1 || s.powersave < 0 || s.powersave > 2)
+    if (s.loop_count < 0 || s.num_threads < 1 || s.powersave < 0 || s.powersave > 2)
     {
         usage(argv[0]);
         fprintf(stderr, "benchkite: loop count and threads must be >= 1, powersave 0..2\n");

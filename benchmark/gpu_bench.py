@@ -10,13 +10,18 @@ the same run (fp32 storage on both sides; --fp16 1 gives both fp16 storage,
 --fp16 2 also fp16 arithmetic, ncnn's own GPU default); then kite's first
 start in a fresh process with an empty pipeline cache folder (cold) and again
 with the folder the cold run filled (warm), three figures each:
-  create_pipeline  every layer's create_pipeline (weight transforms, the GPU
-                   pipelines: what the cache saves; ncnn's create_pipeline,
-                   the issue's first-start metric), Net::load_times();
+  create_pipeline  every layer's create_pipeline (the GPU pipelines: what
+                   the cache saves; the weights' device buffers bound; the
+                   issue's first-start metric), Net::load_times(); on Vulkan
+                   the weight layouts (Winograd filters, conv_pack4 order,
+                   fp16 conversion) are not built here but at the end of
+                   load_model, straight into the mapped memory, in parallel
+                   on every core, and counted in load_model's upload;
   load_model       the whole Net::load_model: the weights read (zeros here),
-                   create_pipeline, and the transfer of the weights to the
-                   device, which no cache can save (a large model's warm start
-                   is mostly this: vision_transformer's 340 MB);
+                   create_pipeline, and the upload: the layouts built and the
+                   weights transferred to the device, which no cache can save
+                   (a large model's warm start is mostly this:
+                   vision_transformer's 340 MB);
   start            Vulkan's instance + device (KITE_VULKAN_TIMING's "device
                    init", created when the param is loaded) + load_model: the
                    whole first start of a process.

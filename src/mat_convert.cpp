@@ -4,6 +4,7 @@
 // same results as the scalar conversions (round to nearest even, subnormals,
 // inf, quiet NaN).
 #include "mat.h"
+#include "mat_cast.h"
 
 #include "cpu.h"
 #include "log.h"
@@ -153,6 +154,16 @@ bool cpu_has_f16c()
 }
 #endif
 } // namespace
+
+void float32_to_float16_n(const float* src, unsigned short* dst, size_t n)
+{
+#if KITE_CAST_F16C
+    if (cpu_has_f16c())
+        return float32_to_float16_f16c(src, dst, n);
+#endif
+    for (size_t i = 0; i < n; i++)
+        dst[i] = float32_to_float16(src[i]);
+}
 
 void cast_float32_to_float16(const Mat& src, Mat& dst, const Option& opt)
 {

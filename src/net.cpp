@@ -6,7 +6,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 namespace kite {
@@ -725,10 +728,22 @@ int Net::load_model(const ModelBin& mb)
     }
     load_times_.weights_ms = since(t);
     t = clock::now();
+    // KITE_VULKAN_TIMING=1 (or KITE_LOAD_TIMING=1): create_pipeline's time by
+    // layer type, printed once all layers are done
+    static const bool by_type = (getenv("KITE_VULKAN_TIMING") && atoi(getenv("KITE_VULKAN_TIMING")) != 0)
+                                || (getenv("KITE_LOAD_TIMING") && atoi(getenv("KITE_LOAD_TIMING")) != 0);
+    std::map<std::string, std::pair<double, int> > type_ms;
     for (size_t i = 0; i < layers_.size(); i++)
     {
         Layer* l = layers_[i];
+        const clock::time_point tl = clock::now();
         int ret = l->create_pipeline(opt);
+        if (by_type)
+        {
+            std::pair<double, int>& e = type_ms[l->type];
+            e.first += since(tl);
+            e.second++;
+        }
         if (ret != 0)
         {
             KITE_LOGE("layer '%s' (%s): create_pipeline failed", l->name.c_str(), l->type.c_str());
@@ -741,6 +756,17 @@ int Net::load_model(const ModelBin& mb)
     // transfer per backend (a session's finish() runs all pending work), not
     // at the first forward
     load_times_.create_pipeline_ms = since(t);
+    if (by_type)
+    {
+        std::string line;
+        char buf[96];
+        for (const auto& e : type_ms)
+        {
+            snprintf(buf, sizeof(buf), "%s%s x%d %.1f", line.empty() ? "" : ", ", e.first.c_str(), e.second.second, e.second.first);
+            line += buf;
+        }
+        fprintf(stderr, "create_pipeline %.1f ms by layer type (ms): %s\n", load_times_.create_pipeline_ms, line.c_str());
+    }
     t = clock::now();
     bool used[3] = {false, false, false};
     for (const Layer* l : layers_)

@@ -5,14 +5,16 @@
 // U = G g G^T for every 3x3 filter g of (output o, input c), G = [1 0 0;
 // 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], stored u[((k * O) + o) * C + c] for the
 // 16 transform points k = 4 i + j. w holds O x C filters of 9 floats.
+// winograd23_transform_filters_range writes only the outputs o0 <= o < o1
+// (disjoint ranges may run on different threads).
 
 #include <cstddef>
 
 namespace kite {
 
-static inline void winograd23_transform_filters(const float* w, int O, int C, float* u)
+static inline void winograd23_transform_filters_range(const float* w, int O, int C, float* u, int o0, int o1)
 {
-    for (int o = 0; o < O; o++)
+    for (int o = o0; o < o1; o++)
         for (int c = 0; c < C; c++)
         {
             const float* g = w + ((size_t)o * C + c) * 9;
@@ -31,6 +33,11 @@ static inline void winograd23_transform_filters(const float* w, int O, int C, fl
                     u[((size_t)(i * 4 + j) * O + o) * C + c] = r[j];
             }
         }
+}
+
+static inline void winograd23_transform_filters(const float* w, int O, int C, float* u)
+{
+    winograd23_transform_filters_range(w, O, C, u, 0, O);
 }
 
 } // namespace kite

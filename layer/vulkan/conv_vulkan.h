@@ -71,49 +71,26 @@ struct ConvGpu
         }
         const int num_input = l.weight_data_size / (outch / group * taps);
         const int inch_g = num_input / group, outch_g = outch / group;
-        const float* w = (const float*)l.weight_data.data;
         // Winograd convolutions read only their transformed filters (every
         // input layout): the direct kernels' weights are not uploaded
         if (group == 1 && l.kernel_w == 3 && l.kernel_h == 3 && l.stride_w == 1 && l.stride_h == 1 && l.dilation_w == 1 &&
             l.dilation_h == 1 && num_input >= WINOGRAD_MIN_CHANNELS && outch >= WINOGRAD_MIN_CHANNELS && use_winograd(opt))
         {
-            if (create_winograd(w, outch, num_input, opt) != 0)
+            if (create_winograd(l.weight_data, outch, num_input, opt) != 0)
                 return -1;
         }
         else if (!(weight = upload_weights(opt, l.weight_data)))
             return -1;
         pack4 = 0;
-        Mat w4;
         if (wino_u)
         {
             // packed inputs stay packed (winograd_input.comp reads them)
             pack4 = num_input % 4 == 0 && outch % 4 == 0 ? 1 : 0;
         }
         else if (group == num_input && group == outch && outch % 4 == 0)
-        {
-            // depth-wise: [oq][tap] vec4 of channels 4oq..4oq+3
-            pack4 = 2;
-            w4.create(outch * taps);
-            float* d = w4;
-            for (int oq = 0; oq < outch / 4; oq++)
-                for (int t = 0; t < taps; t++)
-                    for (int l4 = 0; l4 < 4; l4++)
-                        d[(oq * taps + t) * 4 + l4] = w[(oq * 4 + l4) * taps + t];
-        }
+            pack4 = 2; // depth-wise
         else if (num_input % group == 0 && inch_g % 4 == 0 && outch_g % 4 == 0)
-        {
-            // [oq][icl][tap][input lane] vec4 over the output lanes
             pack4 = 1;
-            const int inq_g = inch_g / 4;
-            w4.create(outch * inch_g * taps);
-            float* d = w4;
-            for (int oq = 0; oq < outch / 4; oq++)
-                for (int icl = 0; icl < inq_g; icl++)
-                    for (int t = 0; t < taps; t++)
-                        for (int il = 0; il < 4; il++)
-                            for (int ol = 0; ol < 4; ol++)
-                                d[(((oq * inq_g + icl) * taps + t) * 4 + il) * 4 + ol] = w[((oq * 4 + ol) * inch_g + icl * 4 + il) * taps + t];
-        }
         if (pack4 == 1 && !wino_u && group == 1 && taps == 1 && use_switch("KITE_VULKAN_CONV1X1"))
         {
             // the tiled GEMM reads the same weight order (one tap)
@@ -124,11 +101,62 @@ struct ConvGpu
         if (pack4 && !wino_u)
         {
             pipe4 = pipeline_for(opt, "conv_pack4", 4, 8, 8, 1);
-            weight4 = upload_weights(opt, w4);
+            weight4 = upload_pack4(opt, l.weight_data, outch, inch_g, taps, pack4 == 2);
             if (!pipe4 || !weight4)
                 return -1;
         }
         return 0;
+    }
+
+    // parts of a layout fill over `units` output blocks (about 1 MB each)
+    static int layout_parts(size_t bytes, int units)
+    {
+        const int p = vk::VulkanDevice::fill_parts(bytes);
+        return p < units ? p : units > 0 ? units : 1;
+    }
+
+    // conv_pack4.comp's weights, built at the flush (part by part over the
+    // output channel quads): depth-wise [oq][tap] vec4 of channels
+    // 4oq..4oq+3; dense/grouped [oq][icl][tap][input lane] vec4 over the
+    // output lanes
+    static vk::VkBlobPtr upload_pack4(const Option& opt, const Mat& weights, int outch, int inch_g, int taps, bool depthwise)
+    {
+        const int oqs = outch / 4;
+        const size_t n = depthwise ? (size_t)outch * taps : (size_t)outch * inch_g * taps;
+        return upload_layout(opt, weights, n, layout_parts(n * 4, oqs), [=](const float* w, float* d, int part, int parts) {
+            const int oq0 = (int)((long long)oqs * part / parts), oq1 = (int)((long long)oqs * (part + 1) / parts);
+            if (depthwise)
+            {
+                for (int oq = oq0; oq < oq1; oq++)
+                    for (int t = 0; t < taps; t++)
+                    {
+                        float* o = d + ((size_t)oq * taps + t) * 4;
+                        const float* s = w + (size_t)oq * 4 * taps + t;
+                        o[0] = s[0];
+                        o[1] = s[taps];
+                        o[2] = s[2 * taps];
+                        o[3] = s[3 * taps];
+                    }
+                return;
+            }
+            const int inq_g = inch_g / 4;
+            const size_t orow = (size_t)inch_g * taps; // one output channel's weights
+            for (int oq = oq0; oq < oq1; oq++)
+            {
+                const float* s = w + (size_t)oq * 4 * orow;
+                float* o = d + (size_t)oq * 4 * orow;
+                for (int icl = 0; icl < inq_g; icl++)
+                    for (int t = 0; t < taps; t++)
+                        for (int il = 0; il < 4; il++, o += 4)
+                        {
+                            const float* c = s + (size_t)(icl * 4 + il) * taps + t;
+                            o[0] = c[0];
+                            o[1] = c[orow];
+                            o[2] = c[2 * orow];
+                            o[3] = c[3 * orow];
+                        }
+            }
+        });
     }
 
     // KITE_VULKAN_CONV1X1=direct keeps dense 1x1 convolutions on the direct
@@ -158,14 +186,15 @@ struct ConvGpu
         WINOGRAD_MIN_CHANNELS = 16
     };
 
-    // U[k][oc][ic] = (G g G^T)[k] of the 3x3 filter g of (oc, ic)
-    int create_winograd(const float* w, int outch, int inch, const Option& opt)
+    // U[k][oc][ic] = (G g G^T)[k] of the 3x3 filter g of (oc, ic), built at
+    // the flush (part by part over the output channels)
+    int create_winograd(const Mat& weights, int outch, int inch, const Option& opt)
     {
-        Mat u((int)(16 * (size_t)outch * inch));
-        if (u.empty())
-            return -100;
-        winograd23_transform_filters(w, outch, inch, (float*)u.data);
-        wino_u = upload_weights(opt, u);
+        const size_t n = 16 * (size_t)outch * inch;
+        wino_u = upload_layout(opt, weights, n, layout_parts(n * 4, outch), [=](const float* w, float* u, int part, int parts) {
+            winograd23_transform_filters_range(w, outch, inch, u, (int)((long long)outch * part / parts),
+                                               (int)((long long)outch * (part + 1) / parts));
+        });
         wino_in = pipeline_for(opt, "winograd_input", 2, 64, 1, 1);
         wino_out = pipeline_for(opt, "winograd_output", 3, 64, 1, 1);
         wino_gemm = pipeline_for(opt, "gemm", 4, 16, 16, 1);

@@ -61,7 +61,24 @@ inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m, bool storag
     Mat flat = m.reshape(m.w * m.h * m.d * m.c);
     if (flat.empty())
         return nullptr;
-    return d->upload_constant(flat, flat, storage_type && d->variant(opt) != 0, opt.num_threads);
+    return d->upload_constant(flat, flat, storage_type && d->variant(opt) != 0);
+}
+
+// `src` (kept by reference until the flush; copied when it is external
+// memory) in a layout of n fp32 values that fill(src, dst, part, parts)
+// writes, part by part (disjoint outputs, any order and thread), straight into
+// the mapped memory when the constants are flushed at the end of
+// Net::load_model: no intermediate Mat, every layer's parts in parallel
+template <class Fill>
+inline vk::VkBlobPtr upload_layout(const Option& opt, const Mat& src, size_t n, int parts, Fill fill)
+{
+    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+    Mat keep = src.refcount ? src : src.clone();
+    if (!d || keep.empty() || n == 0)
+        return nullptr;
+    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, fill](void* dst, int part, int nparts) {
+        fill((const float*)keep.data, (float*)dst, part, nparts);
+    }, parts);
 }
 
 // int8 weights (elemsize 1) as integer-valued floats (int8conv.comp,
@@ -79,12 +96,13 @@ inline vk::VkBlobPtr upload_int8_weights(const Option& opt, const Mat& m)
     Mat keep = m.refcount ? m : m.clone(); // external memory may go before the fill
     if (keep.empty())
         return nullptr;
-    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, n](void* dst) {
+    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, n](void* dst, int k, int parts) {
         const signed char* q = (const signed char*)keep.data;
         float* f = (float*)dst;
-        for (size_t i = 0; i < n; i++)
+        const size_t i1 = n * (k + 1) / parts;
+        for (size_t i = n * k / parts; i < i1; i++)
             f[i] = (float)q[i];
-    }, opt.num_threads);
+    }, vk::VulkanDevice::fill_parts(n * 4));
 }
 
 // the per-output-channel arguments of the int8 shaders (shaders/vulkan/int8.h):

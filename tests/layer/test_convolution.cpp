@@ -447,6 +447,8 @@ TEST(Convolution, winograd_3x3s1)
     // Vulkan: Winograd F(2,3) also on a CPU device (lavapipe runs the direct
     // shader by default); read when the layers are made
     setenv("KITE_VULKAN_WINOGRAD", "on", 1);
+    // and its weight layouts built in several parts (over output channels)
+    setenv("KITE_VULKAN_FILL_PART_BYTES", "8192", 1);
     KITE_EXPECT_LAYER_OK(run_conv({24, 22, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({19, 23, 8, 24, 3, 3, 1, 1, 0, 2, 1, 0, 1, 2, {0.1f}, 0.5f}));
     KITE_EXPECT_LAYER_OK(run_conv({21, 20, 32, 12, 3, 3, 1, 1, -233, -233, -233, -233, 0, 3, {0.f, 6.f}, 0.f}));
@@ -465,6 +467,7 @@ TEST(Convolution, winograd_3x3s1)
     // one thread runs them in turn, two take one each)
     KITE_EXPECT_LAYER_OK(run_conv({25, 25, 16, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
     unsetenv("KITE_VULKAN_WINOGRAD");
+    unsetenv("KITE_VULKAN_FILL_PART_BYTES");
 }
 
 // a shape hint that gives F(6,3) / F(4,3) too few tiles: F(2,3) (5x5: 9

@@ -38,7 +38,7 @@ void run_constants(vk::VulkanDevice* dev)
     {
         Mat m = test::RandomMat(sizes[i]);
         const bool half = i % 3 == 1;
-        vk::VkBlobPtr b = dev->upload_constant(m, m, half, 2);
+        vk::VkBlobPtr b = dev->upload_constant(m, m, half);
         ASSERT_TRUE(b);
         EXPECT_EQ(b->shape.elemsize, half ? 2u : 4u);
         values.push_back(m);
@@ -80,6 +80,11 @@ TEST(VulkanConstants, InPlaceAndStaged)
         run_constants(dev);
     dev->stage_constants();
     run_constants(dev);
+    // several copy submits through one staging buffer (a constant larger
+    // than the batch goes alone)
+    dev->limit_staging_batch((size_t)3 << 20);
+    run_constants(dev);
+    dev->limit_staging_batch((size_t)64 << 20);
 }
 
 TEST(VulkanConstants, BadSourceIsAnError)

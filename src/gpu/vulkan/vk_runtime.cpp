@@ -4,7 +4,9 @@
 
 #include "../../layer.h"
 #include "../../log.h"
+#include "../../cpu.h"
 #include "../../mat.h"
+#include "../../mat_cast.h"
 
 #include <atomic>
 #include <chrono>
@@ -241,6 +243,9 @@ bool VulkanDevice::init(VkPhysicalDevice pd, int idx)
     // unified memory (lavapipe, integrated GPUs): constants are written in place
     const VkMemoryPropertyFlags mapped_flags = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     constants_direct = (mp.memoryTypes[dl].propertyFlags & mapped_flags) == mapped_flags;
+    const char* cenv = getenv("KITE_VULKAN_CONSTANTS");
+    if (cenv && strcmp(cenv, "staged") == 0)
+        constants_direct = false;
 
     uint32_t ne = 0;
     vkEnumerateDeviceExtensionProperties(pd, nullptr, &ne, nullptr);
@@ -609,7 +614,6 @@ enum : size_t
 {
     CHUNK_MIN = (size_t)16 << 20,     // first constant chunk; each next one twice the last
     CHUNK_MAX = (size_t)256 << 20,    // up to this (larger tensors get their own)
-    STAGING_BATCH = (size_t)64 << 20, // staging bytes per submit
     STAGING_POOLED = (size_t)1 << 20  // smaller staging buffers come from (and go back to) the pool
 };
 
@@ -683,7 +687,30 @@ bool VulkanDevice::bind_constant(size_t bytes, VkBlob& b)
     return true;
 }
 
-VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, bool half, ConstantFill fill, int num_threads)
+int VulkanDevice::fill_parts(size_t bytes)
+{
+    // KITE_VULKAN_FILL_PART_BYTES: smaller parts (tests split small tensors)
+    const char* e = getenv("KITE_VULKAN_FILL_PART_BYTES");
+    const long long unit = e && atoll(e) > 0 ? atoll(e) : 1 << 20;
+    const size_t parts = bytes / (size_t)unit;
+    return parts < 1 ? 1 : parts > 4096 ? 4096 : (int)parts;
+}
+
+int VulkanDevice::load_threads()
+{
+    static const int n = [] {
+        const char* e = getenv("KITE_VULKAN_LOAD_THREADS");
+        int v = e ? atoi(e) : 0;
+        if (v <= 0)
+            v = get_physical_big_cpu_count();
+        if (v <= 0)
+            v = get_cpu_count();
+        return v < 1 ? 1 : v;
+    }();
+    return n;
+}
+
+VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, bool half, ConstantFill fill, int parts)
 {
     const auto t0 = std::chrono::steady_clock::now();
     const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
@@ -694,25 +721,19 @@ VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, bool half, ConstantFil
     b->shape.elempack = 1;
     b->shape.elemsize = half ? 2 : 4;
     b->shape.cstep = (size_t)shape.w * shape.h * shape.d;
-    {
-        std::lock_guard<std::mutex> g(constants_lock);
-        if (!bind_constant(bytes < 16 ? 16 : bytes, *b))
-            return nullptr;
-        constants.push_back(PendingConstant{b, std::move(fill), bytes});
-        constants_pending += bytes;
-        if (num_threads > constants_threads)
-            constants_threads = num_threads;
-        ct.count++;
-        ct.bytes += bytes;
-        ct.record_ms += ms_since(t0);
-    }
-    // bound the staging memory held by pending constants (the fills run then)
-    if (!constants_direct && constants_pending > STAGING_BATCH && flush_constants() != 0)
+    std::lock_guard<std::mutex> g(constants_lock);
+    if (!bind_constant(bytes < 16 ? 16 : bytes, *b))
         return nullptr;
+    // the values are written at the flush (no staging is held before it: the
+    // pending fills keep only what they read, e.g. the layer's weights)
+    constants.push_back(PendingConstant{b, std::move(fill), bytes, parts < 1 ? 1 : parts});
+    ct.count++;
+    ct.bytes += bytes;
+    ct.record_ms += ms_since(t0);
     return b;
 }
 
-VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const Mat& src, bool half, int num_threads)
+VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const Mat& src, bool half)
 {
     const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
     if (src.elemsize != 4u || src.elempack != 1 || (size_t)src.w * src.h * src.d * src.c != n || (src.dims >= 3 && src.cstep != (size_t)src.w * src.h * src.d))
@@ -726,56 +747,57 @@ VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const Mat& src, bool h
     if (keep.empty())
         return nullptr;
     const float* p = (const float*)keep.data;
-    if (!half)
-        return upload_constant(shape, false, [keep, p, n](void* dst) { memcpy(dst, p, n * 4); }, num_threads);
-    return upload_constant(shape, true, [keep, p, n](void* dst) {
-        unsigned short* h = (unsigned short*)dst;
-        for (size_t i = 0; i < n; i++)
-            h[i] = float32_to_float16(p[i]);
-    }, num_threads);
+    const int parts = fill_parts(n * (half ? 2 : 4));
+    // part k: scalars [n k / parts, n (k + 1) / parts)
+    return upload_constant(shape, half, [keep, p, n, half](void* dst, int k, int parts) {
+        const size_t i0 = n * k / parts, i1 = n * (k + 1) / parts;
+        if (half)
+            float32_to_float16_n(p + i0, (unsigned short*)dst + i0, i1 - i0);
+        else
+            memcpy((float*)dst + i0, p + i0, (i1 - i0) * 4);
+    }, parts);
 }
 
 VkBlobPtr VulkanDevice::upload_constant(const Mat& shape, const float* data)
 {
     const size_t n = (size_t)shape.w * shape.h * shape.d * shape.c;
-    return upload_constant(shape, Mat((int)n, (void*)data), false, 1); // copied there
+    return upload_constant(shape, Mat((int)n, (void*)data), false); // copied there
 }
 
-// items [first, last) of `items`, `bytes` in all (16-byte aligned each)
-int VulkanDevice::flush_batch(std::vector<PendingConstant>& items, size_t first, size_t last, size_t bytes)
+// items [first, last) of `items`: their parts in parallel (load_threads()),
+// into the constants' own mapped memory, or into `staging` (16-byte aligned
+// each, large enough for the batch) copied to the device in one submit
+int VulkanDevice::flush_batch(std::vector<PendingConstant>& items, size_t first, size_t last, Buffer* staging)
 {
     // the blobs stay alive until their copies are done
-    std::vector<VkBlobPtr> live(last - first);
-    for (size_t i = first; i < last; i++)
-        live[i - first] = items[i].blob.lock();
-    const int nt = constants_threads;
     const int count = (int)(last - first);
-    auto t0 = std::chrono::steady_clock::now();
-    if (constants_direct)
-    {
-        #pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1 && count > 1)
-        for (int i = 0; i < count; i++)
-            if (live[i])
-                items[first + i].fill(live[i]->buf.mapped);
-        ct.fill_ms += ms_since(t0);
-        return 0;
-    }
-    Buffer st;
-    bytes = bytes < 16 ? 16 : bytes;
-    const bool pooled = bytes <= STAGING_POOLED;
-    if (!(pooled ? staging_pool->acquire(bytes, st) : create_buffer(bytes, true, st)))
-        return -100;
-    ct.staging_ms += ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    std::vector<VkBlobPtr> live(count);
     std::vector<size_t> offset(count + 1, 0);
+    std::vector<std::pair<int, int> > work; // (item, part)
     for (int i = 0; i < count; i++)
-        offset[i + 1] = offset[i] + ((items[first + i].bytes + 15) & ~(size_t)15);
-    #pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1 && count > 1)
-    for (int i = 0; i < count; i++)
-        if (live[i])
-            items[first + i].fill((unsigned char*)st.mapped + offset[i]);
+    {
+        const PendingConstant& it = items[first + i];
+        live[i] = it.blob.lock();
+        offset[i + 1] = offset[i] + ((it.bytes + 15) & ~(size_t)15);
+        if (live[i] && it.bytes)
+            for (int k = 0; k < it.parts; k++)
+                work.push_back(std::make_pair(i, k));
+    }
+    const int nt = load_threads();
+    const int nw = (int)work.size();
+    const auto t0 = std::chrono::steady_clock::now();
+    #pragma omp parallel for schedule(dynamic) num_threads(nt) if (nt > 1 && nw > 1)
+    for (int w = 0; w < nw; w++)
+    {
+        const int i = work[w].first;
+        unsigned char* dst = staging ? (unsigned char*)staging->mapped + offset[i] : (unsigned char*)live[i]->buf.mapped;
+        items[first + i].fill(dst, work[w].second, items[first + i].parts);
+    }
     ct.fill_ms += ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    ct.threads = nt;
+    if (!staging)
+        return 0;
+    const auto t1 = std::chrono::steady_clock::now();
     int ret = -1;
     if (!upload_cmd)
     {
@@ -808,7 +830,7 @@ int VulkanDevice::flush_batch(std::vector<PendingConstant>& items, size_t first,
                 continue;
             VkBufferCopy r = {offset[i], 0, items[first + i].bytes};
             if (r.size)
-                vkCmdCopyBuffer(upload_cmd, st.buffer, live[i]->buf.buffer, 1, &r);
+                vkCmdCopyBuffer(upload_cmd, staging->buffer, live[i]->buf.buffer, 1, &r);
         }
         // the copies are done before any later compute or transfer reads
         VkMemoryBarrier mb = {};
@@ -839,11 +861,7 @@ int VulkanDevice::flush_batch(std::vector<PendingConstant>& items, size_t first,
     }
     else
         KITE_LOGE("Vulkan: no command buffer for constant uploads");
-    if (pooled)
-        staging_pool->release(st);
-    else
-        destroy_buffer(st);
-    ct.submit_ms += ms_since(t0);
+    ct.submit_ms += ms_since(t1);
     ct.batches++;
     return ret;
 }
@@ -855,22 +873,48 @@ int VulkanDevice::flush_constants()
         return 0;
     std::vector<PendingConstant> items;
     items.swap(constants);
-    constants_pending = 0;
-    int ret = 0;
-    size_t first = 0, bytes = 0;
-    for (size_t i = 0; i <= items.size() && ret == 0; i++)
+    // batches of at most staging_batch bytes (a larger constant alone), all
+    // through one staging buffer (its pages touched once) when staged
+    std::vector<size_t> ends;
+    size_t bytes = 0, largest = 0;
+    for (size_t i = 0; i < items.size(); i++)
     {
-        const size_t b = i < items.size() ? (items[i].bytes + 15) & ~(size_t)15 : 0;
-        if (i == items.size() || (bytes > 0 && bytes + b > STAGING_BATCH))
+        const size_t b = (items[i].bytes + 15) & ~(size_t)15;
+        if (bytes > 0 && bytes + b > staging_batch)
         {
-            ret = flush_batch(items, first, i, bytes);
-            first = i;
+            ends.push_back(i);
+            largest = bytes > largest ? bytes : largest;
             bytes = 0;
         }
         bytes += b;
     }
-    ct.threads = constants_threads;
-    constants_threads = 1;
+    ends.push_back(items.size());
+    largest = bytes > largest ? bytes : largest;
+    int ret = 0;
+    Buffer st;
+    bool pooled = false;
+    if (!constants_direct)
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        const size_t sb = largest < 16 ? 16 : largest;
+        pooled = sb <= STAGING_POOLED;
+        if (!(pooled ? staging_pool->acquire(sb, st) : create_buffer(sb, true, st)))
+            ret = -100;
+        ct.staging_ms += ms_since(t0);
+    }
+    size_t first = 0;
+    for (size_t e = 0; e < ends.size() && ret == 0; e++)
+    {
+        ret = flush_batch(items, first, ends[e], constants_direct ? nullptr : &st);
+        first = ends[e];
+    }
+    if (!constants_direct && st.buffer)
+    {
+        if (pooled)
+            staging_pool->release(st);
+        else
+            destroy_buffer(st);
+    }
     if (timing_on())
     {
         std::lock_guard<std::mutex> pg(pipeline_lock);

@@ -143,27 +143,42 @@ public:
     // write the VkPipelineCache to disk (also done at exit)
     void save_pipeline_cache();
 
-    // writes the `bytes` bytes of one constant into dst (mapped memory)
-    typedef std::function<void(void* dst)> ConstantFill;
+    // writes part `part` of `parts` of one constant into dst (mapped memory:
+    // the start of the whole constant; the parts of a constant write disjoint
+    // bytes and run in any order, on any thread)
+    typedef std::function<void(void* dst, int part, int parts)> ConstantFill;
     // a new device blob of shape `shape` (elempack 1, fp32 or, with half,
-    // fp16 scalars) whose values `fill` writes at the next flush_constants(),
-    // on one of up to num_threads threads (fills of several constants run in
-    // parallel); for weights at create_pipeline time and index maps at
-    // forward time. The device memory is taken at once (the blob can be bound
-    // right away); Net::load_model flushes after the last create_pipeline, a
-    // session before it records or submits.
-    VkBlobPtr upload_constant(const Mat& shape, bool half, ConstantFill fill, int num_threads = 1);
+    // fp16 scalars) whose values `fill` writes at the next flush_constants()
+    // in `parts` parts; for weights at create_pipeline time (a layer's weight
+    // layouts are built there, straight into the mapped memory) and index maps
+    // at forward time. The device memory is taken at once (the blob can be
+    // bound right away); Net::load_model flushes after the last
+    // create_pipeline (inside its upload time), a session before it records
+    // or submits. The parts of every pending constant run in parallel on
+    // load_threads() threads.
+    VkBlobPtr upload_constant(const Mat& shape, bool half, ConstantFill fill, int parts = 1);
     // the values of `src` (fp32, any shape with the same number of scalars;
     // kept by reference until the flush), stored as fp32 or converted to fp16
-    VkBlobPtr upload_constant(const Mat& shape, const Mat& src, bool half = false, int num_threads = 1);
+    VkBlobPtr upload_constant(const Mat& shape, const Mat& src, bool half = false);
     // a copy of `data` (taken now: the caller's buffer may go)
     VkBlobPtr upload_constant(const Mat& shape, const float* data);
+    // parts for a fill of `bytes` (about 1 MB each: enough to spread one large
+    // tensor over every load thread; KITE_VULKAN_FILL_PART_BYTES=N for tests)
+    static int fill_parts(size_t bytes);
+    // threads that fill constants at a flush: every physical (big) core, at
+    // least 1, whatever Option::num_threads says (load time only: a one-off
+    // cost the caller waits for; inference keeps num_threads);
+    // KITE_VULKAN_LOAD_THREADS=N overrides
+    static int load_threads();
     // fill the pending constants and copy them to the device; waits
     int flush_constants();
     // whether constants are written straight into host-visible device memory
     // (no staging copy); stage_constants() turns that off (tests use both paths)
     bool constants_in_place() const { return constants_direct; }
     void stage_constants() { constants_direct = false; }
+    // staged flushes copy at most this many bytes per submit (64 MB; tests
+    // lower it to run several batches through the one staging buffer)
+    void limit_staging_batch(size_t bytes) { staging_batch = bytes; }
 
     bool create_buffer(VkDeviceSize size, bool host_visible, Buffer& out);
     void destroy_buffer(Buffer& b);
@@ -184,19 +199,21 @@ private:
         std::weak_ptr<VkBlob> blob; // skipped when it went before the flush
         ConstantFill fill;
         size_t bytes;
+        int parts;
     };
     // a buffer of `bytes` bound into a constant chunk (a new one when the
     // current one is full)
     bool bind_constant(size_t bytes, VkBlob& b);
-    int flush_batch(std::vector<PendingConstant>& items, size_t first, size_t last, size_t bytes);
+    int flush_batch(std::vector<PendingConstant>& items, size_t first, size_t last, Buffer* staging);
 
     std::mutex constants_lock;
     std::vector<PendingConstant> constants;
-    size_t constants_pending = 0; // bytes of `constants`
-    int constants_threads = 1;
     std::weak_ptr<ConstantChunk> chunk_current;
     VkDeviceSize chunk_next = 0;
-    bool constants_direct = false; // device-local memory is host-visible + coherent: no staging
+    // device-local memory is host-visible + coherent: no staging
+    // (KITE_VULKAN_CONSTANTS=staged stages anyway, as on a discrete GPU)
+    bool constants_direct = false;
+    size_t staging_batch = (size_t)64 << 20;
     VkCommandPool upload_pool = VK_NULL_HANDLE;
     VkCommandBuffer upload_cmd = VK_NULL_HANDLE;
     VkFence upload_fence = VK_NULL_HANDLE;
