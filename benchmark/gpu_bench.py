@@ -51,7 +51,7 @@ def load_ms(benchkite, param, shape, device, backend, cache_dir, fp16):
            "shape=[%s]" % ",".join(str(v) for v in shape), "backend=" + backend, "fp16=%d" % fp16]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
     m = re.search(r"load_model = ([\d.]+) ms", out.stderr)
-    p = re.search(r"create_pipeline ([\d.]+)", out.stderr)
+    p = re.search(r"load_model = [\d.]+ ms \(weights [\d.]+, create_pipeline ([\d.]+)", out.stderr)
     d = re.search(r"Vulkan timing: device init ([\d.]+) ms", out.stderr)
     nan = float("nan")
     return (float(p.group(1)) if p else nan), (float(m.group(1)) if m else nan), (float(d.group(1)) if d else nan)
