@@ -7,9 +7,7 @@
 #include <cstring>
 #include <cmath>
 
-#if defined(__SSE2__)
-#include <emmintrin.h> // baseline on x86-64: no run-time check needed
-#endif
+#include "pack_transpose.h"
 
 namespace kite {
 
@@ -330,26 +328,17 @@ static void strided_copy(unsigned char* dst, size_t dstride, const unsigned char
 }
 
 #if defined(__SSE2__)
-// 4x4 transposes of 4-byte units, 4 pixels a step: the 4 units at
-// s + k * s_row + i * s_elem (k = 0..3) become the 4 units at
-// d + k * d_row + i * d_elem. Packing reads 4 narrow slices (s_row = slice
-// stride, s_elem = 4) into 4 wide elements (d_row = d_elem = wide element
-// size); unpacking the other way round. n: a multiple of 4.
+// 4-byte units, 4 pixels a step: the 4 units at s + k * s_row + i * s_elem
+// (k = 0..3) become the 4 units at d + k * d_row + i * d_elem. Packing reads 4
+// narrow slices (s_row = slice stride, s_elem = 4) into 4 wide elements
+// (d_row = d_elem = wide element size); unpacking the other way round. n: a
+// multiple of 4.
 static void transpose_runs4_u32(const unsigned char* s, size_t s_row, size_t s_elem, unsigned char* d, size_t d_row,
                                 size_t d_elem, size_t n)
 {
-    for (size_t i = 0; i + 4 <= n; i += 4)
-    {
-        __m128 a = _mm_loadu_ps((const float*)(s + 0 * s_row + i * s_elem));
-        __m128 b = _mm_loadu_ps((const float*)(s + 1 * s_row + i * s_elem));
-        __m128 c = _mm_loadu_ps((const float*)(s + 2 * s_row + i * s_elem));
-        __m128 e = _mm_loadu_ps((const float*)(s + 3 * s_row + i * s_elem));
-        _MM_TRANSPOSE4_PS(a, b, c, e);
-        _mm_storeu_ps((float*)(d + 0 * d_row + i * d_elem), a);
-        _mm_storeu_ps((float*)(d + 1 * d_row + i * d_elem), b);
-        _mm_storeu_ps((float*)(d + 2 * d_row + i * d_elem), c);
-        _mm_storeu_ps((float*)(d + 3 * d_row + i * d_elem), e);
-    }
+    const unsigned char* const sr[4] = {s, s + s_row, s + 2 * s_row, s + 3 * s_row};
+    unsigned char* const dr[4] = {d, d + d_row, d + 2 * d_row, d + 3 * d_row};
+    transpose4x4_u32(sr, 4 * s_elem, dr, 4 * d_elem, n / 4);
 }
 
 // 2-byte units, 8 pixels a step: packing gathers 4 narrow slices' 8 units each

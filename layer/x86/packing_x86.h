@@ -19,8 +19,10 @@
 
 #include "layer.h"
 #include "log.h"
+#include "pack_transpose.h"
 #include "simd/simd_x86.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -152,6 +154,63 @@ static bool gather_lane_runs(const unsigned char* const* lane_src, E* d, size_t 
     return true;
 }
 
+// whole units of 4-byte lanes gathered by vectors (false: nothing written):
+// - from elempack-1 planes (SS == 1: Concat of unpacked blobs into a packed
+//   one), 4 lanes x 4 pixels per 4x4 transpose;
+// - as an interleave of two runs of DS/2 adjacent source lanes (lanes 2k and
+//   2k+1 from a + k and b + k: ShuffleChannel with 2 groups), SSE unpacks.
+template<class E, int DS, int SS>
+static bool gather_lanes_vec(const unsigned char* const* lane_src, E* d, size_t plane)
+{
+#if defined(__SSE2__)
+    if (sizeof(E) != 4 || DS < 4)
+        return false;
+    unsigned char* dst = (unsigned char*)d;
+    const size_t es = sizeof(E);
+    if (SS == 1)
+    {
+        const size_t done = plane / 4 * 4;
+        for (int l = 0; l < DS; l += 4)
+        {
+            unsigned char* const dr[4] = {dst + l * es, dst + (DS + l) * es, dst + (2 * DS + l) * es, dst + (3 * DS + l) * es};
+            transpose4x4_u32(lane_src + l, 16, dr, 4 * DS * es, done / 4);
+        }
+        for (size_t i = done; i < plane; i++)
+            for (int l = 0; l < DS; l++)
+                d[i * DS + l] = ((const E*)lane_src[l])[i];
+        return true;
+    }
+    const int H = DS / 2;
+    if (SS < H)
+        return false;
+    for (int k = 0; k < H; k++)
+        if (lane_src[2 * k] != lane_src[0] + k * es || lane_src[2 * k + 1] != lane_src[1] + k * es)
+            return false;
+    const unsigned char* a = lane_src[0];
+    const unsigned char* b = lane_src[1];
+    for (size_t i = 0; i < plane; i++)
+    {
+        const float* pa = (const float*)(a + i * SS * es);
+        const float* pb = (const float*)(b + i * SS * es);
+        float* o = (float*)(dst + i * DS * es);
+        if (H == 2)
+            _mm_storeu_ps(o, _mm_unpacklo_ps(_mm_castpd_ps(_mm_load_sd((const double*)pa)),
+                                             _mm_castpd_ps(_mm_load_sd((const double*)pb))));
+        else
+            for (int c = 0; c < H; c += 4)
+            {
+                const __m128 va = _mm_loadu_ps(pa + c), vb = _mm_loadu_ps(pb + c);
+                _mm_storeu_ps(o + 2 * c, _mm_unpacklo_ps(va, vb));
+                _mm_storeu_ps(o + 2 * c + 4, _mm_unpackhi_ps(va, vb));
+            }
+    }
+    return true;
+#else
+    (void)lane_src, (void)d, (void)plane;
+    return false;
+#endif
+}
+
 // lanes [l0, l1) of `plane` packed units of DS scalars at dst, lane l read
 // with stride SS scalars from lane_src[l]; a whole unit is written pixel by
 // pixel (contiguous stores, DS streams read), so the compiler keeps the
@@ -162,7 +221,8 @@ static void gather_lanes(const unsigned char* const* lane_src, unsigned char* ds
     E* d = (E*)dst;
     if (l0 == 0 && l1 == DS)
     {
-        if (gather_lane_runs<E, DS, SS, 8>(lane_src, d, plane) || gather_lane_runs<E, DS, SS, 4>(lane_src, d, plane))
+        if (gather_lane_runs<E, DS, SS, 8>(lane_src, d, plane) || gather_lane_runs<E, DS, SS, 4>(lane_src, d, plane)
+            || gather_lanes_vec<E, DS, SS>(lane_src, d, plane))
             return;
         const E* sp[DS];
         for (int l = 0; l < DS; l++)
@@ -250,6 +310,45 @@ static inline void copy_channels_map(const PackAxis& src, const PackAxis& dst, i
                    src.data + (size_t)(src_of(u * ep) / ep) * src.unit_bytes, bytes);
         return;
     }
+#if defined(__SSE2__)
+    if (dst.ep == 1 && src.ep >= 4 && src.es == 4)
+    {
+        // unpacked destination (Slice of a packed blob into unpacked ones): 4
+        // channels read as two pairs of adjacent lanes (each pair inside one
+        // unit) go 4 pixels at a time through a 4x4 transpose, the others (and
+        // the tail) channel by channel
+        const size_t sstep = (size_t)src.ep * 4, done = src.plane / 4 * 4;
+        #pragma omp parallel for num_threads(num_threads)
+        for (int q = 0; q < (n + 3) / 4; q++)
+        {
+            const int i0 = q * 4, cnt = std::min(4, n - i0);
+            const unsigned char* sp[4] = {};
+            for (int k = 0; k < cnt; k++)
+            {
+                const int c = src_of(i0 + k);
+                sp[k] = src.data + (size_t)(c / src.ep) * src.unit_bytes + (size_t)(c % src.ep) * 4;
+            }
+            const bool pairs = cnt == 4 && sp[1] == sp[0] + 4 && sp[3] == sp[2] + 4;
+            const size_t from = pairs ? done : 0;
+            float* dp[4] = {};
+            for (int k = 0; k < cnt; k++)
+                dp[k] = (float*)(dst.data + (size_t)(d0 + i0 + k) * dst.unit_bytes);
+            for (size_t i = 0; pairs && i < done; i += 4)
+            {
+                __m128 v[4];
+                for (int j = 0; j < 4; j++)
+                    v[j] = _mm_loadh_pi(_mm_castpd_ps(_mm_load_sd((const double*)(sp[0] + (i + j) * sstep))),
+                                        (const __m64*)(sp[2] + (i + j) * sstep));
+                _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
+                for (int k = 0; k < 4; k++)
+                    _mm_storeu_ps(dp[k] + i, v[k]);
+            }
+            for (int k = 0; k < cnt; k++)
+                copy_strided<unsigned int>(sp[k] + from * sstep, src.ep, (unsigned char*)(dp[k] + from), 1, src.plane - from);
+        }
+        return;
+    }
+#endif
     const GatherLanesFn fn = gather_lanes_for(src.es, dst.ep, src.ep);
     if (!fn)
     {

@@ -5,12 +5,16 @@ using namespace shapetest;
 TEST(ShuffleChannel, groups_and_reverse)
 {
     // 24 channels: packed by 8 on the GPU (shuffles inside and across groups)
-    for (Shape s : {Shape{12, 3, 5}, Shape{12, 2, 3, 3}, Shape{24, 2, 3}})
+    // 48 and 116: the 2-group interleave of whole units at elempack 16 and 4
+    // (shufflenet_v2's 116/232/464), 5x3 pixels: vector steps plus tails
+    for (Shape s : {Shape{12, 3, 5}, Shape{12, 2, 3, 3}, Shape{24, 2, 3}, Shape{48, 3, 5}, Shape{116, 3, 5}})
     {
         const int C = s[0];
         Mat in = seq(s);
         for (int g : {1, 2, 3, 4, 6, 12})
         {
+            if (C % g != 0)
+                continue;
             for (int rev = 0; rev < 2; rev++)
             {
                 // forward: channels as a (g, C/g) matrix, transposed

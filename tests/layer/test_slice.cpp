@@ -51,6 +51,13 @@ TEST(Slice, packable_channels)
         pd.set(1, 0);
         check_slices(in, 0, {0, sizes[0]}, sizes, run("Slice", pd, {in}, 2));
     }
+    // shufflenet_v2's 116 -> 58 + 58 (elempack 4 into unpacked halves: lane
+    // pairs inside a unit and across two), 5x3 pixels: vector steps plus tails
+    Mat wide = seq({116, 3, 5});
+    ParamDict pd;
+    pd.set(0, IntArrayMat({58, 58}));
+    pd.set(1, 0);
+    check_slices(wide, 0, {0, 58}, {58, 58}, run("Slice", pd, {wide}, 2));
 }
 
 TEST(Slice, errors)
