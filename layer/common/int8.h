@@ -91,8 +91,21 @@ static inline float int8_dequant_scale_rcp(float bottom_scale, float weight_scal
 // Quantize n floats with one scale.
 static inline void quantize_floats(const float* src, signed char* dst, size_t n, float scale)
 {
+    // float2int8(src[i] * scale) without the library call, in a form the
+    // compiler vectorises (int8 weights are quantized at load time: mobilenet's
+    // 4.2 M took ~20 ms through std::round): clamp |v| to 127, truncate, add
+    // one where the dropped fraction is >= 0.5 (a - t is exact), restore the
+    // sign; NaN (v != v) gives 0 as float2int8 does
     for (size_t i = 0; i < n; i++)
-        dst[i] = float2int8(src[i] * scale);
+    {
+        const float v = src[i] * scale;
+        float a = std::fabs(v);
+        a = a < 127.f ? a : 127.f;
+        float t = (float)(int)a;
+        t += a - t >= 0.5f ? 1.f : 0.f;
+        const int r = (int)t;
+        dst[i] = (signed char)(v == v ? (v < 0.f ? -r : r) : 0);
+    }
 }
 
 } // namespace kite

@@ -84,6 +84,36 @@ TEST(Int8Numerics, float2int8_addhalf_matches_definition)
     EXPECT_EQ(differs_from_round, 2);
 }
 
+// quantize_floats (load-time weight quantization, the Quantize reference) is
+// float2int8(v * scale) written without std::round: compare it with
+// float2int8 on random values, every half and its neighbours, and the
+// special values
+TEST(Int8Numerics, quantize_floats_matches_float2int8)
+{
+    reseed(12);
+    std::vector<float> v;
+    for (int i = 0; i < 100000; i++)
+        v.push_back(rand_float(-150.f, 150.f));
+    for (int k = -131; k <= 130; k++)
+    {
+        const float h = (float)k + 0.5f;
+        v.push_back(nextafterf(h, 0.f));
+        v.push_back(h);
+        v.push_back(nextafterf(h, h * 2.f));
+    }
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float x : {0.f, -0.f, 0.49999997f, -0.49999997f, 126.5f, -126.5f, 127.f, -127.f, 127.49f, 3e9f, -3e9f, inf, -inf,
+                    std::numeric_limits<float>::quiet_NaN(), FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX})
+        v.push_back(x);
+    for (float scale : {1.f, 0.37f, 113.f})
+    {
+        std::vector<signed char> q(v.size());
+        quantize_floats(v.data(), q.data(), v.size(), scale);
+        for (size_t i = 0; i < v.size(); i++)
+            ASSERT_EQ((int)q[i], (int)float2int8(v[i] * scale)) << "v=" << v[i] << " scale=" << scale << " seed=12";
+    }
+}
+
 TEST(Int8Numerics, dequant_scale_rcp)
 {
     EXPECT_EQ(int8_dequant_scale_rcp(60.f, 0.f), 0.f);
