@@ -105,6 +105,7 @@ TEST(Int8Numerics, quantize_floats_matches_float2int8)
     for (float x : {0.f, -0.f, 0.49999997f, -0.49999997f, 126.5f, -126.5f, 127.f, -127.f, 127.49f, 3e9f, -3e9f, inf, -inf,
                     std::numeric_limits<float>::quiet_NaN(), FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX})
         v.push_back(x);
+    v.push_back(0.5f); // an odd count: the vector loop's scalar tail too
     for (float scale : {1.f, 0.37f, 113.f})
     {
         std::vector<signed char> q(v.size());
