@@ -108,13 +108,6 @@ struct ConvGpu
         return 0;
     }
 
-    // parts of a layout fill over `units` output blocks (about 1 MB each)
-    static int layout_parts(size_t bytes, int units)
-    {
-        const int p = vk::VulkanDevice::fill_parts(bytes);
-        return p < units ? p : units > 0 ? units : 1;
-    }
-
     // conv_pack4.comp's weights, built at the flush (part by part over the
     // output channel quads): depth-wise [oq][tap] vec4 of channels
     // 4oq..4oq+3; dense/grouped [oq][icl][tap][input lane] vec4 over the
@@ -123,11 +116,10 @@ struct ConvGpu
     {
         const int oqs = outch / 4;
         const size_t n = depthwise ? (size_t)outch * taps : (size_t)outch * inch_g * taps;
-        return upload_layout(opt, weights, n, layout_parts(n * 4, oqs), [=](const float* w, float* d, int part, int parts) {
-            const int oq0 = (int)((long long)oqs * part / parts), oq1 = (int)((long long)oqs * (part + 1) / parts);
+        return upload_layout(opt, weights, n, (size_t)oqs, [=](const float* w, float* d, size_t oq0, size_t oq1) {
             if (depthwise)
             {
-                for (int oq = oq0; oq < oq1; oq++)
+                for (size_t oq = oq0; oq < oq1; oq++)
                     for (int t = 0; t < taps; t++)
                     {
                         float* o = d + ((size_t)oq * taps + t) * 4;
@@ -141,7 +133,7 @@ struct ConvGpu
             }
             const int inq_g = inch_g / 4;
             const size_t orow = (size_t)inch_g * taps; // one output channel's weights
-            for (int oq = oq0; oq < oq1; oq++)
+            for (size_t oq = oq0; oq < oq1; oq++)
             {
                 const float* s = w + (size_t)oq * 4 * orow;
                 float* o = d + (size_t)oq * 4 * orow;
@@ -191,9 +183,8 @@ struct ConvGpu
     int create_winograd(const Mat& weights, int outch, int inch, const Option& opt)
     {
         const size_t n = 16 * (size_t)outch * inch;
-        wino_u = upload_layout(opt, weights, n, layout_parts(n * 4, outch), [=](const float* w, float* u, int part, int parts) {
-            winograd23_transform_filters_range(w, outch, inch, u, (int)((long long)outch * part / parts),
-                                               (int)((long long)outch * (part + 1) / parts));
+        wino_u = upload_layout(opt, weights, n, (size_t)outch, [=](const float* w, float* u, size_t o0, size_t o1) {
+            winograd23_transform_filters_range(w, outch, inch, u, (int)o0, (int)o1);
         });
         wino_in = pipeline_for(opt, "winograd_input", 2, 64, 1, 1);
         wino_out = pipeline_for(opt, "winograd_output", 3, 64, 1, 1);

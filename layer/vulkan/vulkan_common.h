@@ -65,19 +65,23 @@ inline vk::VkBlobPtr upload_weights(const Option& opt, const Mat& m, bool storag
 }
 
 // `src` (kept by reference until the flush; copied when it is external
-// memory) in a layout of n fp32 values that fill(src, dst, part, parts)
-// writes, part by part (disjoint outputs, any order and thread), straight into
-// the mapped memory when the constants are flushed at the end of
-// Net::load_model: no intermediate Mat, every layer's parts in parallel
-template <class Fill>
-inline vk::VkBlobPtr upload_layout(const Option& opt, const Mat& src, size_t n, int parts, Fill fill)
+// memory) in a layout of n fp32 values that fill(src, dst, u0, u1) writes for
+// the units [u0, u1) of `units` (output channels, quads, values: disjoint
+// outputs, any order and thread), straight into the mapped memory when the
+// constants are flushed at the end of Net::load_model: no intermediate Mat,
+// every layer's parts (about 1 MB each, at most one per unit) in parallel.
+// S: the source's scalar type.
+template <class S = float, class Fill>
+inline vk::VkBlobPtr upload_layout(const Option& opt, const Mat& src, size_t n, size_t units, Fill fill)
 {
     vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
     Mat keep = src.refcount ? src : src.clone();
-    if (!d || keep.empty() || n == 0)
+    if (!d || keep.empty() || n == 0 || units == 0)
         return nullptr;
-    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, fill](void* dst, int part, int nparts) {
-        fill((const float*)keep.data, (float*)dst, part, nparts);
+    const size_t p = (size_t)vk::VulkanDevice::fill_parts(n * 4);
+    const int parts = (int)(p < units ? p : units);
+    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, fill, units](void* dst, int part, int nparts) {
+        fill((const S*)keep.data, (float*)dst, units * part / nparts, units * (part + 1) / nparts);
     }, parts);
 }
 
@@ -85,24 +89,17 @@ inline vk::VkBlobPtr upload_layout(const Option& opt, const Mat& src, size_t n, 
 // int8gemv.comp), converted straight into the staging memory
 inline vk::VkBlobPtr upload_int8_weights(const Option& opt, const Mat& m)
 {
-    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
     const size_t n = (size_t)m.w * m.h * m.d * m.c;
-    if (!d || m.empty() || m.elemsize != 1u || (m.dims >= 3 && m.cstep != (size_t)m.w * m.h * m.d))
+    if (m.empty() || m.elemsize != 1u || (m.dims >= 3 && m.cstep != (size_t)m.w * m.h * m.d))
     {
-        if (d)
+        if (vk::VulkanDevice::get(opt.vulkan_device))
             KITE_LOGE("Vulkan: int8 weights must be contiguous int8 values (got elemsize %zu)", m.elemsize);
         return nullptr;
     }
-    Mat keep = m.refcount ? m : m.clone(); // external memory may go before the fill
-    if (keep.empty())
-        return nullptr;
-    return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, n](void* dst, int k, int parts) {
-        const signed char* q = (const signed char*)keep.data;
-        float* f = (float*)dst;
-        const size_t i1 = n * (k + 1) / parts;
-        for (size_t i = n * k / parts; i < i1; i++)
+    return upload_layout<signed char>(opt, m, n, n, [](const signed char* q, float* f, size_t i0, size_t i1) {
+        for (size_t i = i0; i < i1; i++)
             f[i] = (float)q[i];
-    }, vk::VulkanDevice::fill_parts(n * 4));
+    });
 }
 
 // the per-output-channel arguments of the int8 shaders (shaders/vulkan/int8.h):

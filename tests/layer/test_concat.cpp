@@ -49,7 +49,8 @@ TEST(Concat, packable_channels)
         std::vector<Mat> out = run("Concat", params({{0, 0}}), {seq({4, 3, 5}), seq({last, 3, 5})});
         ASSERT_EQ(out.size(), 1u);
         EXPECT_EQ(out[0].c * out[0].elempack, 4 + last);
-    }    // shufflenet_v2's 58 + 58 unpacked -> 116 (x86: 4x4 transposes from the
+    }
+    // shufflenet_v2's 58 + 58 unpacked -> 116 (x86: 4x4 transposes from the
     // planes, units straddling the inputs), 5x3 pixels: vector steps plus tails
     std::vector<Mat> out = run("Concat", params({{0, 0}}), {seq({58, 3, 5}), seq({58, 3, 5}, 1000.f)});
     ASSERT_EQ(out.size(), 1u);
