@@ -37,7 +37,8 @@ public:
             return 0; // shapes not as expected: forward uses the reference
         // B^T as an N x K matrix: transB means B_data is stored N rows of K
         const float* b = B_data;
-        pack_a(transB ? MatView{b, K, 1} : MatView{b, 1, N}, N, K, packed_bt);
+        // vector rows: out^T is written transposed (crs == 1) in forward
+        pack_a(transB ? MatView{b, K, 1} : MatView{b, 1, N}, N, K, packed_bt, true);
         bias.assign(N, 0.f);
         if (constantC && !C_data.empty())
         {

@@ -71,7 +71,8 @@ public:
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         const int num_input = weight_data_size / num_output;
-        pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight);
+        // vector rows: y is written transposed (crs == 1) below
+        pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight, true);
         return 0;
     }
 

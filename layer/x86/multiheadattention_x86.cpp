@@ -4,8 +4,8 @@
 // once in create_pipeline, with the attention scale folded into q.
 //
 // Layouts (E = embed_dim, d = head_dim, Lq/Lk = rows of q and k/v):
-//   qt, kt, vt  E x Lq / E x Lk: projections stored transposed, so each
-//               head's block of d rows is contiguous
+//   q, k, v     Lq x E / Lk x E: projections token-major, as the input; the
+//               SGEMM writes them as whole vectors (vector-rows weights)
 //   s           Lq x Lk per head: scores, then probabilities
 //   ot          E x Lq: head outputs, o_h^T = v_h^T p^T
 // and the output projection reads ot as its B operand.
@@ -87,10 +87,11 @@ public:
         for (int i = 0; i < embed_dim; i++)
             q_bias_scaled[i] = q_bias_data[i] * scale;
         // A(o, k) = W[o * in + k]
-        pack_a(MatView{wq.data(), (long)qdim, 1}, embed_dim, qdim, packed_q);
-        pack_a(MatView{(const float*)k_weight_data, (long)kdim, 1}, embed_dim, kdim, packed_k);
-        pack_a(MatView{(const float*)v_weight_data, (long)vdim, 1}, embed_dim, vdim, packed_v);
-        pack_a(MatView{(const float*)out_weight_data, (long)embed_dim, 1}, qdim, embed_dim, packed_out);
+        // vector rows: every projection's output is written transposed (crs == 1)
+        pack_a(MatView{wq.data(), (long)qdim, 1}, embed_dim, qdim, packed_q, true);
+        pack_a(MatView{(const float*)k_weight_data, (long)kdim, 1}, embed_dim, kdim, packed_k, true);
+        pack_a(MatView{(const float*)v_weight_data, (long)vdim, 1}, embed_dim, vdim, packed_v, true);
+        pack_a(MatView{(const float*)out_weight_data, (long)embed_dim, 1}, qdim, embed_dim, packed_out, true);
         return 0;
     }
 
@@ -109,9 +110,9 @@ public:
         // pooled workspace, not zero-filled vectors: ViT's four 445 KB buffers a
         // layer were page-faulted and cleared on every forward
         Mat qt_m, kt_m, vt_m, ot_m;
-        qt_m.create(Lq, E, 4u, opt.workspace_allocator);
-        kt_m.create(Lk, E, 4u, opt.workspace_allocator);
-        vt_m.create(Lk, E, 4u, opt.workspace_allocator);
+        qt_m.create(E, Lq, 4u, opt.workspace_allocator);
+        kt_m.create(E, Lk, 4u, opt.workspace_allocator);
+        vt_m.create(E, Lk, 4u, opt.workspace_allocator);
         ot_m.create(Lq, E, 4u, opt.workspace_allocator);
         if (qt_m.empty() || kt_m.empty() || vt_m.empty() || ot_m.empty())
             return -100;
@@ -119,16 +120,16 @@ public:
         float* kt = kt_m;
         float* vt = vt_m;
         float* ot = ot_m;
-        // x^T(k, i) = x[i * in + k]; out^T(o, i) at xt[o * L + i]
+        // x^T(k, i) = x[i * in + k]; out^T(o, i) at qt[i * E + o]
         GemmEpilogue ep;
         ep.bias = q_bias_scaled.data();
-        ret = sgemm(packed_q, MatView{(const float*)*io.q, 1, (long)qdim}, Lq, qt, Lq, 1, ep, opt);
+        ret = sgemm(packed_q, MatView{(const float*)*io.q, 1, (long)qdim}, Lq, qt, 1, E, ep, opt);
         ep.bias = k_bias_data;
         if (ret == 0)
-            ret = sgemm(packed_k, MatView{(const float*)*io.k, 1, (long)kdim}, Lk, kt, Lk, 1, ep, opt);
+            ret = sgemm(packed_k, MatView{(const float*)*io.k, 1, (long)kdim}, Lk, kt, 1, E, ep, opt);
         ep.bias = v_bias_data;
         if (ret == 0)
-            ret = sgemm(packed_v, MatView{(const float*)*io.v, 1, (long)vdim}, Lk, vt, Lk, 1, ep, opt);
+            ret = sgemm(packed_v, MatView{(const float*)*io.v, 1, (long)vdim}, Lk, vt, 1, E, ep, opt);
         if (ret != 0)
             return ret;
 
@@ -145,9 +146,9 @@ public:
             #pragma omp for schedule(dynamic)
             for (int h = 0; h < num_heads; h++)
             {
-                // s(i, t) = sum_j q_h(i, j) k_h(t, j): A(i, j) = qt[(h d + j) Lq + i], B(j, t) = kt[(h d + j) Lk + t]
-                pack_a(MatView{qt + (size_t)h * d * Lq, 1, (long)Lq}, Lq, d, qa);
-                if (sgemm(qa, MatView{kt + (size_t)h * d * Lk, (long)Lk, 1}, Lk, s.data(), Lk, 1, none, one) != 0)
+                // s(i, t) = sum_j q_h(i, j) k_h(t, j): A(i, j) = qt[i E + h d + j], B(j, t) = kt[t E + h d + j]
+                pack_a(MatView{qt + (size_t)h * d, (long)E, 1}, Lq, d, qa);
+                if (sgemm(qa, MatView{kt + (size_t)h * d, 1, (long)E}, Lk, s.data(), Lk, 1, none, one) != 0)
                 {
                     #pragma omp atomic write
                     head_ret = -100;
@@ -155,8 +156,8 @@ public:
                 }
                 for (int i = 0; i < Lq; i++)
                     softmax_row(s.data() + (size_t)i * Lk, mask ? mask + io.mask_head_step * h + (size_t)i * Lk : nullptr, Lk);
-                // o_h^T(j, i) = sum_t v_h^T(j, t) p(i, t): A(j, t) = vt[(h d + j) Lk + t], B(t, i) = s[i Lk + t]
-                pack_a(MatView{vt + (size_t)h * d * Lk, (long)Lk, 1}, d, Lk, va);
+                // o_h^T(j, i) = sum_t v_h^T(j, t) p(i, t): A(j, t) = vt[t E + h d + j], B(t, i) = s[i Lk + t]
+                pack_a(MatView{vt + (size_t)h * d, 1, (long)E}, d, Lk, va);
                 if (sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot + (size_t)h * d * Lq, Lq, 1, none, one) != 0)
                 {
                     #pragma omp atomic write

@@ -95,68 +95,132 @@ struct MatView
     float at(int r, int c) const { return data[r * rs + c * cs]; }
 };
 
+// The vector-rows layout (sgemm_rows below): panels of two vectors of rows,
+// against NRV columns of B broadcast. x86 only: on NEON the row layout stays.
+static const int kMRV = 2 * kVecWidth;
+#if defined(__AVX512F__)
+static const int kNRV = 14; // 28 accumulators of 32 registers
+#else
+static const int kNRV = 6;
+#endif
+#if defined(__ARM_NEON)
+static const bool kVecRows = false;
+#else
+static const bool kVecRows = true;
+#endif
+
 // A packed into ceil(M/MR) panels; within a panel, for each k, MR values
-// (rows past M are zero).
+// (rows past M are zero). MR is kMR, or kMRV with vec_rows.
 struct PackedA
 {
     std::vector<float> data;
     int M = 0;
     int K = 0;
-    int panels() const { return (M + kMR - 1) / kMR; }
-    const float* panel(int p) const { return data.data() + (size_t)p * kMR * K; }
+    bool vec_rows = false;
+    int mr() const { return vec_rows ? kMRV : kMR; }
+    int panels() const { return (M + mr() - 1) / mr(); }
+    const float* panel(int p) const { return data.data() + (size_t)p * mr() * K; }
 };
 
-static inline void pack_a(const MatView& A, int M, int K, PackedA& out)
+// vec_rows: for products whose C is stored transposed (crs == 1, the rows of
+// a column adjacent): sgemm then runs vectors along M and writes whole vectors
+// of C (see sgemm_rows). Ignored where kVecRows is false.
+static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
 {
     out.M = M;
     out.K = K;
-    out.data.assign((size_t)out.panels() * kMR * K, 0.f);
+    out.vec_rows = vec_rows && kVecRows;
+    const int mr = out.mr();
+    out.data.assign((size_t)out.panels() * mr * K, 0.f);
     for (int p = 0; p < out.panels(); p++)
     {
-        float* dst = out.data.data() + (size_t)p * kMR * K;
+        float* dst = out.data.data() + (size_t)p * mr * K;
         for (int k = 0; k < K; k++)
-            for (int r = 0; r < kMR; r++)
+            for (int r = 0; r < mr; r++)
             {
-                int m = p * kMR + r;
-                dst[(size_t)k * kMR + r] = m < M ? A.at(m, k) : 0.f;
+                int m = p * mr + r;
+                dst[(size_t)k * mr + r] = m < M ? A.at(m, k) : 0.f;
             }
     }
 }
 
+// dst[k * ld + j] = src[j * ss + k] for j, k < 4
+static inline void transpose4x4(const float* src, long ss, float* dst, long ld)
+{
+#if defined(__ARM_NEON) && defined(__aarch64__)
+    const float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + ss);
+    const float32x4_t r2 = vld1q_f32(src + 2 * ss), r3 = vld1q_f32(src + 3 * ss);
+    const float64x2_t t0 = vreinterpretq_f64_f32(vzip1q_f32(r0, r1)); // r0[0] r1[0] r0[1] r1[1]
+    const float64x2_t t1 = vreinterpretq_f64_f32(vzip2q_f32(r0, r1)); // r0[2] r1[2] r0[3] r1[3]
+    const float64x2_t t2 = vreinterpretq_f64_f32(vzip1q_f32(r2, r3));
+    const float64x2_t t3 = vreinterpretq_f64_f32(vzip2q_f32(r2, r3));
+    vst1q_f32(dst, vreinterpretq_f32_f64(vzip1q_f64(t0, t2)));
+    vst1q_f32(dst + ld, vreinterpretq_f32_f64(vzip2q_f64(t0, t2)));
+    vst1q_f32(dst + 2 * ld, vreinterpretq_f32_f64(vzip1q_f64(t1, t3)));
+    vst1q_f32(dst + 3 * ld, vreinterpretq_f32_f64(vzip2q_f64(t1, t3)));
+#elif !defined(__ARM_NEON)
+    __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + ss);
+    __m128 r2 = _mm_loadu_ps(src + 2 * ss), r3 = _mm_loadu_ps(src + 3 * ss);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(dst, r0);
+    _mm_storeu_ps(dst + ld, r1);
+    _mm_storeu_ps(dst + 2 * ld, r2);
+    _mm_storeu_ps(dst + 3 * ld, r3);
+#else
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < 4; j++)
+            dst[k * ld + j] = src[j * ss + k];
+#endif
+}
+
 // Pack B(k0..k0+kc, n0..n0+NR) into dst[kc][NR], zero-padding columns past N.
+template <int NR>
 static inline void pack_b_panel(const MatView& B, int k0, int kc, int n0, int N, float* dst)
 {
-    const int nn = std::min(kNR, N - n0);
-    if (B.cs == 1 && nn == kNR)
+    const int nn = std::min(NR, N - n0);
+    if (B.cs == 1 && nn == NR)
     {
         for (int k = 0; k < kc; k++)
         {
             const float* src = B.data + (long)(k0 + k) * B.rs + n0;
-            for (int j = 0; j < kNR; j++)
-                dst[k * kNR + j] = src[j];
+            for (int j = 0; j < NR; j++)
+                dst[k * NR + j] = src[j];
         }
         return;
     }
     if (B.rs == 1)
     {
-        // B stored transposed (columns contiguous): read each column in order
+        // B stored transposed (columns contiguous): 4 x 4 blocks transposed
+        // in registers, 16 k steps (a cache line of each column) of the whole
+        // panel at a time, four columns at a time: columns a multiple of 4 KB
+        // apart share L1 sets, so a line is used up before the next columns
+        // are read (one value at a time was ~8% of a 3072-deep InnerProduct)
+        const int nn4 = nn & ~3;
+        int k = 0;
+        for (; k + 16 <= kc; k += 16)
+            for (int j = 0; j < nn4; j += 4)
+                for (int kk = k; kk < k + 16; kk += 4)
+                    transpose4x4(B.data + (long)(n0 + j) * B.cs + k0 + kk, B.cs, dst + kk * NR + j, NR);
+        for (; k + 4 <= kc; k += 4)
+            for (int j = 0; j < nn4; j += 4)
+                transpose4x4(B.data + (long)(n0 + j) * B.cs + k0 + k, B.cs, dst + k * NR + j, NR);
         for (int j = 0; j < nn; j++)
         {
             const float* src = B.data + (long)(n0 + j) * B.cs + k0;
-            for (int k = 0; k < kc; k++)
-                dst[k * kNR + j] = src[k];
+            for (int kk = j < nn4 ? k : 0; kk < kc; kk++)
+                dst[kk * NR + j] = src[kk];
         }
-        for (int k = 0; k < kc; k++)
-            for (int j = nn; j < kNR; j++)
-                dst[k * kNR + j] = 0.f;
+        for (int kk = 0; kk < kc; kk++)
+            for (int j = nn; j < NR; j++)
+                dst[kk * NR + j] = 0.f;
         return;
     }
     for (int k = 0; k < kc; k++)
     {
         for (int j = 0; j < nn; j++)
-            dst[k * kNR + j] = B.at(k0 + k, n0 + j);
-        for (int j = nn; j < kNR; j++)
-            dst[k * kNR + j] = 0.f;
+            dst[k * NR + j] = B.at(k0 + k, n0 + j);
+        for (int j = nn; j < NR; j++)
+            dst[k * NR + j] = 0.f;
     }
 }
 
@@ -198,6 +262,58 @@ static inline void micro_kernel(const float* ap, const float* bp, int kc, float*
         bp += kNR;
     }
     KITE_SGEMM_ROWS(KITE_SGEMM_STORE)
+#undef KITE_SGEMM_DECL
+#undef KITE_SGEMM_FMA
+#undef KITE_SGEMM_STORE
+}
+
+// kMRV x kNRV block over kc steps, the vector-rows layout: acc[NRV][MRV] +=
+// Apanel[kc][MRV] * Bpanel[kc][NRV], two vectors of A against each
+// broadcast value of B.
+#if defined(__AVX512F__)
+#define KITE_SGEMM_COLS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
+#else
+#define KITE_SGEMM_COLS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#endif
+// pf, pf_lines: cache lines of A to fetch meanwhile (towards L2/L3: T0/T1
+// measured slower), one a step (see sgemm_blocked).
+static inline void micro_kernel_rows(const float* ap, const float* bp, int kc, float* acc /* NRV*MRV */, bool first,
+                                     const float* pf, int pf_lines)
+{
+#define KITE_SGEMM_DECL(j) \
+    vfloat c0_##j = first ? v_zero() : v_load(acc + j * kMRV); \
+    vfloat c1_##j = first ? v_zero() : v_load(acc + j * kMRV + kVecWidth);
+#define KITE_SGEMM_FMA(j)               \
+    {                                   \
+        const vfloat b = v_set1(bp[j]); \
+        c0_##j = v_fmadd(a0, b, c0_##j); \
+        c1_##j = v_fmadd(a1, b, c1_##j); \
+    }
+#define KITE_SGEMM_STORE(j)         \
+    v_store(acc + j * kMRV, c0_##j); \
+    v_store(acc + j * kMRV + kVecWidth, c1_##j);
+    KITE_SGEMM_COLS(KITE_SGEMM_DECL)
+    for (int k = 0; k < kc; k++)
+    {
+#if !defined(__ARM_NEON)
+        _mm_prefetch((const char*)(ap + 16 * kMRV), _MM_HINT_T0);
+        if (pf_lines > 0)
+        {
+            _mm_prefetch((const char*)pf, _MM_HINT_T2);
+            pf += 16;
+            pf_lines--;
+        }
+#else
+        (void)pf;
+        (void)pf_lines;
+#endif
+        const vfloat a0 = v_load(ap);
+        const vfloat a1 = v_load(ap + kVecWidth);
+        KITE_SGEMM_COLS(KITE_SGEMM_FMA)
+        ap += kMRV;
+        bp += kNRV;
+    }
+    KITE_SGEMM_COLS(KITE_SGEMM_STORE)
 #undef KITE_SGEMM_DECL
 #undef KITE_SGEMM_FMA
 #undef KITE_SGEMM_STORE
@@ -280,6 +396,35 @@ static inline void sgemm_store_tile(const float* a, int m0, int mm, int n0, int 
     }
 }
 
+// Writes the finished kMRV x kNRV tile `a` of the vector-rows layout
+// (a[j * MRV + r] = C(m0 + r, n0 + j)); with crs == 1 each column's rows are
+// whole vectors of C.
+static inline void sgemm_store_tile_rows(const float* a, int m0, int mm, int n0, int nn, float* C, long crs, long ccs,
+                                         const GemmEpilogue& ep)
+{
+    if (crs == 1 && !ep.activation && mm == kMRV)
+    {
+        const vfloat b0 = ep.bias ? v_load(ep.bias + m0) : v_zero();
+        const vfloat b1 = ep.bias ? v_load(ep.bias + m0 + kVecWidth) : v_zero();
+        for (int j = 0; j < nn; j++)
+        {
+            float* ccol = C + (long)(n0 + j) * ccs + m0;
+            v_store(ccol, v_add(v_load(a + j * kMRV), b0));
+            v_store(ccol + kVecWidth, v_add(v_load(a + j * kMRV + kVecWidth), b1));
+        }
+        return;
+    }
+    for (int j = 0; j < nn; j++)
+    {
+        float* ccol = C + (long)(n0 + j) * ccs + (long)m0 * crs;
+        for (int r = 0; r < mm; r++)
+        {
+            const float v = a[j * kMRV + r] + (ep.bias ? ep.bias[m0 + r] : 0.f);
+            ccol[r * crs] = ep.activation ? ep.activation(v, ep.activation_ctx) : v;
+        }
+    }
+}
+
 // C(m, n) at C[m * crs + n * ccs]. B is packed whole first (column panels
 // split over the threads), then the work items are (group of kMG row panels,
 // range of column panels): for each K block, each column panel's block (NR x
@@ -290,21 +435,24 @@ static inline void sgemm_store_tile(const float* a, int m0, int mm, int n0, int 
 // Returns 0, or -100 when the workspace cannot be allocated.
 static const int kMG = 8; // row panels per work item: 96 KB of A per K block
 
-static inline int sgemm(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
-                        const GemmEpilogue& ep, const Option& opt)
+// The vector-rows layout (A.vec_rows) runs the same blocking with kMRV x kNRV
+// tiles: B panels of NRV columns stay in L1 while the A panels stream.
+template <bool VR>
+static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
+                                const GemmEpilogue& ep, const Option& opt)
 {
+    constexpr int MR = VR ? kMRV : kMR;
+    constexpr int NR = VR ? kNRV : kNR;
     const int M = A.M, K = A.K;
-    if (M <= 0 || N <= 0)
-        return 0;
-    const int npanels = (N + kNR - 1) / kNR;
+    const int npanels = (N + NR - 1) / NR;
     const int mpanels = A.panels();
     const int mgroups = (mpanels + kMG - 1) / kMG;
     const int Kp = std::max(K, 1);
     Mat bpack;
-    bpack.create((int)std::min<size_t>((size_t)npanels * Kp * kNR, (size_t)0x7fffffff), 4u, opt.workspace_allocator);
-    if (bpack.empty() || (size_t)npanels * Kp * kNR > (size_t)0x7fffffff)
+    bpack.create((int)std::min<size_t>((size_t)npanels * Kp * NR, (size_t)0x7fffffff), 4u, opt.workspace_allocator);
+    if (bpack.empty() || (size_t)npanels * Kp * NR > (size_t)0x7fffffff)
     {
-        KITE_LOGE("sgemm: cannot allocate %zu bytes of packed operand", (size_t)npanels * Kp * kNR * 4);
+        KITE_LOGE("sgemm: cannot allocate %zu bytes of packed operand", (size_t)npanels * Kp * NR * 4);
         return -100;
     }
     float* bp = bpack;
@@ -315,14 +463,14 @@ static inline int sgemm(const PackedA& A, const MatView& B, int N, float* C, lon
     ngroups = std::min(ngroups, npanels);
     const int per_group = (npanels + ngroups - 1) / ngroups;
     const int tasks = mgroups * ngroups;
-    const size_t tile = (size_t)kMR * kNR;
+    const size_t tile = (size_t)MR * NR;
 
     #pragma omp parallel num_threads(opt.num_threads)
     {
         #pragma omp for schedule(static)
         for (int np = 0; np < npanels; np++)
             for (int k0 = 0; k0 < K; k0 += kKC)
-                pack_b_panel(B, k0, std::min(kKC, K - k0), np * kNR, N, bp + ((size_t)np * Kp + k0) * kNR);
+                pack_b_panel<NR>(B, k0, std::min(kKC, K - k0), np * NR, N, bp + ((size_t)np * Kp + k0) * NR);
 
         std::vector<float> acc((size_t)per_group * kMG * tile);
         #pragma omp for schedule(static)
@@ -341,20 +489,67 @@ static inline int sgemm(const PackedA& A, const MatView& B, int N, float* C, lon
                 const int kc = std::min(kKC, K - k0);
                 for (int np = np0; np < np1; np++)
                 {
-                    const float* bpanel = bp + ((size_t)np * Kp + k0) * kNR;
+                    const float* bpanel = bp + ((size_t)np * Kp + k0) * NR;
                     for (int mp = mp0; mp < mp1; mp++)
-                        micro_kernel(A.panel(mp) + (size_t)k0 * kMR, bpanel, kc,
-                                     acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile, k0 == 0);
+                    {
+                        float* t = acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile;
+                        if (VR)
+                        {
+                            // A streams from memory once per call, and the first
+                            // column panel's pass over a block waited on it (one
+                            // core reads ~6 GB/s): the passes after it fetch the
+                            // next block of their row panel into L2 in parts
+                            const float* next = nullptr;
+                            size_t next_floats = 0;
+                            if (k0 + kKC < K)
+                            {
+                                next = A.panel(mp) + (size_t)(k0 + kKC) * MR;
+                                next_floats = (size_t)std::min(kKC, K - k0 - kKC) * MR;
+                            }
+                            else if (ngroups == 1 && mp + (mp1 - mp0) < mpanels)
+                            {
+                                next = A.panel(mp + (mp1 - mp0));
+                                next_floats = (size_t)std::min(kKC, K) * MR;
+                            }
+                            const float* pf = nullptr;
+                            int pf_lines = 0;
+                            if (next && np > np0)
+                            {
+                                const int parts = np1 - np0 - 1;
+                                const size_t lines = (next_floats + 15) / 16;
+                                const size_t l0 = lines * (np - np0 - 1) / parts, l1 = lines * (np - np0) / parts;
+                                pf = next + l0 * 16;
+                                pf_lines = (int)(l1 - l0);
+                            }
+                            micro_kernel_rows(A.panel(mp) + (size_t)k0 * MR, bpanel, kc, t, k0 == 0, pf, pf_lines);
+                        }
+                        else
+                            micro_kernel(A.panel(mp) + (size_t)k0 * MR, bpanel, kc, t, k0 == 0);
+                    }
                 }
             }
             for (int np = np0; np < np1; np++)
                 for (int mp = mp0; mp < mp1; mp++)
-                    sgemm_store_tile(acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile, mp * kMR,
-                                     std::min(kMR, M - mp * kMR), np * kNR, std::min(kNR, N - np * kNR), C, crs, ccs,
-                                     ep);
+                {
+                    const float* t = acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile;
+                    const int mm = std::min(MR, M - mp * MR), nn = std::min(NR, N - np * NR);
+                    if (VR)
+                        sgemm_store_tile_rows(t, mp * MR, mm, np * NR, nn, C, crs, ccs, ep);
+                    else
+                        sgemm_store_tile(t, mp * MR, mm, np * NR, nn, C, crs, ccs, ep);
+                }
         }
     }
     return 0;
+}
+
+static inline int sgemm(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
+                        const GemmEpilogue& ep, const Option& opt)
+{
+    if (A.M <= 0 || N <= 0)
+        return 0;
+    return A.vec_rows ? sgemm_blocked<true>(A, B, N, C, crs, ccs, ep, opt)
+                      : sgemm_blocked<false>(A, B, N, C, crs, ccs, ep, opt);
 }
 
 } // namespace KITE_ISA_NS

@@ -83,7 +83,9 @@ TEST(InnerProduct, rows_are_vectors)
 }
 
 // long inputs (the vector loop of the x86 matrix-vector product plus its
-// tail), output counts that are not multiples of 4, many rows (the x86 GEMM)
+// tail), output counts that are not multiples of 4, many rows (the x86 GEMM:
+// whole and partial panels of outputs and rows, K over one block, with and
+// without an activation)
 TEST(InnerProduct, large_and_odd)
 {
     reseed(6);
@@ -91,6 +93,8 @@ TEST(InnerProduct, large_and_odd)
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(7, 5, 9), 38, 1, 0, {}));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(70, 37), 21, 37, 2, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(33, 9, -2.f, 2.f), 17, 9, 3, {-0.5f, 0.7f}));
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(300, 19), 70, 19, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(40, 6, -2.f, 2.f), 64, 6, 1, {}));
 }
 
 TEST(InnerProduct, activations)
