@@ -225,86 +225,50 @@ static inline void pack_b_panel(const MatView& B, int k0, int kc, int n0, int N,
     }
 }
 
-// MR x NR block over kc steps: acc += Apanel[kc][MR] * Bpanel[kc][NR].
-// The accumulators are named rows (an array of vectors indexed in a loop
-// is not always kept in registers by the compiler).
-#define KITE_SGEMM_ROWS_8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+// The micro-kernel of both layouts: per step, NB values of `bc` broadcast
+// against two vectors of `vc`; acc[j][0..2V) += bc[k][j] * vc[k][0..2V) for
+// the first NC <= NB values (the rest of acc is left as it was). The row
+// layout (MR x NR tiles) broadcasts A's rows against B's columns; the
+// vector-rows layout (kMRV x kNRV) broadcasts B's columns against A's rows.
+// The broadcast operand is the one streaming from L2 in both orders, so it
+// is fetched 64 steps ahead; pf, pf_lines: cache lines of the next A block to
+// fetch meanwhile, one a step (towards L2/L3: T0/T1 measured slower).
+// The accumulators are named (an array of vectors indexed in a loop is not
+// always kept in registers by the compiler).
 #if defined(__AVX512F__)
-#define KITE_SGEMM_ROWS(X) KITE_SGEMM_ROWS_8(X) X(8) X(9) X(10) X(11)
+#define KITE_SGEMM_LANES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
+static const int kLanes = 14;
 #else
-#define KITE_SGEMM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define KITE_SGEMM_LANES(X) X(0) X(1) X(2) X(3) X(4) X(5)
+static const int kLanes = 6;
 #endif
-static inline void micro_kernel(const float* ap, const float* bp, int kc, float* acc /* MR*NR */, bool first)
+template <int NB, int NC>
+static inline void micro_kernel(const float* bc, const float* vc, int kc, float* acc /* NB x 2V */, bool first,
+                                const float* pf = nullptr, int pf_lines = 0)
 {
-#define KITE_SGEMM_DECL(r) \
-    vfloat c0_##r = first ? v_zero() : v_load(acc + r * kNR); \
-    vfloat c1_##r = first ? v_zero() : v_load(acc + r * kNR + kVecWidth);
-#define KITE_SGEMM_FMA(r)               \
-    {                                   \
-        const vfloat a = v_set1(ap[r]); \
-        c0_##r = v_fmadd(a, b0, c0_##r);  \
-        c1_##r = v_fmadd(a, b1, c1_##r);  \
+    static_assert(NC <= NB && NB <= kLanes, "more broadcast values than named accumulators");
+    const int V2 = 2 * kVecWidth;
+#define KITE_SGEMM_DECL(j)                                                    \
+    vfloat c0_##j = first || j >= NC ? v_zero() : v_load(acc + j * V2);      \
+    vfloat c1_##j = first || j >= NC ? v_zero() : v_load(acc + j * V2 + kVecWidth);
+#define KITE_SGEMM_FMA(j)                \
+    if (j < NC)                          \
+    {                                    \
+        const vfloat b = v_set1(bc[j]);  \
+        c0_##j = v_fmadd(b, v0, c0_##j); \
+        c1_##j = v_fmadd(b, v1, c1_##j); \
     }
-#define KITE_SGEMM_STORE(r)                 \
-    v_store(acc + r * kNR, c0_##r); \
-    v_store(acc + r * kNR + kVecWidth, c1_##r);
-    KITE_SGEMM_ROWS(KITE_SGEMM_DECL)
+#define KITE_SGEMM_STORE(j)                        \
+    if (j < NC)                                    \
+    {                                              \
+        v_store(acc + j * V2, c0_##j);             \
+        v_store(acc + j * V2 + kVecWidth, c1_##j); \
+    }
+    KITE_SGEMM_LANES(KITE_SGEMM_DECL)
     for (int k = 0; k < kc; k++)
     {
 #if !defined(__ARM_NEON)
-        // the row panels stream from L2 (from memory on the first column
-        // panel): ~5% faster with A fetched 64 steps ahead
-        _mm_prefetch((const char*)(ap + 64 * kMR), _MM_HINT_T0);
-#endif
-        const vfloat b0 = v_load(bp);
-        const vfloat b1 = v_load(bp + kVecWidth);
-        KITE_SGEMM_ROWS(KITE_SGEMM_FMA)
-        ap += kMR;
-        bp += kNR;
-    }
-    KITE_SGEMM_ROWS(KITE_SGEMM_STORE)
-#undef KITE_SGEMM_DECL
-#undef KITE_SGEMM_FMA
-#undef KITE_SGEMM_STORE
-}
-
-// kMRV x kNRV block over kc steps, the vector-rows layout: acc[NRV][MRV] +=
-// Apanel[kc][MRV] * Bpanel[kc][NRV], two vectors of A against each
-// broadcast value of B.
-#if defined(__AVX512F__)
-#define KITE_SGEMM_COLS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
-#else
-#define KITE_SGEMM_COLS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#endif
-// pf, pf_lines: cache lines of A to fetch meanwhile (towards L2/L3: T0/T1
-// measured slower), one a step (see sgemm_blocked). NC <= NRV: the columns
-// computed (the rest of the tile is left as it was): a panel past N's end
-// runs only its columns (N = 145 wasted 9 of 154 columns at 14).
-template <int NC>
-static inline void micro_kernel_rows(const float* ap, const float* bp, int kc, float* acc /* NRV*MRV */, bool first,
-                                     const float* pf, int pf_lines)
-{
-#define KITE_SGEMM_DECL(j) \
-    vfloat c0_##j = first || j >= NC ? v_zero() : v_load(acc + j * kMRV); \
-    vfloat c1_##j = first || j >= NC ? v_zero() : v_load(acc + j * kMRV + kVecWidth);
-#define KITE_SGEMM_FMA(j)                   \
-    if (j < NC)                             \
-    {                                       \
-        const vfloat b = v_set1(bp[j]);     \
-        c0_##j = v_fmadd(a0, b, c0_##j);    \
-        c1_##j = v_fmadd(a1, b, c1_##j);    \
-    }
-#define KITE_SGEMM_STORE(j)                          \
-    if (j < NC)                                      \
-    {                                                \
-        v_store(acc + j * kMRV, c0_##j);             \
-        v_store(acc + j * kMRV + kVecWidth, c1_##j); \
-    }
-    KITE_SGEMM_COLS(KITE_SGEMM_DECL)
-    for (int k = 0; k < kc; k++)
-    {
-#if !defined(__ARM_NEON)
-        _mm_prefetch((const char*)(ap + 16 * kMRV), _MM_HINT_T0);
+        _mm_prefetch((const char*)(bc + 64 * NB), _MM_HINT_T0);
         if (pf_lines > 0)
         {
             _mm_prefetch((const char*)pf, _MM_HINT_T2);
@@ -315,19 +279,19 @@ static inline void micro_kernel_rows(const float* ap, const float* bp, int kc, f
         (void)pf;
         (void)pf_lines;
 #endif
-        const vfloat a0 = v_load(ap);
-        const vfloat a1 = v_load(ap + kVecWidth);
-        KITE_SGEMM_COLS(KITE_SGEMM_FMA)
-        ap += kMRV;
-        bp += kNRV;
+        const vfloat v0 = v_load(vc);
+        const vfloat v1 = v_load(vc + kVecWidth);
+        KITE_SGEMM_LANES(KITE_SGEMM_FMA)
+        bc += NB;
+        vc += V2;
     }
-    KITE_SGEMM_COLS(KITE_SGEMM_STORE)
+    KITE_SGEMM_LANES(KITE_SGEMM_STORE)
 #undef KITE_SGEMM_DECL
 #undef KITE_SGEMM_FMA
 #undef KITE_SGEMM_STORE
 }
 
-// micro_kernel_rows for the nn columns of a panel: whole panels run all NRV,
+// The vector-rows kernel for the nn columns of a panel: whole panels run all NRV,
 // the last one an even count >= nn
 static inline void micro_kernel_rows_n(int nn, const float* ap, const float* bp, int kc, float* acc, bool first,
                                        const float* pf, int pf_lines)
@@ -335,17 +299,17 @@ static inline void micro_kernel_rows_n(int nn, const float* ap, const float* bp,
     switch (nn >= kNRV ? kNRV : (nn + 1) & ~1)
     {
 #if defined(__AVX512F__)
-    case 2: return micro_kernel_rows<2>(ap, bp, kc, acc, first, pf, pf_lines);
-    case 4: return micro_kernel_rows<4>(ap, bp, kc, acc, first, pf, pf_lines);
-    case 6: return micro_kernel_rows<6>(ap, bp, kc, acc, first, pf, pf_lines);
-    case 8: return micro_kernel_rows<8>(ap, bp, kc, acc, first, pf, pf_lines);
-    case 10: return micro_kernel_rows<10>(ap, bp, kc, acc, first, pf, pf_lines);
-    case 12: return micro_kernel_rows<12>(ap, bp, kc, acc, first, pf, pf_lines);
+    case 2: return micro_kernel<kNRV, 2>(bp, ap, kc, acc, first, pf, pf_lines);
+    case 4: return micro_kernel<kNRV, 4>(bp, ap, kc, acc, first, pf, pf_lines);
+    case 6: return micro_kernel<kNRV, 6>(bp, ap, kc, acc, first, pf, pf_lines);
+    case 8: return micro_kernel<kNRV, 8>(bp, ap, kc, acc, first, pf, pf_lines);
+    case 10: return micro_kernel<kNRV, 10>(bp, ap, kc, acc, first, pf, pf_lines);
+    case 12: return micro_kernel<kNRV, 12>(bp, ap, kc, acc, first, pf, pf_lines);
 #else
-    case 2: return micro_kernel_rows<2>(ap, bp, kc, acc, first, pf, pf_lines);
-    case 4: return micro_kernel_rows<4>(ap, bp, kc, acc, first, pf, pf_lines);
+    case 2: return micro_kernel<kNRV, 2>(bp, ap, kc, acc, first, pf, pf_lines);
+    case 4: return micro_kernel<kNRV, 4>(bp, ap, kc, acc, first, pf, pf_lines);
 #endif
-    default: return micro_kernel_rows<kNRV>(ap, bp, kc, acc, first, pf, pf_lines);
+    default: return micro_kernel<kNRV, kNRV>(bp, ap, kc, acc, first, pf, pf_lines);
     }
 }
 
@@ -555,7 +519,7 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
                     {
                         const float* bpanel = bp + ((size_t)np * Kp + k0) * NR;
                         for (int mp = mp0; mp < mp1; mp++)
-                            micro_kernel(A.panel(mp) + (size_t)k0 * MR, bpanel, kc,
+                            micro_kernel<kMR, kMR>(A.panel(mp) + (size_t)k0 * MR, bpanel, kc,
                                          acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile, k0 == 0);
                     }
                 }
