@@ -456,6 +456,9 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
         ngroups *= 2;
     ngroups = std::min(ngroups, npanels);
     const int per_group = (npanels + ngroups - 1) / ngroups;
+    // no empty column groups (11 panels in 8 groups of 2 left two empty: a
+    // quarter of the work items idle, unevenly spread over the threads)
+    ngroups = (npanels + per_group - 1) / per_group;
     const int tasks = mgroups * ngroups;
     const size_t tile = (size_t)MR * NR;
 
