@@ -4,8 +4,8 @@
 // once in create_pipeline, with the attention scale folded into q.
 //
 // Layouts (E = embed_dim, d = head_dim, Lq/Lk = rows of q and k/v):
-//   q, k, v     Lq x E / Lk x E: projections token-major, as the input; the
-//               SGEMM writes them as whole vectors (vector-rows weights)
+//   qt, kt, vt  Lq x E / Lk x E: the projections, token-major as the input
+//               (the SGEMM writes whole vectors of them: vector-rows weights)
 //   s           Lq x Lk per head: scores, then probabilities
 //   ot          E x Lq: head outputs, o_h^T = v_h^T p^T
 // and the output projection reads ot as its B operand.

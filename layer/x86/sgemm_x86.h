@@ -298,16 +298,13 @@ static inline void micro_kernel_rows_n(int nn, const float* ap, const float* bp,
 {
     switch (nn >= kNRV ? kNRV : (nn + 1) & ~1)
     {
-#if defined(__AVX512F__)
     case 2: return micro_kernel<kNRV, 2>(bp, ap, kc, acc, first, pf, pf_lines);
     case 4: return micro_kernel<kNRV, 4>(bp, ap, kc, acc, first, pf, pf_lines);
+#if defined(__AVX512F__)
     case 6: return micro_kernel<kNRV, 6>(bp, ap, kc, acc, first, pf, pf_lines);
     case 8: return micro_kernel<kNRV, 8>(bp, ap, kc, acc, first, pf, pf_lines);
     case 10: return micro_kernel<kNRV, 10>(bp, ap, kc, acc, first, pf, pf_lines);
     case 12: return micro_kernel<kNRV, 12>(bp, ap, kc, acc, first, pf, pf_lines);
-#else
-    case 2: return micro_kernel<kNRV, 2>(bp, ap, kc, acc, first, pf, pf_lines);
-    case 4: return micro_kernel<kNRV, 4>(bp, ap, kc, acc, first, pf, pf_lines);
 #endif
     default: return micro_kernel<kNRV, kNRV>(bp, ap, kc, acc, first, pf, pf_lines);
     }
@@ -429,8 +426,8 @@ static inline void sgemm_store_tile_rows(const float* a, int m0, int mm, int n0,
 // Returns 0, or -100 when the workspace cannot be allocated.
 static const int kMG = 8; // row panels per work item: 96 KB of A per K block
 
-// The vector-rows layout (A.vec_rows) runs the same blocking with kMRV x kNRV
-// tiles: B panels of NRV columns stay in L1 while the A panels stream.
+// The vector-rows layout (A.vec_rows) runs the same packing and work items
+// with kMRV x kNRV tiles, K blocks of kKCV and the A-stationary order below.
 template <bool VR>
 static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
                                 const GemmEpilogue& ep, const Option& opt)
