@@ -13,7 +13,10 @@
 // allocator); each work item then takes a group of row panels of A through
 // every column panel of its range, K in blocks of KC, so A is read from memory
 // once per call; each column panel's KC block stays in L1 while the group's
-// row panels stream through it (see sgemm below).
+// row panels stream through it (see sgemm below). A packed with vec_rows (for
+// a C written transposed) has panels of two vectors of rows instead, and runs
+// the other way round: each row panel's block stays in L1 while the column
+// panels stream past it, and its tiles are stored as whole vectors of C.
 #ifndef KITE_X86_SGEMM_H
 #define KITE_X86_SGEMM_H
 
@@ -467,6 +470,10 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
                 pack_b_panel<NR>(B, k0, std::min(kKC, K - k0), np * NR, N, bp + ((size_t)np * Kp + k0) * NR);
 
         std::vector<float> acc((size_t)per_group * kMG * tile);
+        // the partial sums of tile (mp, np) of this work item
+        auto tile_at = [&](int np0, int mp0, int np, int mp) {
+            return acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile;
+        };
         #pragma omp for schedule(static)
         for (int t = 0; t < tasks; t++)
         {
@@ -503,9 +510,9 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
                         for (int np = np0; np < np1; np++)
                         {
                             const int l0 = lines * (np - np0) / parts, l1 = lines * (np - np0 + 1) / parts;
-                            micro_kernel_rows_n(N - np * NR, A.panel(mp) + (size_t)k0 * MR, bp + ((size_t)np * Kp + k0) * NR, kc,
-                                              acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile, k0 == 0,
-                                              next ? next + (size_t)l0 * 16 : nullptr, l1 - l0);
+                            micro_kernel_rows_n(N - np * NR, A.panel(mp) + (size_t)k0 * MR, bp + ((size_t)np * Kp + k0) * NR,
+                                                kc, tile_at(np0, mp0, np, mp), k0 == 0,
+                                                next ? next + (size_t)l0 * 16 : nullptr, l1 - l0);
                         }
                     }
                 }
@@ -519,15 +526,15 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
                     {
                         const float* bpanel = bp + ((size_t)np * Kp + k0) * NR;
                         for (int mp = mp0; mp < mp1; mp++)
-                            micro_kernel<kMR, kMR>(A.panel(mp) + (size_t)k0 * MR, bpanel, kc,
-                                         acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile, k0 == 0);
+                            micro_kernel<kMR, kMR>(A.panel(mp) + (size_t)k0 * MR, bpanel, kc, tile_at(np0, mp0, np, mp),
+                                                   k0 == 0);
                     }
                 }
             }
             for (int np = np0; np < np1; np++)
                 for (int mp = mp0; mp < mp1; mp++)
                 {
-                    const float* t = acc.data() + ((size_t)(np - np0) * kMG + (mp - mp0)) * tile;
+                    const float* t = tile_at(np0, mp0, np, mp);
                     const int mm = std::min(MR, M - mp * MR), nn = std::min(NR, N - np * NR);
                     if (VR)
                         sgemm_store_tile_rows(t, mp * MR, mm, np * NR, nn, C, crs, ccs, ep);
