@@ -45,6 +45,12 @@ public:
     // (after load_param); the registry then takes the next row for this type.
     virtual bool accept() const { return true; }
 
+    // The kernel this implementation chose for its parameters, where it has
+    // several ("gemm", "winograd63", "direct", "int8-vnni", ...), for the
+    // placement report (kiterun placement=1); nullptr where there is one path.
+    // Valid after create_pipeline.
+    virtual const char* kernel_path() const { return nullptr; }
+
 public:
     // capability flags: the Net converts every input to what the layer takes
     bool one_blob_only;         // exactly one input and one output
