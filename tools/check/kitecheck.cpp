@@ -1,0 +1,549 @@
+// kitecheck: run every layer of a model on every backend on the SAME inputs
+// and say which layer is the first to disagree with the reference.
+//
+//   kitecheck MODEL.param MODEL.bin|random [shape=[w,h,c]] [shape=BLOB:[w,h,c]]...
+//             [backends=reference,cpu,vulkan,opencl] [fp16=0|1|2] [seed=N] [threads=N]
+//
+// 1. The whole model runs once with the reference implementations (every
+//    layer's CPU_ISA_NONE row, fp32, no packing) on seeded random inputs (the
+//    same values kiterun gives for that seed); every blob is kept.
+// 2. Each layer then runs alone, as a one-layer Net fed the reference run's
+//    blobs for its bottoms, on each backend asked for: `cpu` expands to every
+//    CPU ISA row of that layer type that this machine can run (cpu-avx2,
+//    cpu-neon, ...), `vulkan` / `opencl` run it on the first GPU device of
+//    that API (fp16=1|2 as kiterun: fp16 storage / arithmetic there and on the
+//    CPU rows), `reference` runs the reference row again (a sanity line).
+// 3. One line per layer and backend:
+//      check <index> <type> <name> <backend> max_rel=<r> cosine=<c>
+//    (max_rel: max |got - ref| / max |ref| over the layer's tops; a GPU layer
+//    that fell back to the CPU ends with " ran_on=cpu" and is not judged),
+//    then `first bad layer: <name> on <backend>` or `all layers agree`.
+//
+// Thresholds: fp32 max_rel <= 1e-3 and cosine >= 0.99999; fp16 storage or
+// arithmetic max_rel <= 3e-2 and cosine >= 0.999 (per layer, so an error
+// never accumulates over the graph).
+//
+// Testing hook: KITECHECK_BREAK=<layer name>@<backend> perturbs that layer's
+// output on that backend (backend as printed, or a prefix of it such as
+// `vulkan`) before the comparison, as a broken driver would; the tests use it
+// to show that the layer is named.
+//
+// Exit status: 0 all layers agree, 1 a layer disagrees, 2 bad arguments or a
+// model that cannot be loaded or run.
+
+#include "cpu.h"
+#include "layer.h"
+#include "log.h"
+#include "mat.h"
+#include "modelbin.h"
+#include "net.h"
+
+#include "common/args.h"
+#include "common/random_modelbin.h"
+#include "common/rng.h"
+#include "reader.h"
+#include "writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace kite;
+using namespace kite::tools;
+
+namespace {
+
+std::string g_first_error;
+
+void log_sink(int level, const char* message, void*)
+{
+    if (level == LOG_ERROR && g_first_error.empty())
+        g_first_error = message;
+}
+
+int fail(const std::string& what)
+{
+    std::string msg = "kitecheck: " + what;
+    if (!g_first_error.empty())
+        msg += ": " + g_first_error;
+    for (char& ch : msg)
+        if (ch == '\n')
+            ch = ' ';
+    fprintf(stderr, "%s\n", msg.c_str());
+    return 2;
+}
+
+Mat make_shape_mat(const std::vector<int>& s)
+{
+    if (s.size() == 1)
+        return Mat(s[0], (size_t)4u);
+    if (s.size() == 2)
+        return Mat(s[0], s[1], (size_t)4u);
+    if (s.size() == 3)
+        return Mat(s[0], s[1], s[2], (size_t)4u);
+    return Mat(s[0], s[1], s[2], s[3], (size_t)4u);
+}
+
+// the shape of an Input blob from its layer's params, else the -23330 hint
+std::vector<int> declared_input_shape(const Net& net, int blob_index)
+{
+    const Blob& b = net.blobs()[blob_index];
+    if (b.producer >= 0)
+    {
+        const ParamDict& pd = net.layer_param(b.producer);
+        int w = pd.get(0, 0), h = pd.get(1, 0), d = pd.get(11, 0), c = pd.get(2, 0);
+        if (w > 0 && h > 0 && d > 0 && c > 0)
+            return {w, h, d, c};
+        if (w > 0 && h > 0 && c > 0)
+            return {w, h, c};
+        if (w > 0 && h > 0)
+            return {w, h};
+        if (w > 0)
+            return {w};
+    }
+    const Mat& hint = b.shape;
+    if (hint.dims == 1 && hint.w > 0)
+        return {hint.w};
+    if (hint.dims == 2 && hint.w > 0 && hint.h > 0)
+        return {hint.w, hint.h};
+    if (hint.dims == 3 && hint.w > 0 && hint.h > 0 && hint.c > 0)
+        return {hint.w, hint.h, hint.c};
+    if (hint.dims == 4 && hint.w > 0 && hint.h > 0 && hint.d > 0 && hint.c > 0)
+        return {hint.w, hint.h, hint.d, hint.c};
+    return {};
+}
+
+// fp32, elempack 1 (extract type 0 already gives that; int8 / fp16 to be safe)
+Mat to_fp32(const Mat& m)
+{
+    if (m.empty())
+        return m;
+    Mat f = m;
+    if (f.elempack != 1)
+    {
+        Mat u;
+        convert_packing(f, u, 1);
+        f = u;
+    }
+    if (f.elemsize == 1)
+    {
+        Mat u;
+        cast_int8_to_float32(f, u);
+        f = u;
+    }
+    else if (f.elemsize == 2)
+    {
+        Mat u;
+        cast_float16_to_float32(f, u);
+        f = u;
+    }
+    return f;
+}
+
+std::vector<float> flat(const Mat& m)
+{
+    std::vector<float> v;
+    if (m.empty())
+        return v;
+    const size_t plane = (size_t)m.w * m.h * m.d;
+    const int channels = m.dims >= 3 ? m.c : 1;
+    v.reserve(plane * channels);
+    for (int q = 0; q < channels; q++)
+    {
+        const float* p = (const float*)m.data + m.cstep * q;
+        v.insert(v.end(), p, p + plane);
+    }
+    return v;
+}
+
+bool same_shape(const Mat& a, const Mat& b)
+{
+    if (a.empty() || b.empty())
+        return a.empty() == b.empty();
+    return a.dims == b.dims && a.w == b.w && a.h == b.h && a.d == b.d && a.c == b.c;
+}
+
+struct Diff
+{
+    double max_abs = 0, ref_max = 0, dot = 0, na = 0, nb = 0;
+    bool shape_mismatch = false;
+    bool nonfinite_mismatch = false;
+};
+
+void accumulate(Diff& d, const Mat& ref, const Mat& got)
+{
+    if (!same_shape(ref, got))
+    {
+        d.shape_mismatch = true;
+        return;
+    }
+    std::vector<float> a = flat(ref), b = flat(got);
+    for (size_t i = 0; i < a.size(); i++)
+    {
+        if (!std::isfinite(a[i]) || !std::isfinite(b[i]))
+        {
+            // the same non-finite value on both sides is agreement
+            if (!(std::isnan(a[i]) && std::isnan(b[i])) && a[i] != b[i])
+                d.nonfinite_mismatch = true;
+            continue;
+        }
+        d.max_abs = std::max(d.max_abs, (double)std::fabs(a[i] - b[i]));
+        d.ref_max = std::max(d.ref_max, (double)std::fabs(a[i]));
+        d.dot += (double)a[i] * b[i];
+        d.na += (double)a[i] * a[i];
+        d.nb += (double)b[i] * b[i];
+    }
+}
+
+double max_rel(const Diff& d)
+{
+    if (d.shape_mismatch || d.nonfinite_mismatch)
+        return INFINITY;
+    if (d.ref_max == 0)
+        return d.max_abs == 0 ? 0 : INFINITY;
+    return d.max_abs / d.ref_max;
+}
+
+double cosine(const Diff& d)
+{
+    if (d.shape_mismatch || d.nonfinite_mismatch)
+        return 0;
+    if (d.na == 0 && d.nb == 0)
+        return 1;
+    if (d.na == 0 || d.nb == 0)
+        return 0;
+    return d.dot / std::sqrt(d.na * d.nb);
+}
+
+struct BackendRun
+{
+    std::string label; // reference, cpu-avx2, vulkan, opencl
+    int backend;       // Backend
+    int isa;           // CPU rows: Option::max_cpu_isa
+};
+
+// the CPU ISA rows of `type` this machine runs, best first (no reference)
+std::vector<int> cpu_isa_rows(const std::string& type)
+{
+    std::vector<int> isas;
+    int count = 0;
+    const LayerRegistryEntry* reg = layer_registry(&count);
+    for (int i = 0; i < count; i++)
+    {
+        const LayerRegistryEntry& e = reg[i];
+        if (type != e.type || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE || !cpu_support_isa(e.isa))
+            continue;
+        if (std::find(isas.begin(), isas.end(), e.isa) == isas.end())
+            isas.push_back(e.isa);
+    }
+    return isas;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2 || (argc < 3 && strcmp(argv[1], "--types") != 0))
+    {
+        fprintf(stderr,
+                "usage: kitecheck MODEL.param MODEL.bin|random [shape=[w,h,c]] [shape=BLOB:[w,h,c]]...\n"
+                "                 [backends=reference,cpu,vulkan,opencl] [fp16=0|1|2] [seed=N] [threads=N]\n");
+        return 2;
+    }
+    set_log_sink(log_sink, nullptr);
+    if (argc == 2 && strcmp(argv[1], "--types") == 0)
+    {
+        // the ncnn layer type indices (a .param.bin refers to types by them)
+        for (int i = 0; i < 1024; i++)
+        {
+            const char* t = layer_type_name(i);
+            if (t && *t)
+                printf("%s %d\n", t, i);
+        }
+        return 0;
+    }
+    const std::string param_path = argv[1], bin_arg = argv[2];
+    std::vector<std::string> shape_args;
+    std::vector<std::string> backends = {"reference", "cpu", "vulkan", "opencl"};
+    int fp16 = 0, threads = 1;
+    long long seed = 1;
+    for (int i = 3; i < argc; i++)
+    {
+        std::string a = argv[i];
+        size_t eq = a.find('=');
+        if (eq == std::string::npos)
+            return fail("bad argument '" + a + "' (expected key=value)");
+        std::string k = a.substr(0, eq), v = a.substr(eq + 1);
+        long long n = 0;
+        if (k == "shape")
+            shape_args.push_back(v);
+        else if (k == "backends")
+        {
+            backends.clear();
+            size_t p = 0;
+            while (p <= v.size())
+            {
+                size_t c = v.find(',', p);
+                std::string b = v.substr(p, c == std::string::npos ? std::string::npos : c - p);
+                if (b != "reference" && b != "cpu" && b != "vulkan" && b != "opencl")
+                    return fail("backends=" + v + ": unknown backend '" + b + "' (reference, cpu, vulkan, opencl)");
+                backends.push_back(b);
+                if (c == std::string::npos)
+                    break;
+                p = c + 1;
+            }
+        }
+        else if (k == "fp16" && parse_int_arg(v, n) && n >= 0 && n <= 2)
+            fp16 = (int)n;
+        else if (k == "seed" && parse_int_arg(v, n))
+            seed = n;
+        else if (k == "threads" && parse_int_arg(v, n) && n >= 1 && n <= 1024)
+            threads = (int)n;
+        else
+            return fail("bad argument '" + a + "'");
+    }
+
+    // the weights as a .bin file (random ones are written to a temporary file
+    // so that the per-layer nets and the reference read the same values)
+    std::string bin_path = bin_arg, tmp_bin;
+    if (bin_arg == "random")
+    {
+        Net net;
+        net.opt.use_packing_layout = false;
+        if (net.load_param(param_path.c_str()) != 0)
+            return fail("cannot load param '" + param_path + "'");
+        RandomModelBin rmb((uint64_t)seed);
+        ModelBinRecorder rec(rmb);
+        if (net.load_model(rec) != 0)
+            return fail("cannot create random weights");
+        const char* tmpdir = getenv("TMPDIR");
+        tmp_bin = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/kitecheck." + std::to_string((long)getpid()) + ".bin";
+        FILE* fp = fopen(tmp_bin.c_str(), "wb");
+        if (!fp)
+            return fail("cannot create '" + tmp_bin + "'");
+        int wr = rec.write(fp);
+        if (fclose(fp) != 0 || wr != 0)
+        {
+            unlink(tmp_bin.c_str());
+            return fail("write error on '" + tmp_bin + "'");
+        }
+        bin_path = tmp_bin;
+    }
+    struct TmpRemover
+    {
+        std::string path;
+        ~TmpRemover()
+        {
+            if (!path.empty())
+                unlink(path.c_str());
+        }
+    } tmp_remover{tmp_bin};
+
+    // the graph with every layer's weights
+    convert::Graph g;
+    {
+        std::string err;
+        if (convert::read_model(param_path, bin_path, g, err) != 0)
+            return fail(err);
+    }
+
+    // 1. the reference run, every blob kept
+    Net ref;
+    ref.opt.num_threads = threads;
+    ref.opt.max_cpu_isa = CPU_ISA_NONE;
+    ref.opt.use_packing_layout = false;
+    ref.opt.use_fp16_storage = false;
+    ref.opt.use_fp16_arithmetic = false;
+    if (ref.load_param(param_path.c_str()) != 0)
+        return fail("cannot load param '" + param_path + "'");
+    if (ref.load_model(bin_path.c_str()) != 0)
+        return fail("cannot load model '" + bin_arg + "'");
+    if (ref.layers().size() != g.layers.size())
+        return fail("internal: the graph read back has " + std::to_string(g.layers.size()) + " layers, the net " +
+                    std::to_string(ref.layers().size()));
+
+    const std::vector<int> input_indexes = ref.input_indexes();
+    std::vector<std::string> input_names;
+    for (int i : input_indexes)
+        input_names.push_back(ref.blobs()[i].name);
+    std::map<std::string, std::vector<int> > named_shapes;
+    std::vector<int> default_shape;
+    for (const std::string& a : shape_args)
+    {
+        std::string blob, value;
+        bool named = split_blob_value(a, input_names, blob, value, "[");
+        std::vector<int> s;
+        if (!parse_shape(value, s))
+            return fail("shape=" + a + ": expected [w], [w,h], [w,h,c] or [w,h,d,c] of positive ints");
+        if (!named)
+            default_shape = s;
+        else if (std::find(input_names.begin(), input_names.end(), blob) == input_names.end())
+            return fail("shape=" + a + ": '" + blob + "' is not an Input blob of the model");
+        else
+            named_shapes[blob] = s;
+    }
+
+    std::vector<Mat> blob_ref(ref.blobs().size());
+    {
+        Extractor ex = ref.create_extractor();
+        ex.set_light_mode(false);
+        for (size_t i = 0; i < input_names.size(); i++)
+        {
+            const std::string& name = input_names[i];
+            std::vector<int> s = named_shapes.count(name) ? named_shapes[name] : !default_shape.empty() ? default_shape : declared_input_shape(ref, input_indexes[i]);
+            if (s.empty())
+                return fail("input blob '" + name + "' has no shape in the param: give shape=" + name + ":[w,h,c]");
+            Mat m = make_shape_mat(s);
+            if (m.empty())
+                return fail("input '" + name + "': out of memory for shape " + shape_to_string(s));
+            Rng rng((uint64_t)seed, hash_string(name), 0x5eedu);
+            const size_t plane = (size_t)m.w * m.h * m.d;
+            const int channels = m.dims >= 3 ? m.c : 1;
+            for (int q = 0; q < channels; q++)
+            {
+                float* p = (float*)m.data + m.cstep * q;
+                for (size_t j = 0; j < plane; j++)
+                    p[j] = rng.uniform(-1.f, 1.f);
+            }
+            if (ex.input(input_indexes[i], m) != 0)
+                return fail("cannot set input '" + name + "'");
+        }
+        for (size_t b = 0; b < ref.blobs().size(); b++)
+        {
+            Mat m;
+            if (ex.extract((int)b, m) != 0)
+                return fail("the reference run failed computing blob '" + ref.blobs()[b].name + "'");
+            blob_ref[b] = to_fp32(m);
+        }
+    }
+
+    const double fp_rel = fp16 ? 3e-2 : 1e-3;
+    const double fp_cos = fp16 ? 0.999 : 0.99999;
+    std::string break_layer, break_backend;
+    if (const char* bk = getenv("KITECHECK_BREAK"))
+    {
+        std::string s = bk;
+        size_t at = s.rfind('@');
+        if (at != std::string::npos)
+        {
+            break_layer = s.substr(0, at);
+            break_backend = s.substr(at + 1);
+        }
+    }
+
+    // 2. every layer alone on every backend
+    std::string first_bad_layer, first_bad_backend;
+    int checked = 0;
+    for (size_t li = 0; li < g.layers.size(); li++)
+    {
+        const convert::Layer& L = g.layers[li];
+        if (L.type == "Input")
+            continue;
+
+        // the one-layer graph: an Input per distinct bottom, then the layer
+        convert::Graph mini;
+        std::vector<std::string> seen;
+        for (const std::string& b : L.bottoms)
+            if (std::find(seen.begin(), seen.end(), b) == seen.end())
+            {
+                seen.push_back(b);
+                mini.add_input(b);
+            }
+        mini.layers.push_back(L);
+        const std::string text = convert::param_text(mini);
+        const std::vector<unsigned char> bin = convert::bin_bytes(mini);
+
+        std::vector<BackendRun> runs;
+        for (const std::string& b : backends)
+        {
+            if (b == "reference")
+                runs.push_back({"reference", BACKEND_CPU, CPU_ISA_NONE});
+            else if (b == "cpu")
+                for (int isa : cpu_isa_rows(L.type))
+                    runs.push_back({std::string("cpu-") + cpu_isa_name(isa), BACKEND_CPU, isa});
+            else if (b == "vulkan")
+                runs.push_back({"vulkan", BACKEND_VULKAN, -1});
+            else if (b == "opencl")
+                runs.push_back({"opencl", BACKEND_OPENCL, -1});
+        }
+
+        for (const BackendRun& r : runs)
+        {
+            Net net;
+            net.opt.num_threads = threads;
+            net.opt.max_cpu_isa = r.isa;
+            const bool reduced = fp16 != 0 && r.isa != CPU_ISA_NONE;
+            net.opt.use_fp16_storage = reduced;
+            net.opt.use_fp16_arithmetic = reduced && fp16 == 2;
+            net.opt.use_vulkan_compute = r.backend == BACKEND_VULKAN;
+            net.opt.use_opencl = r.backend == BACKEND_OPENCL;
+            g_first_error.clear();
+            if (net.load_param_mem(text.c_str()) != 0)
+                return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load it alone");
+            if (!bin.empty() ? net.load_model(bin.data(), bin.size()) == 0 : net.load_model_empty() != 0)
+                return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load its weights alone");
+            Extractor ex = net.create_extractor();
+            ex.set_light_mode(false);
+            bool ok = true;
+            for (const std::string& b : seen)
+            {
+                int bi = ref.find_blob_index_by_name(b.c_str());
+                if (ex.input(b.c_str(), blob_ref[bi]) != 0)
+                    ok = false;
+            }
+            Diff d;
+            for (size_t t = 0; ok && t < L.tops.size(); t++)
+            {
+                Mat m;
+                if (ex.extract(L.tops[t].c_str(), m) != 0)
+                {
+                    ok = false;
+                    break;
+                }
+                m = to_fp32(m);
+                if (!break_layer.empty() && break_layer == L.name && r.label.compare(0, break_backend.size(), break_backend) == 0 && !m.empty())
+                {
+                    // KITECHECK_BREAK: what a broken kernel would return
+                    Mat c = m.clone();
+                    float* p = (float*)c.data;
+                    const size_t n = c.dims >= 3 ? c.cstep * c.c : (size_t)c.w * c.h * c.d;
+                    float amp = 0.05f;
+                    for (size_t j = 0; j < n; j++)
+                        p[j] += amp * (float)std::sin((double)j * 0.7) * (1.f + std::fabs(p[j]));
+                    m = c;
+                }
+                accumulate(d, blob_ref[ref.find_blob_index_by_name(L.tops[t].c_str())], m);
+            }
+            const int mini_index = (int)net.layers().size() - 1;
+            const int ran = ok ? ex.layer_backend(mini_index) : -1;
+            const bool fell_back = ok && r.backend != BACKEND_CPU && ran == BACKEND_CPU;
+            const double mr = ok ? max_rel(d) : INFINITY;
+            const double cs = ok ? cosine(d) : 0;
+            printf("check %zu %s %s %s max_rel=%.3g cosine=%.8f%s%s\n", li, L.type.c_str(), L.name.c_str(), r.label.c_str(), mr, cs,
+                   fell_back ? " ran_on=cpu" : "", ok ? "" : " error=run_failed");
+            checked++;
+            const bool bad = !ok || (!fell_back && (!(mr <= fp_rel) || !(cs >= fp_cos)));
+            if (bad && first_bad_layer.empty())
+            {
+                first_bad_layer = L.name;
+                first_bad_backend = r.label;
+            }
+        }
+    }
+    fflush(stdout);
+    if (!first_bad_layer.empty())
+    {
+        printf("first bad layer: %s on %s\n", first_bad_layer.c_str(), first_bad_backend.c_str());
+        return 1;
+    }
+    printf("all layers agree\n");
+    fprintf(stderr, "kitecheck: %d checks\n", checked);
+    return 0;
+}
