@@ -2,7 +2,8 @@
 """kitedeploy end to end, in one Python process (one TensorFlow import):
 
  1. fixtures: a tiny Caffe, ONNX and TensorFlow model (make_fixtures.py)
- 2. a deployment file with the three, obfuscated, weights embedded:
+ 2. a deployment file with the three (one on cpu+gpu: cpu and Vulkan),
+    obfuscated, weights embedded:
     convert, validate (every line PASS), build (host), run through the
     generated library == kiterun on the converted files; `strings` of the
     library holds no original layer / blob name but the inputs and outputs;
@@ -77,7 +78,7 @@ linkshared: 0
         output_tensors: prob
         output_shapes: 1,7
         input_ranges: -1,1
-    runtime: cpu
+    runtime: cpu+gpu
     data_type: fp32_fp32
     obfuscate: %d
 %s  tinyonnx:
@@ -93,6 +94,7 @@ linkshared: 0
     data_type: fp16_fp32
     obfuscate: %d
     winograd: 1
+    limit_opencl_kernel_time: 1
 """ % (embed, build_type, top_extra, fx, caffe_sum or sha(fx + "/tiny.prototxt"), fx, sha(fx + "/tiny.caffemodel"),
        obfuscate, extra_model, fx, sha(fx + "/tiny.onnx"), obfuscate)
     if tf:
@@ -173,15 +175,20 @@ def main():
     rc, so, se = deploy(["validate", "--config", cfg1, "--output", out1] + B)
     lines = [l for l in so.splitlines() if l.startswith("validate ")]
     print(so.rstrip())
-    nmodels = 3 if tf else 2
-    check(rc == 0 and len(lines) == nmodels and all(l.endswith(" PASS") for l in lines),
-          "validate: %d lines, all PASS (%s)" % (nmodels, se.strip() or "exit %d" % rc))
+    nlines = (3 if tf else 2) + 1  # tinycaffe's runtime cpu+gpu: cpu and vulkan
+    check(rc == 0 and len(lines) == nlines and all(l.endswith(" PASS") for l in lines),
+          "validate: %d lines, all PASS (%s)" % (nlines, se.strip() or "exit %d" % rc))
+    check(any(l.startswith("validate tinycaffe prob vulkan ") for l in lines), "validate: cpu+gpu runs on vulkan too")
     for l in lines:
         check(len(l.split()) == 7 and l.split()[4].startswith("cosine=") and l.split()[5].startswith("max_rel="),
               "validate line format: " + l)
     rc, so, se = deploy(["build", "--config", cfg1, "--output", out1] + B)
     check(rc == 0, "build, embedded weights (%s)" % (se.strip() or "ok"))
     lib1 = os.path.join(out1, "host", "libdeploytest.a")
+    rc, so, se = deploy(["run", "--config", cfg1, "--output", out1, "--runtime", "cpu"] + B)
+    runs = [l for l in so.splitlines() if l.startswith("run ")]
+    check(rc == 0 and len(runs) == nlines - 1 and all("(generated library)" in l for l in runs),
+          "run: each model through the generated library (%s)" % (se.strip() or runs))
     outputs_equal(cfg1, out1, a.build_dir, "embedded")
     # obfuscation: no fixture name but the inputs / outputs in the library
     strs = subprocess.run(["strings", "-a", lib1], capture_output=True, text=True).stdout
@@ -212,7 +219,8 @@ def main():
         d = os.path.join(out3, "cmp", m["name"])
         os.makedirs(d, exist_ok=True)
         np.save(os.path.join(d, "in.npy"), np.ascontiguousarray(kitedeploy.kite_input_array(m, xs[0])))
-        r = subprocess.run([runner, m["name"], d, os.path.join(out3, "host"), os.path.join(d, "in.npy")], capture_output=True, text=True)
+        r = subprocess.run([runner, m["name"], d, os.path.join(out3, "host"), os.path.join(d, "in.npy")], capture_output=True, text=True,
+                           env=dict(os.environ, KITE_DEPLOY_RUNTIME="cpu"))
         ref, _ = kitedeploy.run_kite(ns, kitedeploy.Tools(a.build_dir), m, xs, "cpu", os.path.join(d, "files"))
         ok = r.returncode == 0 and np.array_equal(np.load(os.path.join(d, "output0.npy")).reshape(-1), ref[0].reshape(-1))
         check(ok, "build_type file: %s from .param.bin + .bin = kiterun (%s)" % (m["name"], r.stderr.strip()))
