@@ -242,6 +242,23 @@ def main():
         check(rc == 0 and "AArch64" in hdr, "arm64-v8a build of the generated library (%s)" % (se.strip() or "ok"))
     else:
         check(not in_ci, "arm64-v8a: aarch64-linux-gnu-g++ missing")
+    if shutil.which("arm-linux-gnueabihf-g++"):
+        rc, so, se = deploy(["build", "--config", cfg1, "--output", out1, "--target-abi", "armeabi-v7a"] + B)
+        lib = os.path.join(out1, "armeabi-v7a", "libdeploytest.a")
+        hdr = subprocess.run(["arm-linux-gnueabihf-readelf", "-h", lib], capture_output=True, text=True).stdout if rc == 0 else ""
+        check(rc == 0 and "Machine:                           ARM" in hdr, "armeabi-v7a build of the generated library (%s)" % (se.strip() or "ok"))
+
+    # linkshared: lib<name>.so, the runner finds it beside itself
+    cfg4 = write(os.path.join(work, "shared.yml"), yml(fx, embed=1, tf=tf).replace("linkshared: 0", "linkshared: 1"))
+    rc, so, se = deploy(["build", "--config", cfg4, "--output", out1] + B)
+    check(rc == 0 and os.path.isfile(os.path.join(out1, "host", "libdeploytest.so")), "build, linkshared (%s)" % (se.strip() or "ok"))
+    if rc == 0:
+        outputs_equal(cfg4, out1, a.build_dir, "linkshared")
+
+    # benchmark: per-layer table and the whole-model time (benchkite)
+    if kitedeploy.Tools(a.build_dir).find("benchkite", required=False):
+        rc, so, se = deploy(["benchmark", "--config", cfg1, "--output", out1, "--model", "tinyonnx", "--loop", "2"] + B)
+        check(rc == 0 and "per-layer time" in so and "avg =" in so, "benchmark: per-layer table and model time (%s)" % (se.strip() or "ok"))
 
     # ---- 5. bad deployment files
     before = sorted(os.listdir(os.path.join(out1, "models")))

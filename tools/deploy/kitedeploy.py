@@ -303,6 +303,10 @@ class Staging:
         self.tmp = tempfile.mkdtemp(prefix="." + os.path.basename(self.final) + ".tmp.", dir=os.path.dirname(self.final))
 
     def commit(self):
+        # mkdtemp makes the folder 0700: give it the usual permissions
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(self.tmp, 0o777 & ~mask)
         old = None
         if os.path.exists(self.final):
             old = self.final + ".old.%d" % os.getpid()
@@ -499,7 +503,8 @@ def convert_model(cfg, m, tools, out_models, type_index):
         f.write(pb)
     with open(os.path.join(out_models, name + ".id.h"), "w") as f:
         f.write(id_header(name, layers, blob_index, keep if m["obfuscate"] else None))
-    print("convert %s: %s -> %s (%d layers%s%s)" % (name, plat, p, len(layers),
+    final = os.path.join(os.path.dirname(os.path.dirname(p)), "models", os.path.basename(p))
+    print("convert %s: %s -> %s (%d layers%s%s)" % (name, plat, final, len(layers),
           ", fp16 weights" if m["data_type"] == "fp16_fp32" else "", ", obfuscated" if m["obfuscate"] else ""))
 
 
@@ -1087,7 +1092,7 @@ def cmd_build(cfg, args, tools, models):
                 objs.append(o)
             if cfg["linkshared"]:
                 out_lib = os.path.join(stage.tmp, "lib%s.so" % lib)
-                run_cmd([cxx, "-shared", "-o", out_lib] + objs, "build %s (%s): linking" % (lib, abi))
+                run_cmd([cxx, "-shared", "-Wl,-soname,lib%s.so" % lib, "-o", out_lib] + objs, "build %s (%s): linking" % (lib, abi))
             else:
                 out_lib = os.path.join(stage.tmp, "lib%s.a" % lib)
                 ar = CROSS[abi] + "ar" if abi != "host" else "ar"
@@ -1102,10 +1107,13 @@ def cmd_build(cfg, args, tools, models):
                 if kite_lib:
                     run = os.path.join(stage.tmp, lib + "_run")
                     link = [cxx, "-std=c++17", "-O2"] + ["-I" + d for d in inc] + ["-I" + stage.tmp,
-                            os.path.join(code_dir, lib + "_run.cpp"), "-o", run, "-Wl,--gc-sections", out_lib, kite_lib,
-                            "-fopenmp", "-lpthread", "-ldl"]
+                            os.path.join(code_dir, lib + "_run.cpp"), "-o", run, "-Wl,--gc-sections"]
                     if cfg["linkshared"]:
-                        link.insert(-4, "-Wl,-rpath," + args.output + "/" + abi)
+                        # the library next to the runner; kite's symbols come from the runner
+                        link += ["-L" + stage.tmp, "-l" + lib, "-Wl,-rpath,$ORIGIN", "-rdynamic"]
+                    else:
+                        link.append(out_lib)
+                    link += [kite_lib, "-fopenmp", "-lpthread", "-ldl"]
                     run_cmd(link, "build %s: linking the runner" % lib)
             stage.commit()
             print("build %s (%s): %s" % (lib, abi, os.path.join(args.output, abi, os.path.basename(out_lib))))
