@@ -205,6 +205,48 @@ def main():
     rc2, so2, se2 = deploy(["build", "--config", cfg2, "--output", out2] + B)
     check(rc == 0 and rc2 == 0, "convert + build, weights from a file (%s)" % (se.strip() + se2.strip() or "ok"))
     outputs_equal(cfg2, out2, a.build_dir, "weights from a file")
+    # the id headers compile and agree with the library header's indexes
+    hdr = open(os.path.join(out2, "host", "deploytest.h")).read()
+    for mname, blob in (("tinycaffe", "prob"), ("tinyonnx", "output")):
+        idh = os.path.join(out2, "models", mname + ".id.h")
+        tu = os.path.join(work, mname + "_id.cpp")
+        write(tu, '#include "%s"\nstatic_assert(%s_param_id::BLOB_%s >= 0, "");\nint main() { return %s_param_id::BLOB_%s; }\n' % (
+            idh, mname, blob, mname, blob))
+        r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", tu], capture_output=True, text=True)
+        val = [l for l in open(idh) if "BLOB_%s " % blob in l]
+        sect = hdr[hdr.index("namespace %s {" % mname):]
+        want = sect[sect.index("output_indexes[] = {") + 20:].split("}")[0]
+        check(r.returncode == 0 and val and val[0].split("=")[1].strip(" ;\n") == want.strip(),
+              "%s.id.h compiles, BLOB_%s = the library's output index %s (%s)" % (mname, blob, want, r.stderr.strip()))
+
+    # platform ncnn: the converted Caffe model's fp32 files, validated against pip ncnn
+    try:
+        import ncnn  # noqa: F401
+        have_ncnn = True
+    except ImportError:
+        have_ncnn = False
+    if have_ncnn:
+        d = os.path.join(out2, "models")
+        cfg5 = write(os.path.join(work, "ncnn.yml"), """library_name: ncnntest
+models:
+  tinyncnn:
+    platform: ncnn
+    model_file_path: %s/tinycaffe.param
+    weight_file_path: %s/tinycaffe.bin
+    subgraphs:
+      - input_tensors: data
+        input_shapes: 1,3,12,10
+        output_tensors: prob
+    runtime: cpu
+""" % (d, d))
+        out5 = os.path.join(work, "out_ncnn")
+        rc, so, se = deploy(["convert", "--config", cfg5, "--output", out5] + B)
+        rc2, so2, se2 = deploy(["validate", "--config", cfg5, "--output", out5] + B)
+        check(rc == 0 and rc2 == 0 and so2.strip().startswith("validate tinyncnn prob cpu ") and so2.strip().endswith("PASS"),
+              "platform ncnn validated against pip ncnn: %s %s" % (so2.strip(), (se + se2).strip()))
+    else:
+        check(not in_ci, "platform ncnn: the ncnn pip package is missing")
+
     cfg3 = write(os.path.join(work, "files.yml"), yml(fx, embed=0, build_type="file", tf=tf, obfuscate=0))
     out3 = os.path.join(work, "out_files")
     shutil.copytree(os.path.join(out2, "models"), os.path.join(out3, "models"))

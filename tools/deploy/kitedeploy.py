@@ -699,6 +699,10 @@ def reference_outputs(m, xs):
         import ncnn
         net = ncnn.Net()
         net.opt.use_vulkan_compute = False
+        # the reference in fp32: ncnn's CPU default stores blobs in fp16 / bf16 where it can
+        for k in ("use_fp16_storage", "use_fp16_packed", "use_fp16_arithmetic", "use_bf16_storage"):
+            if hasattr(net.opt, k):
+                setattr(net.opt, k, False)
         if net.load_param(m["model_file"]) != 0 or net.load_model(m["weight_file"]) != 0:
             raise DeployError("model '%s': ncnn cannot load the model files" % m["name"])
         ex = net.create_extractor()
