@@ -257,8 +257,10 @@ def load_model_config(name, m, base, build_type):
     if dt not in ("fp16_fp32", "fp32_fp32"):
         raise err("data_type", "%r is not fp16_fp32 or fp32_fp32" % dt)
     r["data_type"] = dt
-    for k in ("limit_opencl_kernel_time", "obfuscate", "winograd", "nnlib_graph_mode"):
+    for k in ("limit_opencl_kernel_time", "obfuscate", "nnlib_graph_mode"):
         r[k] = flag(m.get(k, 0), "model '%s': %s" % (name, k))
+    # winograd: absent keeps kite's default (on, as kiterun and validate run it)
+    r["winograd"] = flag(m["winograd"], "model '%s': winograd" % name) if "winograd" in m else None
     return r
 
 
@@ -821,7 +823,8 @@ def model_source(cfg, m, models_path):
     s.append("{")
     gpu = m["runtime"] != "cpu"
     s.append("    net.opt.use_fp16_storage = %s;" % ("true" if m["data_type"] == "fp16_fp32" else "false"))
-    s.append("    net.opt.use_winograd_convolution = %s;" % ("true" if m["winograd"] else "false"))
+    if m["winograd"] is not None:
+        s.append("    net.opt.use_winograd_convolution = %s;" % ("true" if m["winograd"] else "false"))
     s.append("    const char* rt = getenv(\"KITE_DEPLOY_RUNTIME\");")
     s.append("    std::string runtime = rt && *rt ? rt : \"%s\";" % ("vulkan" if m["runtime"] == "cpu+gpu" else m["runtime"]))
     s.append("    net.opt.use_vulkan_compute = runtime == \"vulkan\";")
@@ -1023,6 +1026,9 @@ int main(int argc, char** argv)
     }
     const char* model = argv[1];
     kite::Net net;
+    // one thread unless KITE_DEPLOY_THREADS says otherwise (kiterun's default: same results)
+    const char* th = getenv("KITE_DEPLOY_THREADS");
+    net.opt.num_threads = th && atoi(th) > 0 ? atoi(th) : 1;
     const char* weights = strcmp(argv[3], "-") == 0 ? nullptr : argv[3];
     if (@LIB@::create_net(model, net, weights) != 0)
     {
@@ -1030,6 +1036,7 @@ int main(int argc, char** argv)
         return 1;
     }
     kite::Extractor ex = net.create_extractor();
+    ex.set_num_threads(net.opt.num_threads);
     for (int i = 0; i < @LIB@::input_count(model); i++)
     {
         kite::Mat m;
