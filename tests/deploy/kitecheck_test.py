@@ -39,7 +39,10 @@ def main():
     ap.add_argument("--models", required=True)
     a = ap.parse_args()
     kc = a.kitecheck
-    graphs = [("squeezenet", "[27,27,3]", "fire3/expand3x3"), ("mobilenet_v2", "[32,32,3]", "conv6_1/linear")]
+    # (graph, input shape, layer to break or None); squeezenet_int8: int8 layers,
+    # int8-stored blobs between them
+    graphs = [("squeezenet", "[27,27,3]", "fire3/expand3x3"), ("mobilenet_v2", "[32,32,3]", "conv6_1/linear"),
+              ("squeezenet_int8", "[27,27,3]", None)]
     for name, shape, victim in graphs:
         param = os.path.join(a.models, name + ".param")
         if not os.path.isfile(param):
@@ -47,12 +50,12 @@ def main():
             continue
         rc, out, err = run([kc, param, "random", "shape=" + shape])
         lines = [l for l in out.splitlines() if l.startswith("check ")]
-        fmt = all(re.match(r"^check \d+ \S+ \S+ \S+ max_rel=\S+ cosine=\S+( ran_on=cpu)?( ref_nonfinite)?$", l) for l in lines)
+        fmt = all(re.match(r"^check \d+ \S+ \S+ \S+ max_rel=\S+ cosine=\S+( ran_on=cpu)?( ref_nonfinite)?( int8_input)?$", l) for l in lines)
         backends = sorted(set(l.split()[4] for l in lines))
         check(rc == 0 and out.rstrip().endswith("all layers agree") and fmt and len(lines) > 20,
               "%s: all layers agree on %s (%d check lines, exit %d) %s" % (name, ",".join(backends), len(lines), rc, err.strip()[-200:]))
         for gpu in ("vulkan", "opencl"):
-            if gpu not in backends:
+            if gpu not in backends or victim is None:
                 continue
             ran_gpu = [l for l in lines if l.split()[4] == gpu and "ran_on=cpu" not in l]
             check(len(ran_gpu) > 0, "%s: layers ran on %s (%d)" % (name, gpu, len(ran_gpu)))

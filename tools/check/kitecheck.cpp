@@ -13,6 +13,10 @@
 //    cpu-neon, ...), `vulkan` / `opencl` run it on the first GPU device of
 //    that API (fp16=1|2 as kiterun: fp16 storage / arithmetic there and on the
 //    CPU rows), `reference` runs the reference row again (a sanity line).
+//    Each backend row is compared with the same one-layer net on the
+//    reference implementation; the `reference` row compares that one with
+//    the full reference run (not judged where an input blob is int8-stored
+//    there, between int8 layers: " int8_input").
 // 3. One line per layer and backend:
 //      check <index> <type> <name> <backend> max_rel=<r> cosine=<c>
 //    (max_rel: max |got - ref| / max |ref| over the layer's finite values; a
@@ -396,6 +400,7 @@ int main(int argc, char** argv)
     }
 
     std::vector<Mat> blob_ref(ref.blobs().size());
+    std::vector<char> blob_int8(ref.blobs().size(), 0); // stored as int8 in the full run
     {
         Extractor ex = ref.create_extractor();
         ex.set_light_mode(false);
@@ -423,8 +428,9 @@ int main(int argc, char** argv)
         for (size_t b = 0; b < ref.blobs().size(); b++)
         {
             Mat m;
-            if (ex.extract((int)b, m) != 0)
+            if (ex.extract((int)b, m, 1) != 0)
                 return fail("the reference run failed computing blob '" + ref.blobs()[b].name + "'");
+            blob_int8[b] = !m.empty() && m.elempack > 0 && m.elemsize / m.elempack == 1;
             blob_ref[b] = to_fp32(m);
         }
     }
@@ -479,8 +485,8 @@ int main(int argc, char** argv)
                 runs.push_back({"opencl", BACKEND_OPENCL, -1});
         }
 
-        for (const BackendRun& r : runs)
-        {
+        // run the layer alone on one backend row: its tops as fp32, where the layer ran
+        auto run_one = [&](const BackendRun& r, std::vector<Mat>& outs, int& ran) -> int {
             Net net;
             net.opt.num_threads = threads;
             net.opt.max_cpu_isa = r.isa;
@@ -491,49 +497,77 @@ int main(int argc, char** argv)
             net.opt.use_opencl = r.backend == BACKEND_OPENCL;
             g_first_error.clear();
             if (net.load_param_mem(text.c_str()) != 0)
-                return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load it alone");
+                return -2;
             if (!bin.empty() ? net.load_model(bin.data(), bin.size()) == 0 : net.load_model_empty() != 0)
-                return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load its weights alone");
+                return -3;
             Extractor ex = net.create_extractor();
             ex.set_light_mode(false);
-            bool ok = true;
             for (const std::string& b : seen)
-            {
-                int bi = ref.find_blob_index_by_name(b.c_str());
-                if (ex.input(b.c_str(), blob_ref[bi]) != 0)
-                    ok = false;
-            }
-            Diff d;
-            for (size_t t = 0; ok && t < L.tops.size(); t++)
+                if (ex.input(b.c_str(), blob_ref[ref.find_blob_index_by_name(b.c_str())]) != 0)
+                    return -1;
+            outs.assign(L.tops.size(), Mat());
+            for (size_t t = 0; t < L.tops.size(); t++)
             {
                 Mat m;
                 if (ex.extract(L.tops[t].c_str(), m) != 0)
-                {
-                    ok = false;
-                    break;
-                }
-                m = to_fp32(m);
+                    return -1;
+                outs[t] = to_fp32(m);
+            }
+            ran = ex.layer_backend((int)net.layers().size() - 1);
+            return 0;
+        };
+
+        // the baseline: this layer alone on the reference implementation. The
+        // full reference run's tops are compared on the `reference` row only:
+        // a blob the full run stores as int8 (between int8 layers) reaches the
+        // one-layer net as plain numbers, so that row is not judged there.
+        std::vector<Mat> base;
+        int base_ran = -1;
+        const int base_ret = run_one({"reference", BACKEND_CPU, CPU_ISA_NONE}, base, base_ran);
+        if (base_ret == -2)
+            return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load it alone");
+        if (base_ret == -3)
+            return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load its weights alone");
+        bool int8_input = false;
+        for (const std::string& b : seen)
+            int8_input = int8_input || blob_int8[ref.find_blob_index_by_name(b.c_str())];
+
+        for (const BackendRun& r : runs)
+        {
+            const bool is_ref = r.isa == CPU_ISA_NONE && r.backend == BACKEND_CPU;
+            std::vector<Mat> outs;
+            int ran = -1;
+            int ret = base_ret;
+            if (is_ref)
+                outs = base;
+            else if (base_ret == 0)
+                ret = run_one(r, outs, ran);
+            if (ret == -2 || ret == -3)
+                return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load it alone on " + r.label);
+            const bool ok = ret == 0;
+            Diff d;
+            for (size_t t = 0; ok && t < L.tops.size(); t++)
+            {
+                Mat m = outs[t];
                 if (!break_layer.empty() && break_layer == L.name && r.label.compare(0, break_backend.size(), break_backend) == 0 && !m.empty())
                 {
                     // KITECHECK_BREAK: what a broken kernel would return
                     Mat c = m.clone();
                     float* p = (float*)c.data;
                     const size_t n = c.dims >= 3 ? c.cstep * c.c : (size_t)c.w * c.h * c.d;
-                    float amp = 0.05f;
                     for (size_t j = 0; j < n; j++)
-                        p[j] += amp * (float)std::sin((double)j * 0.7) * (1.f + std::fabs(p[j]));
+                        p[j] += 0.05f * (float)std::sin((double)j * 0.7) * (1.f + std::fabs(p[j]));
                     m = c;
                 }
-                accumulate(d, blob_ref[ref.find_blob_index_by_name(L.tops[t].c_str())], m);
+                accumulate(d, is_ref ? blob_ref[ref.find_blob_index_by_name(L.tops[t].c_str())] : base[t], m);
             }
-            const int mini_index = (int)net.layers().size() - 1;
-            const int ran = ok ? ex.layer_backend(mini_index) : -1;
             const bool fell_back = ok && r.backend != BACKEND_CPU && ran == BACKEND_CPU;
-            const bool unjudged = fell_back || (ok && d.ref_nonfinite && !d.shape_mismatch);
+            const bool unjudged = fell_back || (ok && d.ref_nonfinite && !d.shape_mismatch) || (is_ref && int8_input);
             const double mr = ok ? max_rel(d) : INFINITY;
             const double cs = ok ? cosine(d) : 0;
-            printf("check %zu %s %s %s max_rel=%.3g cosine=%.8f%s%s%s\n", li, L.type.c_str(), L.name.c_str(), r.label.c_str(), mr, cs,
-                   fell_back ? " ran_on=cpu" : "", ok && d.ref_nonfinite ? " ref_nonfinite" : "", ok ? "" : " error=run_failed");
+            printf("check %zu %s %s %s max_rel=%.3g cosine=%.8f%s%s%s%s\n", li, L.type.c_str(), L.name.c_str(), r.label.c_str(), mr, cs,
+                   fell_back ? " ran_on=cpu" : "", ok && d.ref_nonfinite ? " ref_nonfinite" : "", is_ref && int8_input ? " int8_input" : "",
+                   ok ? "" : " error=run_failed");
             checked++;
             const bool bad = !ok || (!unjudged && (!(mr <= fp_rel) || !(cs >= fp_cos)));
             if (bad && first_bad_layer.empty())
