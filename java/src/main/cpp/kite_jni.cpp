@@ -113,7 +113,7 @@ jobject mat_to_java(JNIEnv* env, const kite::Mat& m)
     const size_t total = plane * channels;
     if (total > (size_t)INT32_MAX)
     {
-        throw_kite(env, "the blob is too large for a Java array");
+        env->ThrowNew(g_exception_class, "extract: the blob is too large for a Java array");
         return nullptr;
     }
     jfloatArray a = env->NewFloatArray((jsize)total);
@@ -137,7 +137,7 @@ bool mat_from_java(JNIEnv* env, jfloatArray data, jint dims, jint w, jint h, jin
         m.create(w, h, d, c, (size_t)4u);
     else
     {
-        throw_kite(env, "cannot input an empty Mat");
+        env->ThrowNew(g_exception_class, "input: the Mat is empty");
         return false;
     }
     if (m.empty())
@@ -149,7 +149,7 @@ bool mat_from_java(JNIEnv* env, jfloatArray data, jint dims, jint w, jint h, jin
     const size_t plane = (size_t)m.w * m.h * m.d;
     if ((size_t)env->GetArrayLength(data) != plane * channels)
     {
-        throw_kite(env, "the Mat's array does not match its shape");
+        env->ThrowNew(g_exception_class, "input: the Mat's array does not match its shape");
         return false;
     }
     for (int q = 0; q < channels; q++)

@@ -97,6 +97,10 @@ public class NetTest {
             net.loadParam(param.toString());
             net.loadModel(bin.toString());
             assertSameNumbers("files", expected.data, run(net));
+            try (Extractor ex = net.createExtractor()) { // by blob index: "data" is blob 0
+                ex.setNumThreads(1).input(0, Mat.fromFloats(input, 227, 227, 3));
+                assertSameNumbers("input by index", expected.data, ex.extract("output").toFloatArray());
+            }
         }
     }
 
