@@ -11,6 +11,9 @@
 // One line per model: "%20s  min = %7.2f  max = %7.2f  avg = %7.2f" (ms).
 // profile=1 adds a per-layer table (summed over the timed loops); trace=FILE
 // writes every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto).
+// `benchkite --help` lists the options; progress (each model as it starts, the
+// cool-downs) goes to stderr. Exit status 1 when a model fails, 2 on a wrong
+// command line (tools/common/args.h).
 
 #include "allocator.h"
 #include "fma_peak.h"
@@ -20,7 +23,10 @@
 #include "net.h"
 #include "platform.h"
 
+#include "common/args.h"
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -40,8 +46,28 @@
 #endif
 
 using namespace kite;
+using kite::tools::ToolInfo;
 
 namespace {
+
+const ToolInfo kInfo = {
+    "benchkite",
+    "[loop count] [num threads] [powersave] [gpu device] [cooling down] [key=value]...",
+    "Time inference of param files with zero weights, as benchncnn does (same positional arguments and output lines).",
+    {
+        {"loop count", "timed runs per model after 8 warm-up runs (default 4; 0: only load the model)"},
+        {"num threads", "CPU threads (default: the big cores)"},
+        {"powersave", "0 all cores, 1 little cores, 2 big cores (default 0)"},
+        {"gpu device", "-1 the CPU (default), N the GPU device N of backend="},
+        {"cooling down", "1 (default): wait 10 s before each model so the SoC cools down; 0: no wait"},
+        {"param=FILE|DIR", "a .param file or a folder of them (repeatable; default: benchmark/models or $KITE_SHARED_DIR/models/ncnn)"},
+        {"shape=[w,h,c]", "the input shape for every model (default: shapes.txt, else the Input layer's params)"},
+        {"backend=vulkan|opencl", "the GPU backend the gpu device index selects (default vulkan)"},
+        {"fp16=0|1|2", "1: fp16 storage, 2: fp16 storage and arithmetic (default 0)"},
+        {"profile=0|1", "1: a per-layer time table after each model"},
+        {"trace=FILE", "write every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto)"},
+    },
+    "One line per model on stdout: \"%20s  min = %7.2f  max = %7.2f  avg = %7.2f\" (ms); progress on stderr."};
 
 struct Settings
 {
@@ -375,8 +401,11 @@ void print_profile(const Profile& p, const char* model, double peak_gflops, cons
 // returns 0 on success
 int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, const Settings& s,
               UnlockedPoolAllocator& blob_pool, PoolAllocator& workspace_pool, FILE* trace, bool* trace_first,
-              double trace_origin, int model_index)
+              double trace_origin, int model_index, int model_count)
 {
+    char tag[64];
+    snprintf(tag, sizeof(tag), "[%d/%d] ", model_index + 1, model_count);
+    tools::progress(kInfo, tag + model.name);
     blob_pool.clear();
     workspace_pool.clear();
 
@@ -403,7 +432,7 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     bool binary = model.path.size() > 10 && model.path.compare(model.path.size() - 10, 10, ".param.bin") == 0;
     if ((binary ? net.load_param_bin(model.path.c_str()) : net.load_param(model.path.c_str())) != 0)
     {
-        fprintf(stderr, "%20s  failed: cannot load %s: %s\n", model.name.c_str(), model.path.c_str(), last_error());
+        fprintf(stderr, "%20s  failed: cannot load '%s': %s\n", model.name.c_str(), model.path.c_str(), last_error());
         return -1;
     }
     const double load_t0 = now_ms();
@@ -470,7 +499,10 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     };
 
     if (s.cooling_down)
+    {
+        tools::progress(kInfo, tag + model.name + ": cooling down for 10 s (cooling down = 0 skips it)");
         std::this_thread::sleep_for(std::chrono::seconds(10)); // let the SoC cool down, as benchncnn
+    }
 
     for (int i = 0; i < s.warmup_count; i++)
     {
@@ -510,14 +542,6 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     return 0;
 }
 
-void usage(const char* argv0)
-{
-    fprintf(stderr,
-            "usage: %s [loop count] [num threads] [powersave] [gpu device] [cooling down] [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE] [backend=vulkan|opencl] [fp16=0|1|2]\n"
-            "  defaults: 4 loops, %d threads, powersave 0, gpu -1 (cpu), cooling down 1\n",
-            argv0, get_physical_big_cpu_count());
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -529,15 +553,13 @@ int main(int argc, char** argv)
     std::vector<std::string> params;
     std::vector<int> shape_override;
 
+    int std_rc = tools::handle_standard_options(kInfo, argc, argv);
+    if (std_rc >= 0)
+        return std_rc;
     int positional = 0;
     for (int i = 1; i < argc; i++)
     {
         std::string a = argv[i];
-        if (a == "-h" || a == "--help")
-        {
-            usage(argv[0]);
-            return 0;
-        }
         size_t eq = a.find('=');
         if (eq == std::string::npos)
         {
@@ -545,9 +567,9 @@ int main(int argc, char** argv)
             long v = strtol(a.c_str(), &end, 10);
             if (a.empty() || *end != 0 || positional >= 5)
             {
-                usage(argv[0]);
-                fprintf(stderr, "benchkite: bad argument '%s'\n", a.c_str());
-                return 1;
+                if (a.size() > 1 && a[0] == '-' && (a[1] < '0' || a[1] > '9'))
+                    return tools::usage_error(kInfo, "unknown option '" + a + "'");
+                return tools::usage_error(kInfo, positional >= 5 ? "too many positional arguments at '" + a + "'" : "bad argument '" + a + "' (a number or key=value)");
             }
             int* slots[5] = {&s.loop_count, &s.num_threads, &s.powersave, &s.gpu_device, &s.cooling_down};
             *slots[positional++] = (int)v;
@@ -559,32 +581,23 @@ int main(int argc, char** argv)
         else if (k == "shape")
         {
             if (!parse_shape(v, shape_override))
-            {
-                fprintf(stderr, "benchkite: bad shape '%s' (expected [w,h,c])\n", v.c_str());
-                return 1;
-            }
+                return tools::usage_error(kInfo, "bad shape '" + v + "' (expected [w,h,c])");
         }
-        else if (k == "profile")
-            s.profile = atoi(v.c_str()) != 0;
+        else if (k == "profile" && (v == "0" || v == "1"))
+            s.profile = v == "1";
         else if (k == "trace")
             s.trace_path = v;
         else if (k == "backend" && (v == "vulkan" || v == "opencl"))
             s.gpu_backend = v;
         else if (k == "fp16" && (v == "0" || v == "1" || v == "2"))
             s.fp16 = v[0] - '0';
+        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16")
+            return tools::usage_error(kInfo, "bad value in '" + a + "'");
         else
-        {
-            usage(argv[0]);
-            fprintf(stderr, "benchkite: unknown option '%s'\n", a.c_str());
-            return 1;
-        }
+            return tools::usage_error(kInfo, "unknown option '" + k + "'");
     }
     if (s.loop_count < 0 || s.num_threads < 1 || s.powersave < 0 || s.powersave > 2)
-    {
-        usage(argv[0]);
-        fprintf(stderr, "benchkite: loop count and threads must be >= 1, powersave 0..2\n");
-        return 1;
-    }
+        return tools::usage_error(kInfo, "loop count must be >= 0, threads >= 1, powersave 0..2");
 
     // the models
     std::vector<ModelEntry> models;
@@ -606,8 +619,7 @@ int main(int argc, char** argv)
         }
         if (models.empty())
         {
-            fprintf(stderr, "benchkite: no models found (benchmark/models, $KITE_SHARED_DIR/models/ncnn, .); give param=FILE\n");
-            return 1;
+            return tools::failure(kInfo, "no models found (benchmark/models, $KITE_SHARED_DIR/models/ncnn, .); give param=FILE");
         }
     }
     for (const std::string& p : params)
@@ -616,7 +628,7 @@ int main(int argc, char** argv)
         {
             std::vector<ModelEntry> v = models_in_dir(p);
             if (v.empty())
-                fprintf(stderr, "benchkite: no .param files in '%s'\n", p.c_str());
+                tools::progress(kInfo, "warning: no .param files in " + tools::quoted(p));
             models.insert(models.end(), v.begin(), v.end());
         }
         else if (is_file(p))
@@ -634,8 +646,11 @@ int main(int argc, char** argv)
         }
         else
         {
-            fprintf(stderr, "benchkite: '%s' not found\n", p.c_str());
-            return 1;
+            struct stat st;
+            int err = stat(p.c_str(), &st) == 0 ? EISDIR : errno;
+            if (err == EISDIR) // neither a file nor a folder: a device, a fifo...
+                return tools::failure(kInfo, tools::quoted(p) + " is not a .param file or a folder");
+            return tools::failure(kInfo, tools::file_error("cannot open", p, err));
         }
     }
 
@@ -662,10 +677,7 @@ int main(int argc, char** argv)
     {
         trace = fopen(s.trace_path.c_str(), "w");
         if (!trace)
-        {
-            fprintf(stderr, "benchkite: cannot create '%s'\n", s.trace_path.c_str());
-            return 1;
-        }
+            return tools::failure(kInfo, tools::file_error("cannot create", s.trace_path));
         fprintf(trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
         for (size_t i = 0; i < models.size(); i++)
         {
@@ -678,7 +690,7 @@ int main(int argc, char** argv)
     int failed = 0;
     for (size_t i = 0; i < models.size(); i++)
     {
-        if (benchmark(models[i], shape_override, s, blob_pool, workspace_pool, trace, &trace_first, origin, (int)i) != 0)
+        if (benchmark(models[i], shape_override, s, blob_pool, workspace_pool, trace, &trace_first, origin, (int)i, (int)models.size()) != 0)
             failed++;
     }
 
@@ -687,8 +699,7 @@ int main(int argc, char** argv)
         fprintf(trace, "\n]}\n");
         if (fclose(trace) != 0)
         {
-            fprintf(stderr, "benchkite: write error on '%s'\n", s.trace_path.c_str());
-            return 1;
+            return tools::failure(kInfo, tools::file_error("cannot write", s.trace_path));
         }
     }
     return failed ? 1 : 0;

@@ -41,7 +41,8 @@ def parse_layers(param):
     """[(type, name, bottoms, tops, params dict id -> str)] of an ncnn text .param"""
     layers = []
     with open(param) as f:
-        lines = f.readlines()[2:]
+        lines = [l for l in f.readlines() if l.strip()]
+    lines = lines[2:2 + int(lines[1].split()[0])]  # the declared layer count, as ncnn reads it
     for line in lines:
         t = line.split()
         if len(t) < 4:

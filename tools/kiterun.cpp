@@ -14,7 +14,10 @@
 // packing=0 turns the packed layouts off (Option::use_packing_layout); isa=NAME
 // caps the CPU implementations at that level (reference, sse2, avx, avx2,
 // avxvnni, avx512, avx512vnni, neon, arm82: Option::max_cpu_isa).
-// Exit status 0 on success; on any error one line on stderr and status 1.
+// input=.npy shapes are checked against the Input layer's declared shape
+// (shapecheck=0 allows another). `kiterun --help` lists every option. Exit
+// status 0 on success; on an error one line on stderr and status 1, or 2 for a
+// wrong command line (tools/common/args.h).
 
 #include "allocator.h"
 #include "cpu.h"
@@ -76,7 +79,7 @@ LogCapture g_log;
 
 int fail(const std::string& what)
 {
-    std::string msg = "kiterun: " + what;
+    std::string msg = "kiterun: error: " + what;
     std::string first = g_log.first_error;
     std::string last = last_error();
     if (!first.empty())
@@ -96,13 +99,32 @@ int fail(const std::string& what)
     return 1;
 }
 
-void usage()
-{
-    fprintf(stderr,
-            "usage: kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...\n"
-            "               [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1|2]\n"
-            "               [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=reference|neon|...]\n");
-}
+const ToolInfo kInfo = {
+    "kiterun",
+    "model.param model.bin|random [key=value]...",
+    "Run a model once (or loop=N times) and print, per output blob, its shape and value statistics.",
+    {
+        {"model.param", "the model structure: text .param or binary .param.bin (told apart by the magic number)"},
+        {"model.bin|random", "its weights, or `random` for seeded random weights scaled per layer"},
+        {"input=BLOB:FILE.npy", "feed BLOB from a .npy file (numpy (c,h,w) = kite [w,h,c]); BLOB: may be left out with one input"},
+        {"shape=BLOB:[w,h,c]", "random input of this shape for BLOB instead of the declared one (shape=[w,h,c]: every input)"},
+        {"shapecheck=0|1", "1 (default): refuse an input=.npy whose shape differs from the Input layer's declared shape"},
+        {"output=BLOB", "extract BLOB (repeatable; default: every blob nobody consumes)"},
+        {"threads=N", "CPU threads (default 1)"},
+        {"seed=N", "seed of the random inputs and random weights (default 1)"},
+        {"device=cpu|vulkan[:N]|opencl[:N]", "where to run (default cpu); an unavailable GPU falls back to the CPU with a notice"},
+        {"fp16=0|1|2", "1: fp16 storage, 2: fp16 storage and arithmetic (default 0)"},
+        {"packing=0|1", "0 turns the packed layouts (elempack 4/8) off"},
+        {"isa=NAME", "cap the CPU implementations: reference, sse2, avx, avx2, avxvnni, avx512, avx512vnni, neon, arm82"},
+        {"save=DIR", "write each output as DIR/<blob>.npy (float32, '/' in names -> '_')"},
+        {"writebin=FILE", "write the weights used (e.g. the random ones) as an ncnn-compatible .bin"},
+        {"paramtype=text|bin", "read the param as text or binary regardless of its magic number"},
+        {"loop=N", "run N times and print min/max/avg times"},
+        {"verbose=0|1", "print the library's log messages"},
+    },
+    "Inputs without input= get uniform random values in [-1, 1) from the seed; their shape comes from\n"
+    "shape=, else the Input layer's params (0=w 1=h 2=c), else the param's shape hint. kite's shapes are\n"
+    "[w,h,c] (channels first: numpy (c,h,w), NCHW without the batch): an NHWC array must be transposed."};
 
 bool make_dir(const std::string& dir)
 {
@@ -160,6 +182,48 @@ std::vector<int> declared_input_shape(const Net& net, int blob_index)
     return s;
 }
 
+// a Mat's shape as kiterun's shapes are written: [w], [w,h], [w,h,c], [w,h,d,c]
+std::vector<int> npy_shape(const Mat& m)
+{
+    if (m.dims == 1)
+        return {m.w};
+    if (m.dims == 2)
+        return {m.w, m.h};
+    if (m.dims == 3)
+        return {m.w, m.h, m.c};
+    return {m.w, m.h, m.d, m.c};
+}
+
+// numpy's order of a kite shape: [w,h,c] -> (c,h,w)
+std::string numpy_shape_string(const std::vector<int>& s)
+{
+    std::string r = "(";
+    for (size_t i = s.size(); i-- > 0;)
+        r += std::to_string(s[i]) + (i ? "," : "");
+    return r + (s.size() == 1 ? ",)" : ")");
+}
+
+// the refusal of an input whose shape is not the declared one, with the
+// layout the model expects and, where the given shape looks like one, the fix
+std::string input_shape_mismatch(const std::string& name, const std::string& file, const std::vector<int>& declared,
+                                 const std::vector<int>& given)
+{
+    std::string msg = "input '" + name + "' from " + quoted(file) + ": the model declares " + shape_to_string(declared) + " (w,h,c: numpy " +
+                      numpy_shape_string(declared) + ", channels first as NCHW/CHW), the file has " + shape_to_string(given) +
+                      " (numpy " + numpy_shape_string(given) + ")";
+    std::vector<int> g = given;
+    if (g.size() == declared.size() + 1 && g.back() == 1)
+    {
+        g.pop_back(); // a leading batch of 1 in numpy order
+        msg += "; it has a batch dimension of 1";
+        if (g == declared)
+            return msg + ": drop it (x[0])";
+    }
+    if (declared.size() == 3 && g.size() == 3 && g[0] == declared[2] && g[1] == declared[0] && g[2] == declared[1])
+        return msg + "; that is NHWC/HWC data (channels last) for this NCHW model: transpose it (np.transpose(x, (2, 0, 1)))";
+    return msg + "; give data of the declared shape, or shapecheck=0 to run with this one";
+}
+
 Mat to_fp32(const Mat& m)
 {
     if (m.empty())
@@ -199,11 +263,14 @@ std::string blob_file_name(const std::string& name)
 
 int main(int argc, char** argv)
 {
+    int std_rc = handle_standard_options(kInfo, argc, argv);
+    if (std_rc >= 0)
+        return std_rc;
+    for (int i = 1; i < argc && i < 3; i++)
+        if (argv[i][0] == '-' && argv[i][1] != 0)
+            return usage_error(kInfo, std::string("unknown option '") + argv[i] + "'");
     if (argc < 3)
-    {
-        usage();
-        return 1;
-    }
+        return usage_error(kInfo, argc < 2 ? "missing model.param and model.bin|random" : "missing model.bin|random");
     set_log_sink(log_sink, &g_log);
 
     const std::string param_path = argv[1];
@@ -216,13 +283,14 @@ int main(int argc, char** argv)
     int loop = 1;
     int packing = -1; // packing=0|1: Option::use_packing_layout (default: the Option default)
     int max_isa = -1; // isa=NAME: Option::max_cpu_isa (default: the best the CPU has)
+    bool shapecheck = true;
 
     for (int i = 3; i < argc; i++)
     {
         std::string a = argv[i];
         size_t eq = a.find('=');
         if (eq == std::string::npos)
-            return fail("bad argument '" + a + "' (expected key=value; run without arguments for usage)");
+            return usage_error(kInfo, (a.size() > 1 && a[0] == '-' ? "unknown option '" : "bad argument '") + a + "' (expected key=value)");
         std::string k = a.substr(0, eq), v = a.substr(eq + 1);
         long long n = 0;
         if (k == "input")
@@ -253,8 +321,15 @@ int main(int argc, char** argv)
             packing = (int)n;
         else if (k == "isa" && isa_by_name(v) >= 0)
             max_isa = isa_by_name(v);
+        else if (k == "shapecheck" && (v == "0" || v == "1"))
+            shapecheck = v == "1";
         else
-            return fail("bad argument '" + a + "' (run without arguments for usage)");
+        {
+            bool known = false;
+            for (const ToolOption& o : kInfo.options)
+                known = known || std::string(o.spelling).compare(0, k.size() + 1, k + "=") == 0;
+            return usage_error(kInfo, known ? "bad value in '" + a + "'" : "unknown option '" + k + "'");
+        }
     }
 
     Net net;
@@ -273,10 +348,7 @@ int main(int argc, char** argv)
         if (colon != std::string::npos)
         {
             if (!parse_int_arg(dev.substr(colon + 1), index) || index < 0 || index > 1024)
-            {
-                fprintf(stderr, "kiterun: bad device index in '%s'\n", device.c_str());
-                return 1;
-            }
+                return usage_error(kInfo, "bad device index in '" + device + "'");
             dev = dev.substr(0, colon);
         }
         if (dev == "vulkan")
@@ -290,30 +362,24 @@ int main(int argc, char** argv)
             net.opt.opencl_device = (int)index;
         }
         else if (dev != "cpu")
-        {
-            fprintf(stderr, "kiterun: unknown device '%s' (cpu, vulkan[:N], opencl[:N])\n", device.c_str());
-            return 1;
-        }
+            return usage_error(kInfo, "unknown device '" + device + "' (cpu, vulkan[:N], opencl[:N])");
     }
 
     // param: text or binary (by paramtype=, else by the magic number)
-    bool binary_param = false;
-    if (paramtype.empty())
+    bool binary_param = paramtype == "bin";
     {
         FILE* fp = fopen(param_path.c_str(), "rb");
         if (!fp)
-            return fail("cannot open param '" + param_path + "'");
+            return failure(kInfo, file_error("cannot open", param_path));
         int magic = 0;
-        if (fread(&magic, 4, 1, fp) == 1 && magic == 7767517)
+        if (paramtype.empty() && fread(&magic, 4, 1, fp) == 1 && magic == 7767517)
             binary_param = true;
         fclose(fp);
     }
-    else
-        binary_param = paramtype == "bin";
     g_log.first_error.clear();
     clear_last_error();
     if ((binary_param ? net.load_param_bin(param_path.c_str()) : net.load_param(param_path.c_str())) != 0)
-        return fail("cannot load param '" + param_path + "'");
+        return fail("cannot load " + quoted(param_path));
 
     // weights
     {
@@ -329,7 +395,7 @@ int main(int argc, char** argv)
         {
             binfp = fopen(bin_arg.c_str(), "rb");
             if (!binfp)
-                return fail("cannot open model '" + bin_arg + "'");
+                return failure(kInfo, file_error("cannot open", bin_arg));
             dr = new DataReaderFromStdio(binfp);
             fmb = new ModelBinFromDataReader(*dr);
             mb = fmb;
@@ -343,15 +409,15 @@ int main(int argc, char** argv)
         if (binfp)
             fclose(binfp);
         if (ret != 0)
-            return fail(bin_arg == "random" ? std::string("cannot create random weights") : "cannot load model '" + bin_arg + "'");
+            return fail(bin_arg == "random" ? std::string("cannot create random weights") : "cannot load " + quoted(bin_arg));
         if (!writebin.empty())
         {
             FILE* fp = fopen(writebin.c_str(), "wb");
             if (!fp)
-                return fail("cannot create '" + writebin + "': " + strerror(errno));
+                return failure(kInfo, file_error("cannot create", writebin));
             int wr = rec.write(fp);
             if (fclose(fp) != 0 || wr != 0)
-                return fail("write error on '" + writebin + "'");
+                return failure(kInfo, file_error("cannot write", writebin));
         }
     }
 
@@ -371,11 +437,11 @@ int main(int argc, char** argv)
         if (!split_blob_value(a, input_names, blob, file))
         {
             if (input_names.size() != 1)
-                return fail("input=" + a + ": name the blob (input=BLOB:file.npy); inputs are " + std::to_string(input_names.size()));
+                return usage_error(kInfo, "input=" + a + ": name the blob (input=BLOB:file.npy); the model has " + std::to_string(input_names.size()) + " inputs");
             blob = input_names[0];
         }
         if (std::find(input_names.begin(), input_names.end(), blob) == input_names.end())
-            return fail("input=" + a + ": '" + blob + "' is not an Input blob of the model");
+            return usage_error(kInfo, "input=" + a + ": '" + blob + "' is not an Input blob of the model");
         input_files[blob] = file;
     }
     std::map<std::string, std::vector<int> > named_shapes;
@@ -386,14 +452,14 @@ int main(int argc, char** argv)
         bool named = split_blob_value(a, input_names, blob, value, "[");
         std::vector<int> s;
         if (!parse_shape(value, s))
-            return fail("shape=" + a + ": expected [w], [w,h], [w,h,c] or [w,h,d,c] of positive ints");
+            return usage_error(kInfo, "shape=" + a + ": expected [w], [w,h], [w,h,c] or [w,h,d,c] of positive ints");
         if (!named)
         {
             default_shape = s;
             continue;
         }
         if (std::find(input_names.begin(), input_names.end(), blob) == input_names.end())
-            return fail("shape=" + a + ": '" + blob + "' is not an Input blob of the model");
+            return usage_error(kInfo, "shape=" + a + ": '" + blob + "' is not an Input blob of the model");
         named_shapes[blob] = s;
     }
 
@@ -408,7 +474,10 @@ int main(int argc, char** argv)
         {
             std::string err = read_npy(f->second.c_str(), m);
             if (!err.empty())
-                return fail("input '" + name + "': " + err);
+                return failure(kInfo, "input '" + name + "': " + err);
+            const std::vector<int> declared = declared_input_shape(net, input_indexes[i]);
+            if (shapecheck && !declared.empty() && declared != npy_shape(m))
+                return failure(kInfo, input_shape_mismatch(name, f->second, declared, npy_shape(m)));
         }
         else
         {
@@ -450,7 +519,7 @@ int main(int argc, char** argv)
         for (const std::string& o : output_args)
         {
             if (net.find_blob_index_by_name(o.c_str()) < 0)
-                return fail("output=" + o + ": no blob of that name");
+                return usage_error(kInfo, "output=" + o + ": the model has no blob of that name");
             outputs.push_back(o);
         }
     }
@@ -495,7 +564,7 @@ int main(int argc, char** argv)
     }
 
     if (!save_dir.empty() && !make_dir(save_dir))
-        return fail("cannot create directory '" + save_dir + "'");
+        return failure(kInfo, file_error("cannot create directory", save_dir));
 
     for (size_t o = 0; o < outputs.size(); o++)
     {

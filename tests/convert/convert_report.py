@@ -26,7 +26,10 @@ import time
 def read_param(path):
     """The split lines of every layer of a text .param (type, name, nin, nout, blobs..., params...)."""
     with open(path) as f:
-        return [l.split() for l in f if l.strip()][2:]
+        lines = [l.split() for l in f if l.strip()]
+    # ncnn reads exactly the declared layer count; later lines are ignored
+    # (shared nanodet_m.param has one more line than its header says)
+    return lines[2:2 + int(lines[1][0])]
 
 
 CONV_LIKE = ("Convolution", "Deconvolution", "InnerProduct")  # DepthWise variants included by prefix

@@ -389,7 +389,7 @@ def parse_param_text(path):
     producer = {}
     inputs = []
     int8 = False
-    for t in lines[2:]:
+    for t in lines[2:2 + int(lines[1][0])]:  # the declared layer count, as ncnn reads it
         typ, nin, nout = t[0], int(t[2]), int(t[3])
         bottoms = t[4:4 + nin]
         tops = t[4 + nin:4 + nin + nout]

@@ -41,7 +41,8 @@ def blobs_to_check(param):
     """every blob without a consumer, plus the inputs of final softmax /
     detection layers (a random-weight detector may legitimately detect nothing)"""
     with open(param) as f:
-        lines = [l.split() for l in f if l.strip()][2:]
+        lines = [l.split() for l in f if l.strip()]
+    lines = lines[2:2 + int(lines[1][0])]  # the declared layer count, as ncnn reads it
     consumed, produced, producer = set(), [], {}
     for t in lines:
         nin, nout = int(t[2]), int(t[3])

@@ -1,10 +1,114 @@
 #include "args.h"
 
+#include <algorithm>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#ifndef KITE_VERSION_STRING
+#define KITE_VERSION_STRING "unknown"
+#endif
 
 namespace kite {
 namespace tools {
+
+const char* kite_version()
+{
+    return KITE_VERSION_STRING;
+}
+
+void print_help(const ToolInfo& info)
+{
+    // usage lines: the synopsis may hold several, one per '\n'
+    std::string syn = info.synopsis ? info.synopsis : "";
+    size_t start = 0;
+    bool first = true;
+    while (true)
+    {
+        size_t nl = syn.find('\n', start);
+        std::string line = syn.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        printf("%s %s %s\n", first ? "usage:" : "      ", info.name, line.c_str());
+        first = false;
+        if (nl == std::string::npos)
+            break;
+        start = nl + 1;
+    }
+    if (info.summary)
+        printf("\n%s\n", info.summary);
+    printf("\n");
+    size_t width = 0;
+    for (const ToolOption& o : info.options)
+        width = std::max(width, strlen(o.spelling));
+    width = std::max(width, strlen("-h, --help"));
+    width = std::min(width, (size_t)34); // a longer spelling just pushes its help to the right
+    auto row = [&](const char* spelling, const char* help) { printf("  %-*s  %s\n", (int)width, spelling, help); };
+    for (const ToolOption& o : info.options)
+        row(o.spelling, o.help);
+    row("-h, --help", "print this help on stdout and exit");
+    row("--version", "print the kite version and exit");
+    if (info.notes)
+        printf("\n%s\n", info.notes);
+    printf("\nexit status: 0 success, 1 failure, 2 usage error\n");
+}
+
+int handle_standard_options(const ToolInfo& info, int argc, char** argv)
+{
+    for (int i = 1; i < argc; i++)
+    {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+        {
+            print_help(info);
+            return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+        }
+        if (strcmp(argv[i], "--version") == 0)
+        {
+            printf("%s (kite) %s\n", info.name, kite_version());
+            return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+        }
+    }
+    return -1;
+}
+
+static std::string one_line(std::string s)
+{
+    for (char& ch : s)
+        if (ch == '\n' || ch == '\r')
+            ch = ' ';
+    return s;
+}
+
+int usage_error(const ToolInfo& info, const std::string& what)
+{
+    fprintf(stderr, "%s: error: %s (see '%s --help')\n", info.name, one_line(what).c_str(), info.name);
+    return EXIT_USAGE;
+}
+
+int failure(const ToolInfo& info, const std::string& what)
+{
+    fprintf(stderr, "%s: error: %s\n", info.name, what.c_str());
+    return EXIT_RUNTIME;
+}
+
+void progress(const ToolInfo& info, const std::string& what)
+{
+    fprintf(stderr, "%s: %s\n", info.name, what.c_str());
+    fflush(stderr);
+}
+
+std::string quoted(const std::string& path)
+{
+    return "'" + path + "'";
+}
+
+std::string file_error(const char* action, const std::string& path, int err)
+{
+    std::string s = std::string(action) + " " + quoted(path);
+    if (err != 0)
+        s += std::string(": ") + strerror(err);
+    return s;
+}
 
 bool parse_int_arg(const std::string& s, long long& v)
 {

@@ -1,5 +1,7 @@
 #include "npy.h"
 
+#include "args.h"
+
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -61,7 +63,7 @@ std::string read_npy(const char* path, Mat& m)
 {
     FILE* fp = fopen(path, "rb");
     if (!fp)
-        return std::string("cannot open '") + path + "'";
+        return file_error("cannot open", path);
     std::string err;
     unsigned char magic[8];
     if (fread(magic, 1, 8, fp) != 8 || memcmp(magic, "\x93NUMPY", 6) != 0)
@@ -272,7 +274,7 @@ std::string write_npy(const char* path, const Mat& m)
 
     FILE* fp = fopen(path, "wb");
     if (!fp)
-        return std::string("cannot create '") + path + "'";
+        return file_error("cannot create", path);
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
     pre[8] = (unsigned char)(header.size() & 0xff);
     pre[9] = (unsigned char)(header.size() >> 8);

@@ -4,23 +4,36 @@
 //   onnx2kite --ops        lists the ONNX operators it converts or folds
 //
 // Exit status 0 on success; otherwise one line (the unsupported-operator list
-// may span several) on stderr, status 1, and no output files.
+// may span several) on stderr, status 1 (2: a wrong command line), and no
+// output files. `onnx2kite --help` lists the options.
 #include "onnx_convert.h"
 #include "writer.h"
+
+#include "common/args.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 using namespace kite_onnx;
 
-static int usage()
-{
-    fprintf(stderr, "usage: onnx2kite model.onnx out.param out.bin [inputshape=NAME:[d0,d1,...]]...\n");
-    return 1;
-}
+using namespace kite::tools;
+
+static const ToolInfo kInfo = {
+    "onnx2kite",
+    "model.onnx out.param out.bin [inputshape=NAME:[d0,d1,...]]...\n--ops",
+    "Convert an ONNX model to kite's (ncnn's) param/bin format.",
+    {
+        {"model.onnx", "the ONNX model (batch 1)"},
+        {"out.param out.bin", "the files written (atomically: nothing is written on an error)"},
+        {"inputshape=NAME:[d0,...]", "the shape of input NAME in ONNX order (NCHW), for symbolic dimensions (repeatable)"},
+        {"--ops", "list the ONNX operators it converts or folds, one per line, and exit"},
+    },
+    "kite blobs are channels first ([w,h,c] = ONNX's NCHW without the batch). Unsupported operators are\n"
+    "listed all at once with their counts; nothing is written then."};
 
 static bool parse_shape_arg(const std::string& a, ConvertOptions& opt)
 {
@@ -48,52 +61,65 @@ static bool parse_shape_arg(const std::string& a, ConvertOptions& opt)
 
 int main(int argc, char** argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--ops") == 0)
+    int std_rc = handle_standard_options(kInfo, argc, argv);
+    if (std_rc >= 0)
+        return std_rc;
+    ConvertOptions opt;
+    bool list_ops = false;
+    std::vector<const char*> files;
+    for (int i = 1; i < argc; i++)
     {
+        std::string a = argv[i];
+        if (a == "--ops")
+            list_ops = true;
+        else if (a.size() > 1 && a[0] == '-')
+            return usage_error(kInfo, "unknown option '" + a + "'");
+        else if (a.compare(0, 11, "inputshape=") == 0)
+        {
+            if (!parse_shape_arg(a, opt))
+                return usage_error(kInfo, "bad argument '" + a + "' (expected inputshape=NAME:[d0,d1,...] of positive ints)");
+        }
+        else if (files.size() < 3)
+            files.push_back(argv[i]);
+        else
+            return usage_error(kInfo, "unknown argument '" + a + "'");
+    }
+    if (list_ops)
+    {
+        if (!files.empty())
+            return usage_error(kInfo, "--ops takes no file names");
         for (const std::string& op : supported_ops())
             printf("%s\n", op.c_str());
         return 0;
     }
-    if (argc < 4)
-        return usage();
-    ConvertOptions opt;
-    for (int i = 4; i < argc; i++)
-    {
-        std::string a = argv[i];
-        if (a.compare(0, 11, "inputshape=") != 0 || !parse_shape_arg(a, opt))
-        {
-            fprintf(stderr, "onnx2kite: error: bad argument '%s' (expected inputshape=NAME:[d0,d1,...])\n", argv[i]);
-            return 1;
-        }
-    }
+    if (files.size() < 3)
+        return usage_error(kInfo, "expected model.onnx out.param out.bin, got " + std::to_string(files.size()) + " file name(s)");
+    const char* const onnx_path = files[0];
+    const char* const param_out = files[1];
+    const char* const bin_out = files[2];
     auto t0 = std::chrono::steady_clock::now();
-    std::ifstream f(argv[1], std::ios::binary);
+    std::ifstream f(onnx_path, std::ios::binary);
     if (!f)
-    {
-        fprintf(stderr, "onnx2kite: error: cannot open %s: %s\n", argv[1], strerror(errno));
-        return 1;
-    }
+        return failure(kInfo, file_error("cannot open", onnx_path));
     std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     if (f.bad())
-    {
-        fprintf(stderr, "onnx2kite: error: cannot read %s\n", argv[1]);
-        return 1;
-    }
+        return failure(kInfo, file_error("cannot read", onnx_path));
+    if (data.size() > ((size_t)64 << 20)) // large models take seconds: say what is going on
+        progress(kInfo, "converting " + quoted(onnx_path) + " (" + std::to_string(data.size() >> 20) + " MiB)...");
     KGraph g;
     ConvertStats st;
     std::string err;
     kite::convert::FinalizeOptions fo;
     if (!convert_onnx_buffer(data.data(), data.size(), opt, g, fo.outputs, &st, err))
     {
-        fprintf(stderr, "onnx2kite: error: %s: %s\n", argv[1], err.c_str());
-        return 1;
+        return failure(kInfo, quoted(onnx_path) + ": " + err);
     }
-    if (kite::convert::finalize_and_write(g, argv[2], argv[3], "onnx2kite", fo) != 0)
+    if (kite::convert::finalize_and_write(g, param_out, bin_out, "onnx2kite", fo) != 0)
         return 1;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     int nodes = 0;
     for (const auto& kv : st.onnx_ops)
         nodes += kv.second;
-    fprintf(stderr, "onnx2kite: %s -> %s: %d nodes (%d folded) -> %d layers in %.1f ms\n", argv[1], argv[2], nodes, st.folded_nodes, (int)g.layers.size(), ms);
+    fprintf(stderr, "onnx2kite: %s -> %s: %d nodes (%d folded) -> %d layers in %.1f ms\n", onnx_path, param_out, nodes, st.folded_nodes, (int)g.layers.size(), ms);
     return 0;
 }

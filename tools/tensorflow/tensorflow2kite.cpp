@@ -11,13 +11,15 @@
 // kite's c,h,w); NCHW means kite's native CHW; NONE = no data format
 // (same as NHWC here: TF's order, no transposition). Outputs default to the
 // nodes nobody reads. Unsupported ops are listed all at once; on any error
-// nothing is written and the exit status is 1.
+// nothing is written and the exit status is 1 (2: a wrong command line).
 
 #include "graph.h"
 #include "report.h"
 #include "writer.h"
 
 #include "tf_convert.h"
+
+#include "common/args.h"
 
 #include <google/protobuf/stubs/common.h>
 #include <google/protobuf/stubs/logging.h>
@@ -54,12 +56,21 @@ std::vector<std::string> split(const std::string& s, char sep)
     return r;
 }
 
-int usage()
-{
-    fprintf(stderr, "usage: tensorflow2kite frozen.pb out.param out.bin [inputs=a,b] [outputs=x,y] [input_shapes=1,224,224,3:...]\n"
-                    "                       [input_formats=NHWC|NCHW|NONE,...] [output_formats=NHWC|NCHW|NONE,...] [fp16=1]\n");
-    return 1;
-}
+const tools::ToolInfo kInfo = {
+    "tensorflow2kite",
+    "frozen.pb out.param out.bin [key=value]...",
+    "Convert a frozen TensorFlow GraphDef (.pb) to kite's (ncnn's) param/bin format.",
+    {
+        {"frozen.pb", "the frozen graph (variables folded into constants)"},
+        {"out.param out.bin", "the files written (atomically: nothing is written on an error)"},
+        {"inputs=a,b", "the Placeholder nodes that are inputs (default: every Placeholder)"},
+        {"outputs=x,y", "the output nodes (default: the nodes nobody reads)"},
+        {"input_shapes=S:S", "one TF-order shape per input (1,224,224,3), ':' between inputs, for unknown dimensions"},
+        {"input_formats=F,...", "per input: NHWC (default: data in TF's order), NCHW (kite's channels first) or NONE"},
+        {"output_formats=F,...", "per output: NHWC (default), NCHW or NONE, as input_formats"},
+        {"fp16=0|1", "1: store the weights as fp16 (default 0)"},
+    },
+    "Unsupported ops are listed all at once (type, count, first node); nothing is written then."};
 
 bool parse_formats(const std::string& v, std::vector<tf::DataFormat>& out)
 {
@@ -81,20 +92,20 @@ bool parse_formats(const std::string& v, std::vector<tf::DataFormat>& out)
 
 int main(int argc, char** argv)
 {
-    if (argc < 4)
-        return usage();
+    int std_rc = tools::handle_standard_options(kInfo, argc, argv);
+    if (std_rc >= 0)
+        return std_rc;
     tf::ConvertOptions opt;
     bool fp16 = false;
-    for (int i = 4; i < argc; i++)
+    std::vector<const char*> files;
+    for (int i = 1; i < argc; i++)
     {
         const std::string a = argv[i];
+        if (a.size() > 1 && a[0] == '-')
+            return tools::usage_error(kInfo, "unknown option '" + a + "'");
         const size_t eq = a.find('=');
-        if (eq == std::string::npos)
-        {
-            fprintf(stderr, "tensorflow2kite: error: argument '%s' is not key=value\n", argv[i]);
-            return usage();
-        }
-        const std::string k = a.substr(0, eq), v = a.substr(eq + 1);
+        const std::string k = eq == std::string::npos ? std::string() : a.substr(0, eq);
+        const std::string v = eq == std::string::npos ? std::string() : a.substr(eq + 1);
         if (k == "inputs")
         {
             opt.inputs = split(v, ',');
@@ -113,10 +124,7 @@ int main(int argc, char** argv)
                     char* end = nullptr;
                     const long long x = strtoll(d.c_str(), &end, 10);
                     if (d.empty() || *end || x <= 0 || x > (1LL << 30))
-                    {
-                        fprintf(stderr, "tensorflow2kite: error: input_shapes: '%s' is not a list of positive ints\n", s.c_str());
-                        return 1;
-                    }
+                        return tools::usage_error(kInfo, "input_shapes: '" + s + "' is not a list of positive ints");
                     shape.push_back(x);
                 }
                 opt.input_shapes.push_back(shape);
@@ -125,32 +133,38 @@ int main(int argc, char** argv)
         else if (k == "input_formats" || k == "output_formats")
         {
             if (!parse_formats(v, k == "input_formats" ? opt.input_formats : opt.output_formats))
-            {
-                fprintf(stderr, "tensorflow2kite: error: %s: each format is NHWC, NCHW or NONE\n", k.c_str());
-                return 1;
-            }
+                return tools::usage_error(kInfo, k + ": each format is NHWC, NCHW or NONE");
         }
-        else if (k == "fp16")
+        else if (k == "fp16" && (v == "0" || v == "1"))
         {
             fp16 = v == "1";
         }
+        else if (files.size() < 3 && k.empty())
+        {
+            files.push_back(argv[i]);
+        }
         else
         {
-            fprintf(stderr, "tensorflow2kite: error: unknown argument '%s'\n", k.c_str());
-            return usage();
+            return tools::usage_error(kInfo, (k == "fp16" ? "bad value in '" : "unknown argument '") + a + "'");
         }
     }
+    if (files.size() < 3)
+        return tools::usage_error(kInfo, "expected frozen.pb out.param out.bin, got " + std::to_string(files.size()) + " file name(s)");
+    const char* const pb_path = files[0];
+    const char* const param_out = files[1];
+    const char* const bin_out = files[2];
 
     const auto t0 = std::chrono::steady_clock::now();
-    std::ifstream f(argv[1], std::ios::binary);
+    std::ifstream f(pb_path, std::ios::binary);
     if (!f)
-    {
-        fprintf(stderr, "tensorflow2kite: error: cannot open %s\n", argv[1]);
-        return 1;
-    }
+        return tools::failure(kInfo, tools::file_error("cannot open", pb_path));
     std::stringstream ss;
     ss << f.rdbuf();
+    if (f.bad())
+        return tools::failure(kInfo, tools::file_error("cannot read", pb_path));
     const std::string bytes = ss.str();
+    if (bytes.size() > ((size_t)64 << 20)) // large models take seconds: say what is going on
+        tools::progress(kInfo, "converting " + tools::quoted(pb_path) + " (" + std::to_string(bytes.size() >> 20) + " MiB)...");
 
     // protobuf's own parse complaints (e.g. invalid UTF-8) would precede our
     // one-line error; the parse failure is reported below
@@ -163,8 +177,7 @@ int main(int argc, char** argv)
     google::protobuf::ShutdownProtobufLibrary();
     if (ret != 0)
     {
-        fprintf(stderr, "tensorflow2kite: error: %s: %s\n", argv[1], error.c_str());
-        return 1;
+        return tools::failure(kInfo, tools::quoted(pb_path) + ": " + error);
     }
     if (!unsupported.empty())
         return unsupported.print("tensorflow2kite");
@@ -172,9 +185,9 @@ int main(int argc, char** argv)
         convert::use_fp16_storage(g);
     convert::FinalizeOptions fo;
     fo.outputs = outputs;
-    if (convert::finalize_and_write(g, argv[2], argv[3], "tensorflow2kite", fo) != 0)
+    if (convert::finalize_and_write(g, param_out, bin_out, "tensorflow2kite", fo) != 0)
         return 1;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    fprintf(stderr, "tensorflow2kite: %s -> %s, %s: %d layers, %.0f ms\n", argv[1], argv[2], argv[3], (int)g.layers.size(), ms);
+    fprintf(stderr, "tensorflow2kite: %s -> %s, %s: %d layers, %.0f ms\n", pb_path, param_out, bin_out, (int)g.layers.size(), ms);
     return 0;
 }

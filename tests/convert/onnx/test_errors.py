@@ -31,15 +31,15 @@ def small_model(batch_dim=1, extra_nodes=()):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
-def expect_fail(tag, data, *needles, extra=()):
+def expect_fail(tag, data, *needles, extra=(), status=1):
     path = os.path.join(work, tag + ".onnx")
     with open(path, "wb") as f:
         f.write(data)
     param, binf = os.path.join(work, tag + ".param"), os.path.join(work, tag + ".bin")
     r = subprocess.run([onnx2kite, path, param, binf] + list(extra), capture_output=True, text=True, errors="replace")
     msg = r.stderr.strip()
-    if r.returncode != 1:
-        failures.append("%s: exit %d (want 1): %s" % (tag, r.returncode, msg[-300:]))
+    if r.returncode != status:  # 1: a failure, 2: a wrong command line
+        failures.append("%s: exit %d (want %d): %s" % (tag, r.returncode, status, msg[-300:]))
     elif not msg.startswith("onnx2kite: "):
         failures.append("%s: no clear message: %r" % (tag, msg[:200]))
     for n in needles:
@@ -112,7 +112,7 @@ open(p, "wb").write(m.SerializeToString())
 r = subprocess.run([onnx2kite, p, p + ".param", p + ".bin", "inputshape=x:[1,3,8,8]"], capture_output=True, text=True, errors="replace")
 if r.returncode != 0:
     failures.append("inputshape= did not fix the symbolic dimension: " + r.stderr)
-expect_fail("bad_arg", good, "bad argument", extra=["inputshape=x:[1,-3]"])
+expect_fail("bad_arg", good, "bad argument", extra=["inputshape=x:[1,-3]"], status=2)
 # opset out of range
 m = small_model()
 m.opset_import[0].version = 3

@@ -47,7 +47,8 @@ def main():
         return p
 
     cases = [
-        # (name, file, extra args, text the error must contain)
+        # (name, file, extra args, text the error must contain); the last three
+        # are usage errors (exit status 2, tools/common/args.h), the others 1
         ("missing file", os.path.join(args.work, "does_not_exist.pb"), [], "cannot open"),
         ("empty file", write("empty.pb", b""), [], "empty file"),
         ("garbage", write("garbage.pb", bytes(rng.integers(0, 256, 4000, dtype=np.uint8))), [], "GraphDef"),
@@ -62,6 +63,7 @@ def main():
         ("unknown argument", write("good4.pb", good), ["colour=blue"], "unknown argument"),
     ]
     failures = 0
+    usage_errors = ("bad input format", "bad input shape", "unknown argument")
     for name, path, extra, expect in cases:
         param = os.path.join(args.work, "out.param")
         binf = os.path.join(args.work, "out.bin")
@@ -72,8 +74,9 @@ def main():
         err = r.stderr
         expects = expect if isinstance(expect, list) else [expect]
         problems = []
-        if r.returncode != 1:
-            problems.append("exit status %d (want 1)" % r.returncode)
+        want = 2 if name in usage_errors else 1
+        if r.returncode != want:
+            problems.append("exit status %d (want %d)" % (r.returncode, want))
         for e in expects:
             if e not in err:
                 problems.append("stderr lacks %r" % e)
