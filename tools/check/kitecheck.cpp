@@ -66,6 +66,23 @@ using namespace kite::tools;
 
 namespace {
 
+const ToolInfo kInfo = {
+    "kitecheck",
+    "MODEL.param MODEL.bin|random [shape=[w,h,c]] [shape=BLOB:[w,h,c]]... [backends=LIST] [fp16=0|1|2] [seed=N] [threads=N]\n--types",
+    "Run every layer of a model alone on every backend on the reference run's inputs and name the first that disagrees.",
+    {{"MODEL.param", "the graph (text .param)"},
+     {"MODEL.bin|random", "its weights, or seeded random ones"},
+     {"shape=[w,h,c] / shape=BLOB:[w,h,c]", "input shapes (default: the Input layers' own)"},
+     {"backends=reference,cpu,vulkan,opencl", "what to compare (cpu: every CPU ISA row of each layer type this machine runs)"},
+     {"fp16=0|1|2", "1: fp16 storage, 2: and fp16 arithmetic on the optimised rows and GPUs (looser thresholds)"},
+     {"seed=N", "seed of the random inputs and weights (default 1)"},
+     {"threads=N", "CPU threads (default 1)"},
+     {"--types", "list the ncnn layer type indices and exit"}},
+    "Prints 'check <index> <type> <name> <backend> max_rel=<r> cosine=<c>' per layer and backend, then\n"
+    "'first bad layer: <name> on <backend>' (exit 1) or 'all layers agree' (exit 0); exit 2 on a wrong\n"
+    "command line or a model that cannot be loaded or run. KITECHECK_BREAK=<layer>@<backend> perturbs\n"
+    "that layer's output there (tests)."};
+
 std::string g_first_error;
 
 void log_sink(int level, const char* message, void*)
@@ -76,7 +93,7 @@ void log_sink(int level, const char* message, void*)
 
 int fail(const std::string& what)
 {
-    std::string msg = "kitecheck: " + what;
+    std::string msg = "kitecheck: error: " + what;
     if (!g_first_error.empty())
         msg += ": " + g_first_error;
     for (char& ch : msg)
@@ -259,13 +276,13 @@ std::vector<int> cpu_isa_rows(const std::string& type)
 
 int main(int argc, char** argv)
 {
-    if (argc < 2 || (argc < 3 && strcmp(argv[1], "--types") != 0))
     {
-        fprintf(stderr,
-                "usage: kitecheck MODEL.param MODEL.bin|random [shape=[w,h,c]] [shape=BLOB:[w,h,c]]...\n"
-                "                 [backends=reference,cpu,vulkan,opencl] [fp16=0|1|2] [seed=N] [threads=N]\n");
-        return 2;
+        int rc = handle_standard_options(kInfo, argc, argv);
+        if (rc >= 0)
+            return rc;
     }
+    if (argc < 2 || (argc < 3 && strcmp(argv[1], "--types") != 0))
+        return usage_error(kInfo, "expected MODEL.param MODEL.bin|random");
     set_log_sink(log_sink, nullptr);
     if (argc == 2 && strcmp(argv[1], "--types") == 0)
     {
@@ -288,7 +305,7 @@ int main(int argc, char** argv)
         std::string a = argv[i];
         size_t eq = a.find('=');
         if (eq == std::string::npos)
-            return fail("bad argument '" + a + "' (expected key=value)");
+            return usage_error(kInfo, "bad argument '" + a + "' (expected key=value)");
         std::string k = a.substr(0, eq), v = a.substr(eq + 1);
         long long n = 0;
         if (k == "shape")
@@ -302,7 +319,7 @@ int main(int argc, char** argv)
                 size_t c = v.find(',', p);
                 std::string b = v.substr(p, c == std::string::npos ? std::string::npos : c - p);
                 if (b != "reference" && b != "cpu" && b != "vulkan" && b != "opencl")
-                    return fail("backends=" + v + ": unknown backend '" + b + "' (reference, cpu, vulkan, opencl)");
+                    return usage_error(kInfo, "backends=" + v + ": unknown backend '" + b + "' (reference, cpu, vulkan, opencl)");
                 backends.push_back(b);
                 if (c == std::string::npos)
                     break;
@@ -316,7 +333,7 @@ int main(int argc, char** argv)
         else if (k == "threads" && parse_int_arg(v, n) && n >= 1 && n <= 1024)
             threads = (int)n;
         else
-            return fail("bad argument '" + a + "'");
+            return usage_error(kInfo, "bad argument '" + a + "'");
     }
 
     // the weights as a .bin file (random ones are written to a temporary file

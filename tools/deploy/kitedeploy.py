@@ -18,8 +18,9 @@ validate  the source framework and kite on the same inputs; one line per output
           `validate <model> <output> <runtime> cosine=<c> max_rel=<r> PASS|FAIL`
 benchmark per-layer times (benchkite profile=1) and the whole-model time
 
-Every error names the model and the key; outputs are written to a temporary
-directory and moved into place only when the whole step succeeded.
+Every error names the model and the key (one line, exit 1; a wrong command
+line exits 2; validate exits 1 when an output FAILs); outputs are written to a
+temporary directory and moved into place only when the whole step succeeded.
 """
 
 import argparse
@@ -1136,8 +1137,18 @@ def cmd_build(cfg, args, tools, models):
 TYPE_INDEX = None
 
 
+def kite_version():
+    try:
+        with open(os.path.join(REPO, "CMakeLists.txt")) as f:
+            m = re.search(r"project\(\s*kite\s+VERSION\s+([0-9.]+)", f.read())
+        return m.group(1) if m else "unknown"
+    except OSError:
+        return "unknown"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="kitedeploy", description="deploy models described by a YAML deployment file")
+    ap.add_argument("--version", action="version", version="kitedeploy (kite) %s" % kite_version())
     ap.add_argument("command", choices=["convert", "build", "run", "validate", "benchmark"])
     ap.add_argument("--config", required=True)
     ap.add_argument("--model", action="append", help="only this model (repeatable)")
@@ -1170,8 +1181,9 @@ def main(argv=None):
               "benchmark": cmd_benchmark}[args.command]
         return fn(cfg, args, tools, models) or 0
     except DeployError as e:
+        # a run-time failure (tools/common/args.h conventions: 1; a wrong command line: 2, from argparse)
         sys.stderr.write("kitedeploy: error: %s\n" % e)
-        return 2
+        return 1
 
 
 if __name__ == "__main__":
