@@ -50,7 +50,7 @@ def main():
             continue
         rc, out, err = run([kc, param, "random", "shape=" + shape])
         lines = [l for l in out.splitlines() if l.startswith("check ")]
-        fmt = all(re.match(r"^check \d+ \S+ \S+ \S+ max_rel=\S+ cosine=\S+( ran_on=cpu)?( ref_nonfinite)?( int8_input)?$", l) for l in lines)
+        fmt = all(re.match(r"^check \d+ \S+ \S+ \S+ max_rel=\S+ cosine=\S+( ran_on=cpu)?( ref_nonfinite)?( int8)?$", l) for l in lines)
         backends = sorted(set(l.split()[4] for l in lines))
         check(rc == 0 and out.rstrip().endswith("all layers agree") and fmt and len(lines) > 20,
               "%s: all layers agree on %s (%d check lines, exit %d) %s" % (name, ",".join(backends), len(lines), rc, err.strip()[-200:]))

@@ -15,8 +15,8 @@
 //    CPU rows), `reference` runs the reference row again (a sanity line).
 //    Each backend row is compared with the same one-layer net on the
 //    reference implementation; the `reference` row compares that one with
-//    the full reference run (not judged where an input blob is int8-stored
-//    there, between int8 layers: " int8_input").
+//    the full reference run (not judged for int8 layers and where an input
+//    blob is int8-stored there, between int8 layers: " int8").
 // 3. One line per layer and backend:
 //      check <index> <type> <name> <backend> max_rel=<r> cosine=<c>
 //    (max_rel: max |got - ref| / max |ref| over the layer's finite values; a
@@ -545,9 +545,18 @@ int main(int argc, char** argv)
             return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load it alone");
         if (base_ret == -3)
             return fail("layer " + std::to_string(li) + " '" + L.name + "' (" + L.type + "): cannot load its weights alone");
+        // int8 layers (int8 weights) or int8-stored inputs: the full run's
+        // quantisation context differs from a one-layer net's
         bool int8_input = false;
         for (const std::string& b : seen)
             int8_input = int8_input || blob_int8[ref.find_blob_index_by_name(b.c_str())];
+        for (const convert::Weight& w : L.weights)
+            int8_input = int8_input || w.storage == convert::Weight::INT8;
+        // int8_scale_term (param 8) of the convolution / inner-product family
+        if ((L.type.find("Convolution") != std::string::npos || L.type == "InnerProduct") && L.params.get_int(8, 0) != 0)
+            int8_input = true;
+        if (L.type == "Quantize" || L.type == "Dequantize" || L.type == "Requantize")
+            int8_input = true;
 
         for (const BackendRun& r : runs)
         {
@@ -583,7 +592,7 @@ int main(int argc, char** argv)
             const double mr = ok ? max_rel(d) : INFINITY;
             const double cs = ok ? cosine(d) : 0;
             printf("check %zu %s %s %s max_rel=%.3g cosine=%.8f%s%s%s%s\n", li, L.type.c_str(), L.name.c_str(), r.label.c_str(), mr, cs,
-                   fell_back ? " ran_on=cpu" : "", ok && d.ref_nonfinite ? " ref_nonfinite" : "", is_ref && int8_input ? " int8_input" : "",
+                   fell_back ? " ran_on=cpu" : "", ok && d.ref_nonfinite ? " ref_nonfinite" : "", is_ref && int8_input ? " int8" : "",
                    ok ? "" : " error=run_failed");
             checked++;
             const bool bad = !ok || (!unjudged && (!(mr <= fp_rel) || !(cs >= fp_cos)));
