@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kitedeploy: deploy models described by a YAML deployment file (docs/deployment.md).
+"""kitedeploy: deploy models described by a YAML deployment file (docs/kitedeploy.md).
 
   kitedeploy {convert|build|run|validate|benchmark} --config FILE.yml [--model NAME]
              [--runtime cpu|vulkan|opencl] [--target-abi host|arm64-v8a|armeabi-v7a]
