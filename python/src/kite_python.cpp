@@ -266,6 +266,12 @@ std::vector<std::string> gpu_devices(int backend)
     {
         kite::Option o;
         o.use_vulkan_compute = true;
+        // probing past the last device logs a warning: keep it out of stderr
+        kite::set_log_sink([](int level, const char* msg, void*) {
+            if (level == kite::LOG_ERROR)
+                fprintf(stderr, "kite: error: %s\n", msg);
+        }, nullptr);
+        struct Restore { ~Restore() { kite::set_log_sink(nullptr, nullptr); } } restore;
         for (int i = 0; i < 16; i++)
         {
             o.vulkan_device = i;
@@ -515,6 +521,15 @@ PYBIND11_MODULE(_kite, m)
                  return r;
              },
              py::arg("blob"), "run what the blob needs and return it (fp32, elempack 1); releases the GIL")
+        .def("layer_backends", [](PyExtractor& e) {
+                 std::lock_guard<std::mutex> g(e.lock);
+                 const PyNet* net = e.net_ref.cast<const PyNet*>();
+                 std::vector<int> r;
+                 for (int i = 0; i < (int)net->net.layers().size(); i++)
+                     r.push_back(e.ex.layer_backend(i));
+                 return r;
+             },
+             "per layer, where it last ran: 0 CPU, kite.BACKEND_VULKAN, kite.BACKEND_OPENCL (-1: not run)")
         .def("set_num_threads", [](PyExtractor& e, int n) { e.ex.set_num_threads(n); })
         .def("set_light_mode", [](PyExtractor& e, bool b) { e.ex.set_light_mode(b); })
         .def("clear", [](PyExtractor& e) { std::lock_guard<std::mutex> g(e.lock); e.ex.clear(); e.inputs_keep.clear(); })

@@ -55,3 +55,61 @@ def test_convert_onnx_errors(tmp_path):
         kite.convert_onnx(b"\x01\x02garbage")
     with pytest.raises(ValueError, match="cannot open"):
         kite.convert_onnx(str(tmp_path / "missing.onnx"))
+
+
+def test_convert_caffe_errors(tmp_path):
+    if not hasattr(kite, "convert_caffe"):
+        pytest.skip("no Caffe converter")
+    proto = b'name: "t"\ninput: "data"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n' \
+            b'layer { name: "c" type: "Convolution" bottom: "data" top: "c" convolution_param { num_output: 4 kernel_size: 3 } }\n'
+    with pytest.raises(RuntimeError, match="caffe2kite"):
+        kite.convert_caffe(proto, b"\xff\xff\xff not a caffemodel")
+    with pytest.raises(ValueError, match="empty"):
+        kite.convert_caffe(proto, b"")
+
+
+TF_SCRIPT = r"""
+import sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+out = sys.argv[1]
+rng = np.random.default_rng(int(sys.argv[2]))
+w = tf.constant(rng.standard_normal((3, 3, 3, 5)).astype(np.float32))
+
+
+@tf.function(input_signature=[tf.TensorSpec([1, 7, 9, 3], tf.float32, name="x")])
+def f(x):
+    return tf.nn.relu(tf.nn.conv2d(x, w, strides=1, padding="SAME"), name="y")
+
+
+x = rng.standard_normal((1, 7, 9, 3)).astype(np.float32)
+open(out + "/frozen.pb", "wb").write(convert_variables_to_constants_v2(f.get_concrete_function()).graph.as_graph_def().SerializeToString())
+np.save(out + "/x.npy", x[0])
+np.save(out + "/y.npy", f(tf.constant(x)).numpy()[0])
+"""
+
+
+def test_convert_tensorflow(tmp_path):
+    """TensorFlow runs in a child process: loaded into this one, its LLVM and
+    the Mesa/PoCL drivers' (GPU device listing) clash."""
+    if not hasattr(kite, "convert_tensorflow"):
+        pytest.skip("no TensorFlow converter")
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("tensorflow is not installed")
+    subprocess.run([sys.executable, "-c", TF_SCRIPT, str(tmp_path), str(SEED)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    x, ref = np.load(tmp_path / "x.npy"), np.load(tmp_path / "y.npy")  # NHWC, batch dropped
+    param, binw = kite.convert_tensorflow(str(tmp_path / "frozen.pb"), outputs=["y"])
+    net = kite.Net()
+    net.load_param(param)
+    net.load_model(binw)
+    with net.create_extractor() as ex:
+        ex.input(net.input_names()[0], x)  # TensorFlow's order: the default input format NHWC
+        out = np.array(ex.extract(net.output_names()[0]))
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4, err_msg="seed %d" % SEED)

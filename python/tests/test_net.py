@@ -138,3 +138,27 @@ def test_bench_prints_table(squeezenet):
     assert r.returncode == 0, r.stderr
     assert "loop_count = 1" in r.stdout
     assert "squeezenet  min = " in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("backend", ["vulkan", "opencl"])
+def test_gpu_backend_matches_cpu(squeezenet, backend):
+    devices = kite.vulkan_devices() if backend == "vulkan" else kite.opencl_devices()
+    if not devices:
+        pytest.skip("no %s device (or the module was built without it)" % backend)
+    param, binp, x, ref = squeezenet
+    net = kite.Net()
+    if backend == "vulkan":
+        net.opt.use_vulkan_compute = True
+        net.opt.vulkan_device = 0
+    else:
+        net.opt.use_opencl = True
+        net.opt.opencl_device = 0
+    net.load_param(param)
+    net.load_model(binp)
+    with net.create_extractor() as ex:
+        ex.input("data", x)
+        out = np.array(ex.extract("output"))
+        want = kite.BACKEND_VULKAN if backend == "vulkan" else kite.BACKEND_OPENCL
+        assert want in ex.layer_backends(), "no layer ran on %s" % backend
+    # fp32 on the device, other summation orders: close, not equal
+    np.testing.assert_allclose(out, ref.reshape(-1), rtol=1e-3, atol=1e-6, err_msg="%s on %s, seed %d" % (backend, devices[0], SEED))
