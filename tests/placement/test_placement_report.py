@@ -9,7 +9,8 @@ order; isa=reference puts every layer on cpu:reference; at the machine's best
 ISA the convolution runs on an optimised cpu:<isa> row; a CPU run shows no GPU
 rows; output= on an intermediate blob leaves the later layers at `-`;
 placement=2 prints the rows chosen at load without running; where a Vulkan or
-OpenCL device exists, the rows agree with kiterun's `backends:` counts.
+OpenCL device exists, the rows agree with kiterun's `backends:` counts; and
+loop=N's `rss_kb first=N last=N` line.
 """
 
 import argparse
@@ -109,6 +110,16 @@ def main():
     rc, out, err = run(exe, param, "random", "placement=1")
     rows1 = parse(out) or []
     check([r[3:] for r in rows1] == [r[3:] for r in rows2], "placement=2 agrees with the run where nothing falls back")
+
+    # loop=N: the resident-memory line (issue 20); loops= is the same option
+    rc, out, err = run(exe, param, "random", "loop=3")
+    m = re.search(r"^rss_kb first=(\d+) last=(\d+)$", out, re.M)
+    check(rc == 0 and m is not None and int(m.group(1)) > 0 and int(m.group(2)) > 0,
+          "loop=3 prints 'rss_kb first=N last=N' (%s)" % (m.group(0) if m else out.strip()[-200:]))
+    rc, out, err = run(exe, param, "random", "loops=2")
+    check(rc == 0 and re.search(r"^rss_kb first=\d+ last=\d+$", out, re.M) is not None, "loops=2 is loop=2")
+    rc, out, err = run(exe, param, "random")
+    check(rc == 0 and "rss_kb" not in out, "a single run prints no rss_kb line")
 
     rc, out, err = run(exe, param, "random", "placement=3")
     check(rc != 0 and err.startswith("kiterun: "), "placement=3 is refused")
