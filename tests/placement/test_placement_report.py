@@ -128,8 +128,12 @@ def main():
     for dev in ("vulkan", "opencl"):
         rc, out, err = run(exe, param, "random", "placement=1", "device=" + dev)
         m = re.search(r"^backends:.* %s=(\d+) cpu=(\d+)$" % dev, out, re.M)
-        if rc != 0 or not m or m.group(1) == "0":
-            print("skip  device=%s: no %s device (exit %d)" % (dev, dev, rc))
+        if rc != 0:
+            check(False, "device=%s: exit %d: %s" % (dev, rc, err.strip()[-300:]))
+            continue
+        if not m or m.group(1) == "0":
+            # no such device (or backend not built): kiterun ran on the CPU
+            check(not any(r[3] in ("vulkan", "opencl") for r in (parse(out) or [])), "device=%s without a device: no GPU rows" % dev)
             continue
         rows = parse(out) or []
         ngpu = sum(1 for r in rows if r[3] == dev)
