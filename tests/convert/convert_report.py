@@ -54,6 +54,22 @@ def run_timed(cmd):
     return r, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def run_timed_mem(cmd):
+    """run_timed plus the child's peak resident memory in MiB (its own
+    rusage from wait4, not the maximum over every child so far)."""
+    import tempfile
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.time()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.time() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        r = subprocess.CompletedProcess(cmd, p.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+    return r, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
 def layer_summary(path):
     layers = read_param(path)
     return len(layers), len(set(t[0] for t in layers))
