@@ -281,6 +281,17 @@ const Shape& Converter::in_shape(int i) const
     return it->second;
 }
 
+Shape Converter::blob_kshape(int i) const
+{
+    auto it = wide_.find(in_name(i));
+    return it != wide_.end() ? it->second : kshape(in_shape(i));
+}
+
+bool Converter::in_wide(int i) const
+{
+    return has_in(i) && wide_.count(in_name(i)) != 0;
+}
+
 std::string Converter::node_desc() const
 {
     if (!node_)
@@ -444,7 +455,16 @@ void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, co
         return;
     }
     if (want.size() > 4)
+    {
+        // the blob keeps its <= 4-axis shape (same elements, same order)
+        if (b_k.size() <= 4 && shape_numel(b_k) == shape_numel(onnx_shape))
+        {
+            wide_[n] = b_k;
+            blob_[n] = b;
+            return;
+        }
         fail("output '" + n + "' of shape " + shape_str(onnx_shape) + " needs more than 4 axes");
+    }
     std::string top = sanitize(n);
     std::string src = b;
     if (b == top)

@@ -88,6 +88,11 @@ public:
     std::map<std::string, Shape> shapes_;
     std::map<std::string, Const> consts_;
     std::map<std::string, std::string> blob_; // ONNX name -> kite blob
+    // tensors of more than 4 non-unit axes (Swin's window partition, its
+    // q/k/v split): the blob holds the same elements in the same order in a
+    // <= 4-axis shape, recorded here; only Reshape, Transpose, Gather and the
+    // pass-through ops read them
+    std::map<std::string, Shape> wide_;
     int counter_ = 0;
 
     // attributes of the current node
@@ -107,6 +112,8 @@ public:
     bool in_const(int i) const;
     const Const& cin(int i) const;             // throws unless constant
     const Shape& in_shape(int i) const;        // throws when unknown
+    Shape blob_kshape(int i) const;            // the kite shape of input i's blob (wide_ or kshape(in_shape))
+    bool in_wide(int i) const;
     std::string node_desc() const;
     [[noreturn]] void fail(const std::string& why) const;
 

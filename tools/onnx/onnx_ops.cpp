@@ -536,6 +536,112 @@ static void emit_matmul(Converter& cv)
     cv.set_out(0, o, t, ko);
 }
 
+// the kite Permute order type that moves axis q[j] of a blob of `dims` axes to position j; -1 if none
+static int permute_order(int dims, const std::vector<int>& q)
+{
+    for (int ty = 0; ty < 24; ty++)
+    {
+        int pm[4];
+        if (!kite::Permute::permutation(dims, ty, pm))
+            continue;
+        bool same = true;
+        for (int i = 0; i < dims; i++)
+            same = same && pm[i] == q[i];
+        if (same)
+            return ty;
+    }
+    return -1;
+}
+
+// A transpose of more than 4 non-unit axes (nu: the input's non-unit axes,
+// q: output position -> index into nu). Axes that stay neighbours in the same
+// order are merged; when more than 4 groups remain, the permutation is done
+// as swaps of neighbouring groups, each a 4-axis Permute of the view
+// (outer, X, Y, inner). The result is a wide tensor (more than 4 axes).
+static void emit_wide_transpose(Converter& cv, const Shape& s, const std::vector<int>& nu, const std::vector<int>& q, const Shape& o)
+{
+    // groups: runs of q that are consecutive input axes
+    std::vector<std::vector<int> > runs; // in output order, members index nu
+    for (size_t j = 0; j < q.size(); j++)
+    {
+        if (j > 0 && q[j] == q[j - 1] + 1)
+            runs.back().push_back(q[j]);
+        else
+            runs.push_back({q[j]});
+    }
+    const int G = (int)runs.size();
+    std::vector<int> by_start(G); // groups in input order
+    for (int g = 0; g < G; g++)
+        by_start[g] = g;
+    std::sort(by_start.begin(), by_start.end(), [&](int a, int b) { return runs[a].front() < runs[b].front(); });
+    std::vector<int64_t> gdim(G, 1);
+    for (int g = 0; g < G; g++)
+        for (int m : runs[g])
+            gdim[g] *= s[nu[m]];
+    // cur: the groups in the blob's current order; target position of group g is g
+    std::vector<int> cur = by_start;
+    std::string b = cv.blob(0);
+    Shape bk = cv.blob_kshape(0);
+    auto current_dims = [&](const std::vector<int>& order) {
+        Shape d;
+        for (int g : order)
+            d.push_back(gdim[g]);
+        return d;
+    };
+    if (G <= 4)
+    {
+        Shape dims = current_dims(cur);
+        std::vector<int> gq;
+        for (int g = 0; g < G; g++)
+            gq.push_back((int)(std::find(cur.begin(), cur.end(), g) - cur.begin()));
+        int order = permute_order(G, gq);
+        if (order < 0)
+            cv.fail("no kite Permute order matches");
+        std::string v = cv.reshape(b, bk, dims);
+        std::string t = cv.uniq(cv.out_name(0));
+        cv.emit(PermuteSpec::order(order), {v}, {t});
+        cv.set_out(0, o, t, Shape(gdim.begin(), gdim.end())); // group g sits at output position g
+        return;
+    }
+    for (int guard = 0; guard < G * G; guard++)
+    {
+        int k = -1;
+        for (int i = 0; i + 1 < G && k < 0; i++)
+            if (cur[i] > cur[i + 1])
+                k = i;
+        if (k < 0)
+            break;
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < k; i++)
+            outer *= gdim[cur[i]];
+        for (int i = k + 2; i < G; i++)
+            inner *= gdim[cur[i]];
+        const int64_t X = gdim[cur[k]], Y = gdim[cur[k + 1]];
+        Shape view;
+        if (outer > 1)
+            view.push_back(outer);
+        const int xi = (int)view.size();
+        view.push_back(X);
+        view.push_back(Y);
+        if (inner > 1)
+            view.push_back(inner);
+        std::vector<int> vq;
+        for (int i = 0; i < (int)view.size(); i++)
+            vq.push_back(i == xi ? xi + 1 : i == xi + 1 ? xi : i);
+        int order = permute_order((int)view.size(), vq);
+        if (order < 0)
+            cv.fail("no kite Permute order swaps two axes of " + shape_str(view));
+        std::string v = cv.reshape(b, bk, view);
+        std::string t = cv.uniq(cv.out_name(0));
+        cv.emit(PermuteSpec::order(order), {v}, {t});
+        std::swap(cur[k], cur[k + 1]);
+        std::swap(view[xi], view[xi + 1]);
+        b = t;
+        bk = view;
+    }
+    cv.set_out(0, o, b, bk);
+}
+
 static void emit_transpose(Converter& cv)
 {
     Shape s = cv.in_shape(0);
@@ -556,11 +662,14 @@ static void emit_transpose(Converter& cv)
         ident = ident && q[i] == (int)i;
     if (ident)
     {
-        cv.set_out(0, o, cv.blob(0), Converter::kshape(s));
+        cv.set_out(0, o, cv.blob(0), cv.blob_kshape(0));
         return;
     }
     if (nu.size() > 4)
-        cv.fail("transposes more than 4 non-unit axes");
+    {
+        emit_wide_transpose(cv, s, nu, q, o);
+        return;
+    }
     Shape sq, ko;
     for (int i : nu)
         sq.push_back(s[i]);
@@ -699,12 +808,66 @@ static void emit_slice(Converter& cv)
     std::vector<int64_t> starts, ends, axes, steps;
     slice_args(cv, starts, ends, axes, steps);
     SliceRange sp = resolve_slice(cv, s, starts, ends, axes, steps);
-    for (size_t a = 0; a < s.size(); a++)
-        if (sp.step[a] != 1 && !(sp.out[a] == 1 && s[a] == 1))
-            cv.fail("steps other than 1 are not converted");
     for (int64_t d : sp.out)
         if (d == 0)
             cv.fail("the slice is empty");
+    bool strided = false;
+    for (size_t a = 0; a < s.size(); a++)
+        if (sp.step[a] != 1 && sp.out[a] > 1)
+            strided = true;
+    if (strided)
+    {
+        // x[..., start::step, ...] (Swin's patch merging): per sliced axis, the
+        // view (outer, dim / step, step, inner) cropped on both middle axes
+        std::string b = cv.blob(0);
+        Shape bk = cv.blob_kshape(0), cur = s;
+        for (size_t a = 0; a < s.size(); a++)
+        {
+            const int64_t st = sp.step[a] > 0 && sp.out[a] > 1 ? sp.step[a] : 1, n = sp.out[a], dim = cur[a];
+            if (n == dim && st == 1)
+                continue;
+            if (sp.step[a] < 0 && n > 1)
+                cv.fail("negative steps are not converted");
+            if (dim % st != 0)
+                cv.fail("a step of " + std::to_string(st) + " over an axis of " + std::to_string(dim) + " is not converted (not a divisor)");
+            int64_t outer = 1, inner = 1;
+            for (size_t i = 0; i < a; i++)
+                outer *= cur[i];
+            for (size_t i = a + 1; i < cur.size(); i++)
+                inner *= cur[i];
+            Shape view;
+            if (outer > 1)
+                view.push_back(outer);
+            const int km = (int)view.size();
+            view.push_back(dim / st);
+            if (st > 1)
+                view.push_back(st);
+            if (inner > 1)
+                view.push_back(inner);
+            std::string v = cv.reshape(b, bk, view);
+            CropSpec c;
+            std::vector<int> cs{(int)(sp.start[a] / st)}, ce{(int)(sp.start[a] / st + n)}, ca{km};
+            if (st > 1)
+            {
+                cs.push_back((int)(sp.start[a] % st));
+                ce.push_back((int)(sp.start[a] % st + 1));
+                ca.push_back(km + 1);
+            }
+            c.starts = cs;
+            c.ends = ce;
+            c.axes = ca;
+            std::string t = cv.uniq(cv.out_name(0));
+            cv.emit(c, {v}, {t});
+            view[km] = n;
+            if (st > 1)
+                view[km + 1] = 1;
+            b = t;
+            bk = view;
+            cur[a] = n;
+        }
+        cv.set_out(0, sp.out, b, bk);
+        return;
+    }
     std::vector<int64_t> en(s.size());
     for (size_t a = 0; a < s.size(); a++)
         en[a] = sp.start[a] + sp.out[a];
@@ -733,6 +896,32 @@ static void emit_gather(Converter& cv)
     Shape o(s.begin(), s.begin() + axis);
     o.insert(o.end(), idx.shape.begin(), idx.shape.end());
     o.insert(o.end(), s.begin() + axis + 1, s.end());
+    if (cv.in_wide(0))
+    {
+        // a wide input: the view (outer, axis, inner) of its elements, cropped on the axis
+        int64_t outer = 1, inner = 1;
+        for (int64_t i = 0; i < axis; i++)
+            outer *= s[i];
+        for (size_t i = axis + 1; i < s.size(); i++)
+            inner *= s[i];
+        Shape view;
+        if (outer > 1)
+            view.push_back(outer);
+        const int ka = (int)view.size();
+        view.push_back(s[axis]);
+        if (inner > 1)
+            view.push_back(inner);
+        std::string v = cv.reshape(cv.blob(0), cv.blob_kshape(0), view);
+        std::string t = cv.uniq(cv.out_name(0));
+        CropSpec c;
+        c.starts = std::vector<int>{(int)ix.front()};
+        c.ends = std::vector<int>{(int)ix.back() + 1};
+        c.axes = std::vector<int>{ka};
+        cv.emit(c, {v}, {t});
+        view[ka] = (int64_t)ix.size();
+        cv.set_out(0, o, t, view);
+        return;
+    }
     std::vector<int64_t> st(s.size(), 0), en(s.begin(), s.end());
     st[axis] = ix.front();
     en[axis] = ix.back() + 1;
@@ -1029,6 +1218,12 @@ static void emit_resize(Converter& cv)
 bool Converter::emit()
 {
     const std::string& op = node_->op_type();
+    static const std::set<std::string> reads_wide = {"Reshape", "Transpose", "Gather", "Flatten", "Squeeze", "Unsqueeze",
+                                                     "Identity", "Dropout", "Cast"};
+    for (int i = 0; i < n_in(); i++)
+        if (in_wide(i) && !(i == 0 && reads_wide.count(op)))
+            fail("input '" + in_name(i) + "' of shape " + shape_str(in_shape(i)) + " has more than 4 non-unit axes; only "
+                 "Reshape, Transpose, Gather and pass-through ops read such tensors");
     auto u = unary_ops().find(op);
     if (u != unary_ops().end())
     {
@@ -1148,32 +1343,32 @@ bool Converter::emit()
         int64_t p = 1, q = 1;
         for (int64_t i = 0; i < (int64_t)s.size(); i++)
             (i < ax ? p : q) *= s[i];
-        set_out(0, {p, q}, blob(0), kshape(s));
+        set_out(0, {p, q}, blob(0), blob_kshape(0));
     }
     else if (op == "Reshape")
     {
         Shape s = in_shape(0);
-        set_out(0, infer_reshape(*this, s, cin(1).ints(), attr_i("allowzero", 0) != 0), blob(0), kshape(s));
+        set_out(0, infer_reshape(*this, s, cin(1).ints(), attr_i("allowzero", 0) != 0), blob(0), blob_kshape(0));
     }
     else if (op == "Squeeze" || op == "Unsqueeze")
     {
         Shape s = in_shape(0);
         std::vector<int64_t> axes = opset_ >= 13 ? axes_arg(*this, 1, "axes") : attr_ints("axes");
         Shape o = op == "Squeeze" ? squeeze_shape(*this, s, axes) : unsqueeze_shape(*this, s, axes);
-        set_out(0, o, blob(0), kshape(s));
+        set_out(0, o, blob(0), blob_kshape(0));
     }
     else if (op == "Identity" || op == "Dropout")
     {
         if (op == "Dropout" && n_out() > 1 && !out_name(1).empty())
             fail("the mask output is not converted");
-        set_out(0, in_shape(0), blob(0), kshape(in_shape(0)));
+        set_out(0, in_shape(0), blob(0), blob_kshape(0));
     }
     else if (op == "Cast")
     {
         int to = (int)attr_i("to", 1);
         if (to != 1 && to != 10 && to != 11)
             fail("casting a computed tensor to type " + std::to_string(to) + " is not converted (kite blobs are float)");
-        set_out(0, in_shape(0), blob(0), kshape(in_shape(0)));
+        set_out(0, in_shape(0), blob(0), blob_kshape(0));
     }
     else if (op == "Transpose")
         emit_transpose(*this);

@@ -124,6 +124,46 @@ def function_model(opset):
                              functions=[inner, block])
 
 
+def window_model(opset):
+    """Swin's tensors of more than 4 axes: x [1, 8, 8, 6] (NHWC) partitioned
+    into 2x2 windows of 4x4 (Reshape to 6-D, Transpose, Reshape), a q/k/v
+    split (Reshape to 5-D, Transpose (2,0,3,1,4), Gather on axis 0), windows
+    put back, and the strided slices of patch merging (x[:, 0::2, 1::2, :])."""
+    rng = np.random.default_rng(SEED)
+    n = []
+    n.append(const("s6", np.array([1, 2, 4, 2, 4, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["x", "s6"], ["w6"], name="part_view"))
+    n.append(helper.make_node("Transpose", ["w6"], ["w6t"], name="part_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(const("s3", np.array([4, 16, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["w6t", "s3"], ["win"], name="windows"))
+    wq = numpy_helper.from_array(rng.standard_normal((6, 18)).astype(np.float32) * 0.5, "wq")
+    n.append(helper.make_node("MatMul", ["win", "wq"], ["qkv0"], name="qkv"))
+    n.append(const("s5", np.array([4, 16, 3, 2, 3], np.int64)))
+    n.append(helper.make_node("Reshape", ["qkv0", "s5"], ["qkv5"], name="qkv_view"))
+    n.append(helper.make_node("Transpose", ["qkv5"], ["qkvt"], name="qkv_perm", perm=[2, 0, 3, 1, 4]))
+    for i, nm in enumerate("qkv"):
+        n.append(const("i" + nm, np.array(i, np.int64)))
+        n.append(helper.make_node("Gather", ["qkvt", "i" + nm], [nm], name="take_" + nm, axis=0))
+    n.append(helper.make_node("Transpose", ["k"], ["kt"], name="kt", perm=[0, 1, 3, 2]))
+    n.append(helper.make_node("MatMul", ["q", "kt"], ["att0"], name="qk"))
+    n.append(helper.make_node("Softmax", ["att0"], ["att"], name="sm", axis=-1))
+    n.append(helper.make_node("MatMul", ["att", "v"], ["o4"], name="av"))  # [4, 2, 16, 3]
+    n.append(helper.make_node("Transpose", ["o4"], ["o4t"], name="heads", perm=[0, 2, 1, 3]))
+    n.append(const("sb", np.array([1, 2, 2, 4, 4, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["o4t", "sb"], ["b6"], name="rev_view"))
+    n.append(helper.make_node("Transpose", ["b6"], ["b6t"], name="rev_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(const("s4", np.array([1, 8, 8, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["b6t", "s4"], ["y4"], name="merge"))
+    n.append(const("st", np.array([0, 1], np.int64)))
+    n.append(const("en", np.array([8, 8], np.int64)))
+    n.append(const("ax", np.array([1, 2], np.int64)))
+    n.append(const("sp", np.array([2, 2], np.int64)))
+    n.append(helper.make_node("Slice", ["y4", "st", "en", "ax", "sp"], ["y"], name="patch_merge"))
+    g = helper.make_graph(n, "win", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 6])], [wq])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
 def check(tag, model, max_layers=None, forbidden=()):
     import onnxruntime as ort
     path = os.path.join(work, tag + ".onnx")
@@ -162,6 +202,7 @@ for opset in (18, 21):
     check("mask_opset%d" % opset, mask_model(opset), max_layers=6,
           forbidden=("Reduction", "Crop", "Concat", "Gather", "BinaryOp_Equal"))
     check("functions_opset%d" % opset, function_model(opset))
+check("windows_opset17", window_model(17))
 
 for f in failures:
     print("FAIL", f)
