@@ -711,7 +711,7 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
             stack.pop_back();
         }
     }
-    std::set<std::string> failed;
+    std::set<std::string> failed, failed_types;
     for (const pb::NodeDef* n : order)
     {
         if (values.count(n->name() + ":0"))
@@ -722,8 +722,9 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
                 skip = true;
         if (skip)
         {
-            // downstream of a failed node: reported only if its own type is unknown
-            if (!known_op(n->op()))
+            // downstream of a failed node: reported if its own type is unknown
+            // or a type that failed elsewhere (every node of it is counted)
+            if (!known_op(n->op()) || failed_types.count(n->op()))
                 unsupported.add(n->op(), n->name());
             failed.insert(n->name());
             continue;
@@ -736,6 +737,7 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         {
             unsupported.add(n->op(), n->name(), u.what());
             failed.insert(n->name());
+            failed_types.insert(n->op());
         }
         catch (const std::exception& e)
         {

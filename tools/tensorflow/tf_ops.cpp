@@ -397,6 +397,20 @@ void Converter::op_binary(const pb::NodeDef& n)
         set_output(n, 0, const_value(out));
         return;
     }
+    if (n.op() == "SquaredDifference")
+    {
+        // (a - b)^2 on activations (the variance of moments / LayerNorm)
+        const Shape out_shape = broadcast_shape(a.shape, b.shape);
+        const size_t r = out_shape.size();
+        const std::string lhs = a.is_const ? emit_memorydata(a.c, r, n.name()) : expand_rank(a, r, n.name() + "_a").blob;
+        const std::string rhs = b.is_const ? emit_memorydata(b.c, r, n.name()) : expand_rank(b, r, n.name() + "_b").blob;
+        const std::string top = out_blob(n);
+        const std::string diff = g.unique_blob_name(top + "_diff");
+        emit(convert::BinaryOpSpec::op(BinaryOp::Operation_SUB), n.name() + "_sub", {lhs, rhs}, {diff});
+        emit(convert::UnaryOpSpec::op(UnaryOp::Operation_SQUARE), n.name(), {diff}, {top});
+        set_output(n, 0, blob_value(top, out_shape));
+        return;
+    }
     const int code = binary_code(n.op());
     if (code < 0)
         throw Unsupported("on activations");
