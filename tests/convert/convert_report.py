@@ -55,19 +55,25 @@ def run_timed(cmd):
 
 
 def run_timed_mem(cmd):
-    """run_timed plus the child's peak resident memory in MiB (its own
-    rusage from wait4, not the maximum over every child so far)."""
-    import tempfile
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.time()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.time() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        r = subprocess.CompletedProcess(cmd, p.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"))
-    return r, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+    """run_timed plus the command's peak resident memory in MiB. The command
+    runs under a small python process of its own: a child forked straight
+    from a large caller (torch loaded) would report the caller's RSS."""
+    import sys
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:])\n"
+             "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+             "sys.stderr.write('\\nKITE_PEAK %d %f\\n' % (u.ru_maxrss, u.ru_utime + u.ru_stime))\n"
+             "sys.exit(r.returncode)\n")
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-c", probe] + list(cmd), capture_output=True, text=True, errors="replace")
+    wall = time.time() - t0
+    peak_kb, cpu = 0, 0.0
+    lines = r.stderr.rstrip("\n").split("\n")
+    if lines and lines[-1].startswith("KITE_PEAK "):
+        _, kb, c = lines[-1].split()
+        peak_kb, cpu = int(kb), float(c)
+        r.stderr = "\n".join(lines[:-1]).rstrip("\n") + "\n"
+    return r, wall, cpu, peak_kb / 1024.0
 
 
 def layer_summary(path):
