@@ -882,8 +882,8 @@ static void emit_gather(Converter& cv)
     if (axis < 0 || axis >= (int64_t)s.size())
         cv.fail("axis out of range");
     std::vector<int64_t> ix = idx.ints();
-    if (idx.shape.size() > 1 || ix.empty())
-        cv.fail("only scalar or 1-D indices are converted");
+    if (ix.empty())
+        cv.fail("empty indices are not converted");
     for (int64_t& v : ix)
     {
         if (v < 0) v += s[axis];

@@ -159,8 +159,14 @@ def window_model(opset):
     n.append(const("ax", np.array([1, 2], np.int64)))
     n.append(const("sp", np.array([2, 2], np.int64)))
     n.append(helper.make_node("Slice", ["y4", "st", "en", "ax", "sp"], ["y"], name="patch_merge"))
+    # the dynamo exporter's as_strided: a Gather of a flat tensor with an N-D block of contiguous indices
+    n.append(const("flat", np.array([96], np.int64)))
+    n.append(helper.make_node("Reshape", ["y", "flat"], ["yf"], name="flatten"))
+    n.append(const("block", np.arange(6, 54, dtype=np.int64).reshape(1, 6, 8)))
+    n.append(helper.make_node("Gather", ["yf", "block"], ["z"], name="as_strided", axis=0))
     g = helper.make_graph(n, "win", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 6])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 6])], [wq])
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 6]),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 6, 8])], [wq])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
