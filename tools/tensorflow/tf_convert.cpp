@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <functional>
 #include <cmath>
 #include <stdexcept>
 
@@ -578,6 +580,108 @@ std::string Converter::finish_output(const std::string& key, DataFormat fmt)
     return name;
 }
 
+// the tensor index of output `arg`:`idx` of a node of type `op` inside a
+// function body ("node:arg:idx"); ops with several output args listed
+static int function_output_index(const std::string& op, const std::string& arg, int idx)
+{
+    if (op.compare(0, 14, "FusedBatchNorm") == 0)
+    {
+        static const char* const names[] = {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3"};
+        for (int i = 0; i < 6; i++)
+            if (arg == names[i])
+                return i + idx;
+    }
+    return idx;
+}
+
+// PartitionedCall / StatefulPartitionedCall (nested) replaced by the
+// function's body: body nodes are named "<call>/<node>", the function's
+// arguments become the call's inputs, and an IdentityN named like the call
+// carries the function's results, so "call:i" still names result i
+static void inline_function_calls(pb::GraphDef& gd)
+{
+    if (gd.library().function_size() == 0)
+        return;
+    std::map<std::string, const pb::FunctionDef*> lib;
+    for (const pb::FunctionDef& f : gd.library().function())
+        lib[f.signature().name()] = &f;
+    google::protobuf::RepeatedPtrField<pb::NodeDef> out;
+    std::function<void(const pb::NodeDef&, int)> expand = [&](const pb::NodeDef& n, int depth) {
+        const bool call = n.op() == "PartitionedCall" || n.op() == "StatefulPartitionedCall";
+        auto fa = n.attr().find("f");
+        if (!call || fa == n.attr().end() || fa->second.value_case() != pb::AttrValue::kFunc || !lib.count(fa->second.func().name()))
+        {
+            *out.Add() = n;
+            return;
+        }
+        if (depth > 32)
+            fail("node", n.name(), n.op(), "function calls nest deeper than 32 (recursive?)");
+        const pb::FunctionDef& f = *lib[fa->second.func().name()];
+        const std::string pre = n.name() + "/";
+        std::map<std::string, std::string> args; // argument name -> the call's input
+        std::vector<std::string> data_in;
+        for (const std::string& in : n.input())
+            if (in.empty() || in[0] != '^')
+                data_in.push_back(in);
+        if ((int)data_in.size() != f.signature().input_arg_size())
+            fail("node", n.name(), n.op(), "passes " + std::to_string(data_in.size()) + " inputs to '" + f.signature().name() + "', which takes "
+                                               + std::to_string(f.signature().input_arg_size()));
+        for (int i = 0; i < f.signature().input_arg_size(); i++)
+            args[f.signature().input_arg(i).name()] = data_in[(size_t)i];
+        std::map<std::string, std::string> body_op;
+        for (const pb::NodeDef& b : f.node_def())
+            body_op[b.name()] = b.op();
+        // "arg" or "node:out_arg:idx" inside the body -> a tensor name of the graph
+        auto resolve = [&](const std::string& s) -> std::string {
+            if (!s.empty() && s[0] == '^')
+            {
+                const std::string c = s.substr(1);
+                return args.count(c) ? std::string() : "^" + pre + c;
+            }
+            auto a = args.find(s);
+            if (a != args.end())
+                return a->second;
+            const size_t p1 = s.find(':');
+            if (p1 == std::string::npos)
+                return pre + s;
+            const std::string node = s.substr(0, p1);
+            const size_t p2 = s.find(':', p1 + 1);
+            const std::string arg = s.substr(p1 + 1, p2 == std::string::npos ? std::string::npos : p2 - p1 - 1);
+            const int idx = p2 == std::string::npos ? 0 : std::atoi(s.c_str() + p2 + 1);
+            const int k = function_output_index(body_op.count(node) ? body_op[node] : std::string(), arg, idx);
+            return pre + node + (k ? ":" + std::to_string(k) : std::string());
+        };
+        for (const pb::NodeDef& b : f.node_def())
+        {
+            pb::NodeDef c = b;
+            c.set_name(pre + b.name());
+            c.clear_input();
+            for (const std::string& in : b.input())
+            {
+                const std::string r = resolve(in);
+                if (!r.empty())
+                    c.add_input(r);
+            }
+            expand(c, depth + 1);
+        }
+        pb::NodeDef results;
+        results.set_name(n.name());
+        results.set_op("IdentityN");
+        for (const pb::ArgDef& o : f.signature().output_arg())
+        {
+            auto r = f.ret().find(o.name());
+            if (r == f.ret().end())
+                fail("node", n.name(), n.op(), "function '" + f.signature().name() + "' returns no '" + o.name() + "'");
+            results.add_input(resolve(r->second));
+        }
+        *out.Add() = results;
+    };
+    for (const pb::NodeDef& n : gd.node())
+        expand(n, 0);
+    gd.mutable_node()->Swap(&out);
+    gd.clear_library();
+}
+
 int Converter::run(const std::string& bytes, std::vector<std::string>& output_names, std::string& error)
 {
     pb::GraphDef gd;
@@ -594,6 +698,15 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
     if (gd.node_size() == 0)
     {
         error = "the GraphDef has no nodes";
+        return -1;
+    }
+    try
+    {
+        inline_function_calls(gd);
+    }
+    catch (const ConvertError& e)
+    {
+        error = e.what();
         return -1;
     }
     std::vector<std::string> placeholders;
@@ -745,6 +858,14 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
             return -1;
         }
     }
+    // an Erf/Erfc value that no exact-GELU pattern consumed but a layer reads
+    for (const convert::Layer& l : g.layers)
+        for (const std::string& b : l.bottoms)
+        {
+            auto it = pending_erf.find(b);
+            if (it != pending_erf.end())
+                unsupported.add("Erf", it->second.node, "converted only inside exact GELU: 0.5 * x * erfc(-x / sqrt 2)");
+        }
     if (!unsupported.empty())
         return 0;
     try

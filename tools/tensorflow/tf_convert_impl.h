@@ -153,6 +153,26 @@ private:
     void op_const_only(const pb::NodeDef& n);
     std::string input_key(const pb::NodeDef& n, int i);
     bool is_swish(const pb::NodeDef& n, const Value& a, const Value& b);
+
+    // exact GELU, 0.5 * x * erfc(-x / sqrt 2) (tf.nn.gelu) or 0.5 * x * (1 + erf(x / sqrt 2)):
+    // Erf/Erfc emit nothing; their value stays pending until the products
+    // complete the pattern, which then becomes one GELU layer of x
+    enum ErfState
+    {
+        ERF_E,  // erf(x / sqrt 2)
+        ERF_S,  // 1 + erf(x / sqrt 2) = erfc(-x / sqrt 2)
+        ERF_H,  // 0.5 * S
+        ERF_XS, // x * S
+    };
+    struct PendingErf
+    {
+        std::string x;    // the GELU's input blob
+        ErfState state;
+        std::string node; // the Erf/Erfc node (for the error)
+    };
+    std::map<std::string, PendingErf> pending_erf; // blob -> state
+    std::string gelu_source(const std::string& blob, bool erfc);
+    bool try_gelu(const pb::NodeDef& n, const Value& a, const Value& b);
 };
 
 } // namespace tf

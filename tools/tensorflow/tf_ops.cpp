@@ -386,6 +386,84 @@ bool Converter::is_swish(const pb::NodeDef& n, const Value& a, const Value& b)
     return false;
 }
 
+// x when `blob` is x * (-1/sqrt 2) or (-x) * (1/sqrt 2) (for Erfc), or
+// x * (1/sqrt 2) or x / sqrt 2 (for Erf), as the scalar BinaryOps emitted
+std::string Converter::gelu_source(const std::string& blob, bool erfc)
+{
+    const convert::Layer* m = producer_layer(blob, "BinaryOp");
+    if (!m || m->bottoms.size() != 1 || m->params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1)
+        return std::string();
+    const int op = m->params.get_int(BinaryOp::PARAM_OP_TYPE, -1);
+    const float s = m->params.get_float(BinaryOp::PARAM_B, 0.f);
+    const float r = 0.70710678f;
+    const std::string in = m->bottoms[0];
+    if (!erfc)
+    {
+        if ((op == BinaryOp::Operation_MUL && std::fabs(s - r) < 1e-6f) || (op == BinaryOp::Operation_DIV && std::fabs(s - 1.41421356f) < 1e-6f))
+            return in;
+        return std::string();
+    }
+    if (op == BinaryOp::Operation_MUL && std::fabs(s + r) < 1e-6f)
+        return in;
+    if ((op == BinaryOp::Operation_MUL && std::fabs(s - r) < 1e-6f) || (op == BinaryOp::Operation_DIV && std::fabs(s - 1.41421356f) < 1e-6f))
+    {
+        const convert::Layer* neg = producer_layer(in, "UnaryOp");
+        if (neg && neg->params.get_int(UnaryOp::PARAM_OP_TYPE, -1) == UnaryOp::Operation_NEG && neg->bottoms.size() == 1)
+            return neg->bottoms[0];
+    }
+    return std::string();
+}
+
+// one step of the exact-GELU pattern on a pending erf value; true when taken
+bool Converter::try_gelu(const pb::NodeDef& n, const Value& a, const Value& b)
+{
+    for (int side = 0; side < 2; side++)
+    {
+        const Value& p = side ? b : a;
+        const Value& o = side ? a : b;
+        if (p.is_const)
+            continue;
+        auto it = pending_erf.find(p.blob);
+        if (it == pending_erf.end())
+            continue;
+        const PendingErf pe = it->second;
+        const bool half = o.is_const && o.c.count() == 1 && std::fabs(o.c.v[0] - 0.5) < 1e-7;
+        const bool one = o.is_const && o.c.count() == 1 && std::fabs(o.c.v[0] - 1.0) < 1e-7;
+        bool is_x = !o.is_const && o.blob == pe.x, is_half_x = false;
+        if (!o.is_const && !is_x)
+        {
+            const convert::Layer* m = producer_layer(o.blob, "BinaryOp");
+            is_half_x = m && m->bottoms.size() == 1 && m->bottoms[0] == pe.x && m->params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) == 1
+                        && m->params.get_int(BinaryOp::PARAM_OP_TYPE, -1) == BinaryOp::Operation_MUL
+                        && std::fabs(m->params.get_float(BinaryOp::PARAM_B, 0.f) - 0.5f) < 1e-7f;
+        }
+        const bool add = n.op() == "AddV2" || n.op() == "Add", mul = n.op() == "Mul";
+        ErfState next;
+        bool done = false;
+        if (add && pe.state == ERF_E && one)
+            next = ERF_S;
+        else if (mul && pe.state == ERF_S && half)
+            next = ERF_H;
+        else if (mul && pe.state == ERF_S && is_x)
+            next = ERF_XS;
+        else if (mul && ((pe.state == ERF_S && is_half_x) || (pe.state == ERF_H && is_x) || (pe.state == ERF_XS && half)))
+            done = true;
+        else
+            throw Unsupported("reads the Erf/Erfc of node '" + pe.node + "' outside the exact-GELU pattern 0.5 * x * erfc(-x / sqrt 2)");
+        const std::string top = out_blob(n);
+        if (done)
+        {
+            emit(convert::GELUSpec(), n.name(), {pe.x}, {top}); // exact (erf) GELU
+            set_output(n, 0, blob_value(top, p.shape));
+            return true;
+        }
+        pending_erf[top] = PendingErf{pe.x, next, pe.node};
+        set_output(n, 0, blob_value(top, p.shape));
+        return true;
+    }
+    return false;
+}
+
 void Converter::op_binary(const pb::NodeDef& n)
 {
     const Value a = input(n, 0), b = input(n, 1);
@@ -397,6 +475,8 @@ void Converter::op_binary(const pb::NodeDef& n)
         set_output(n, 0, const_value(out));
         return;
     }
+    if (!pending_erf.empty() && try_gelu(n, a, b))
+        return;
     if (n.op() == "SquaredDifference")
     {
         // (a - b)^2 on activations (the variance of moments / LayerNorm)
@@ -559,6 +639,15 @@ void Converter::op_unary(const pb::NodeDef& n)
     if (op == "Tanh")
     {
         add_layer("TanH", n.name(), {x.blob}, {top});
+        set_output(n, 0, blob_value(top, x.shape));
+        return;
+    }
+    if (op == "Erf" || op == "Erfc")
+    {
+        const std::string src = gelu_source(x.blob, op == "Erfc");
+        if (src.empty())
+            throw Unsupported("on activations (converted only inside exact GELU: 0.5 * x * erfc(-x / sqrt 2))");
+        pending_erf[top] = PendingErf{src, op == "Erfc" ? ERF_S : ERF_E, n.name()};
         set_output(n, 0, blob_value(top, x.shape));
         return;
     }
@@ -808,6 +897,10 @@ void Converter::op_reshape(const pb::NodeDef& n)
         set_output(n, 0, const_value(c));
         return;
     }
+    // rows of a Dense on a feature map (Keras' Tensordot: [1, H, W, C] -> [H * W, C]):
+    // the rows keep a batch of 1, as [1, rows, C]; MatMul applies per row
+    if (target.size() == 2 && target[0] > 1)
+        target.insert(target.begin(), 1);
     set_output(n, 0, emit_reshape(x, target, n.name(), out_blob(n)));
 }
 
@@ -885,11 +978,13 @@ void Converter::op_matmul(const pb::NodeDef& n)
     if (attr_b(n, "transpose_a", false))
         throw Unsupported("transpose_a");
     const Const& b = bv.c;
-    if (a.shape.size() != 2 || b.rank() != 2)
+    // [1, rows, K]: the rows of a Tensordot (op_reshape), one InnerProduct per row
+    const bool rows = a.shape.size() == 3 && a.shape[0] == 1;
+    if ((a.shape.size() != 2 && !rows) || b.rank() != 2)
         throw Unsupported("operands of rank " + std::to_string(a.shape.size()) + " and " + std::to_string(b.rank()));
     const bool tb = attr_b(n, "transpose_b", false);
     const int64_t K = tb ? b.shape[1] : b.shape[0], M = tb ? b.shape[0] : b.shape[1];
-    if (K != a.shape[1] || M <= 0)
+    if (K != a.shape.back() || M <= 0)
         throw ConvertError("MatMul of " + shape_string(a.shape) + " and " + shape_string(b.shape));
     std::vector<float> w((size_t)(K * M));
     for (int64_t m = 0; m < M; m++)
@@ -903,7 +998,7 @@ void Converter::op_matmul(const pb::NodeDef& n)
     convert::Layer& l = emit(ip, n.name(), {a.blob}, {top});
     l.weights.push_back(convert::Weight(w, true));
     blob_layer[top] = (int)g.layers.size() - 1;
-    set_output(n, 0, blob_value(top, {1, M}));
+    set_output(n, 0, blob_value(top, rows ? Shape{1, a.shape[1], M} : Shape{1, M}));
 }
 
 void Converter::op_resize(const pb::NodeDef& n)
@@ -1066,7 +1161,8 @@ bool known_op(const std::string& op)
         "FusedBatchNormV2", "FusedBatchNormV3", "BiasAdd", "FloorDiv", "FloorMod", "SquaredDifference", "Relu", "Relu6",
         "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Mean", "Max", "Min", "Sum", "Prod", "Pad", "PadV2",
         "MirrorPad", "ConcatV2", "Concat", "Reshape", "Squeeze", "ExpandDims", "StridedSlice", "Slice", "MatMul", "Softmax",
-        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput"};
+        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput",
+        "Erf", "Erfc"};
     for (const char* o : ops)
         if (op == o)
             return true;
@@ -1137,7 +1233,7 @@ void Converter::convert_node(const pb::NodeDef& n)
     if (binary_code(op) >= 0 || op == "FloorDiv" || op == "FloorMod" || op == "SquaredDifference")
         return op_binary(n);
     if (op == "Relu" || op == "Relu6" || op == "LeakyRelu" || op == "Sigmoid" || op == "Tanh" || op == "Elu" || op == "Selu"
-        || op == "Softplus" || unary_code(op) >= 0)
+        || op == "Softplus" || op == "Erf" || op == "Erfc" || unary_code(op) >= 0)
         return op_unary(n);
     if (op == "Mean" || op == "Max" || op == "Min" || op == "Sum" || op == "Prod")
         return op_reduce(n);

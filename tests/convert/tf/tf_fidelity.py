@@ -50,6 +50,8 @@ APPS = {
     "InceptionV3": (75, {}),
     "EfficientNetB0": (64, {}),
     "DenseNet121": (64, {}),
+    "ConvNeXtTiny": (64, {}),
+    "RegNetX002": (64, {}),
 }
 
 
@@ -130,6 +132,22 @@ def op_graphs():
         return tf.nn.batch_normalization(x, mean, var, ln_b, ln_g, 1e-6)
     g.append(("layernorm_moments_squared_difference", [1, 5, 7, 6], layer_norm))
     g.append(("squared_difference_activations", [1, 4, 5, 3], lambda x: tf.math.squared_difference(x, tf.nn.relu(x))))
+    # Keras 3's graph shapes: a jit-compiled function left as a (Stateful)PartitionedCall
+    # (nested), exact GELU (erfc), a Dense on a feature map (Tensordot: rows of a reshape)
+    wdw = const(rng, 3, 3, 6, 1)
+    wtd = const(rng, 6, 10)
+
+    @tf.function(jit_compile=True)
+    def dwconv(x):
+        return tf.nn.depthwise_conv2d(x, wdw, [1, 1, 1, 1], "SAME")
+
+    @tf.function(jit_compile=True)
+    def block(x):
+        return dwconv(x) + x
+
+    g.append(("function_call_gelu_tensordot", [1, 5, 6, 6],
+              lambda x: tf.tensordot(tf.nn.gelu(block(x), approximate=False), wtd, 1)))
+    g.append(("gelu_erf_form", [1, 4, 5, 3], lambda x: 0.5 * x * (1.0 + tf.math.erf(x / 1.4142135623730951))))
     g.append(("avgpool_same_excludes_pad", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME")))
     g.append(("avgpool_valid", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, [2, 3], [2, 1], "VALID")))
     g.append(("activations", [1, 5, 6, 7], lambda x: tf.concat(
