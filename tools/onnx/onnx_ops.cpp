@@ -802,6 +802,25 @@ static void emit_crop(Converter& cv, const Shape& s, const std::vector<int64_t>&
     cv.set_out(0, o, t, k);
 }
 
+// the view (outer, mid..., inner) of a tensor of shape s around axis a (the
+// axis split into `mid`; unit outer/inner left out); *at: mid's first position
+static Shape axis_view(const Shape& s, size_t a, const Shape& mid, int* at)
+{
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < a; i++)
+        outer *= s[i];
+    for (size_t i = a + 1; i < s.size(); i++)
+        inner *= s[i];
+    Shape view;
+    if (outer > 1)
+        view.push_back(outer);
+    *at = (int)view.size();
+    view.insert(view.end(), mid.begin(), mid.end());
+    if (inner > 1)
+        view.push_back(inner);
+    return view;
+}
+
 static void emit_slice(Converter& cv)
 {
     Shape s = cv.in_shape(0);
@@ -830,20 +849,8 @@ static void emit_slice(Converter& cv)
                 cv.fail("negative steps are not converted");
             if (dim % st != 0)
                 cv.fail("a step of " + std::to_string(st) + " over an axis of " + std::to_string(dim) + " is not converted (not a divisor)");
-            int64_t outer = 1, inner = 1;
-            for (size_t i = 0; i < a; i++)
-                outer *= cur[i];
-            for (size_t i = a + 1; i < cur.size(); i++)
-                inner *= cur[i];
-            Shape view;
-            if (outer > 1)
-                view.push_back(outer);
-            const int km = (int)view.size();
-            view.push_back(dim / st);
-            if (st > 1)
-                view.push_back(st);
-            if (inner > 1)
-                view.push_back(inner);
+            int km;
+            Shape view = axis_view(cur, a, st > 1 ? Shape{dim / st, st} : Shape{dim}, &km);
             std::string v = cv.reshape(b, bk, view);
             CropSpec c;
             std::vector<int> cs{(int)(sp.start[a] / st)}, ce{(int)(sp.start[a] / st + n)}, ca{km};
@@ -899,18 +906,8 @@ static void emit_gather(Converter& cv)
     if (cv.in_wide(0))
     {
         // a wide input: the view (outer, axis, inner) of its elements, cropped on the axis
-        int64_t outer = 1, inner = 1;
-        for (int64_t i = 0; i < axis; i++)
-            outer *= s[i];
-        for (size_t i = axis + 1; i < s.size(); i++)
-            inner *= s[i];
-        Shape view;
-        if (outer > 1)
-            view.push_back(outer);
-        const int ka = (int)view.size();
-        view.push_back(s[axis]);
-        if (inner > 1)
-            view.push_back(inner);
+        int ka;
+        Shape view = axis_view(s, (size_t)axis, {s[axis]}, &ka);
         std::string v = cv.reshape(cv.blob(0), cv.blob_kshape(0), view);
         std::string t = cv.uniq(cv.out_name(0));
         CropSpec c;
