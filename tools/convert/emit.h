@@ -22,12 +22,12 @@
 
 #include "graph.h"
 
-#include "common/activation.h"
-#include "binaryop.h"
-#include "unaryop.h"
-#include "reduction.h"
-#include "eltwise.h"
-#include "padding.h"
+#include "layer/common/activation.h"
+#include "layer/binaryop.h"
+#include "layer/unaryop.h"
+#include "layer/reduction.h"
+#include "layer/eltwise.h"
+#include "layer/padding.h"
 
 #include <stdexcept>
 #include <string>

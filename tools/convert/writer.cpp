@@ -1,11 +1,11 @@
 #include "writer.h"
 
-#include "convolution.h"
-#include "embed.h"
-#include "gemm.h"
-#include "innerproduct.h"
+#include "layer/convolution.h"
+#include "layer/embed.h"
+#include "layer/gemm.h"
+#include "layer/innerproduct.h"
 #include "mat.h" // float32_to_float16
-#include "multiheadattention.h"
+#include "layer/multiheadattention.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -2,16 +2,16 @@
 
 #include "emit.h"
 
-#include "batchnorm.h"
-#include "clip.h"
-#include "convolution.h"
-#include "deconvolution.h"
-#include "dropout.h"
-#include "hardswish.h"
-#include "innerproduct.h"
-#include "pooling.h"
-#include "relu.h"
-#include "scale.h"
+#include "layer/batchnorm.h"
+#include "layer/clip.h"
+#include "layer/convolution.h"
+#include "layer/deconvolution.h"
+#include "layer/dropout.h"
+#include "layer/hardswish.h"
+#include "layer/innerproduct.h"
+#include "layer/pooling.h"
+#include "layer/relu.h"
+#include "layer/scale.h"
 
 #include <cmath>
 #include <cstdio>

@@ -4,11 +4,11 @@
 
 #include "tf_convert_impl.h"
 
-#include "clip.h"
-#include "convolution.h"
-#include "hardsigmoid.h"
-#include "innerproduct.h"
-#include "scale.h"
+#include "layer/clip.h"
+#include "layer/convolution.h"
+#include "layer/hardsigmoid.h"
+#include "layer/innerproduct.h"
+#include "layer/scale.h"
 
 #include "tf_graph.pb.h"
 
