@@ -9,7 +9,8 @@
 // $KITE_SHARED_DIR/models/ncnn); input shapes come from shape=, the folder's
 // shapes.txt, the Input layer's params or the -23330 hint, in that order.
 // One line per model: "%20s  min = %7.2f  max = %7.2f  avg = %7.2f" (ms).
-// profile=1 adds a per-layer table (summed over the timed loops); trace=FILE
+// profile=1 adds a per-layer table (summed over the timed loops; its row column is
+// the registry row and kernel path that ran the layer, as kiterun placement=1); trace=FILE
 // writes every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto).
 // `benchkite --help` lists the options; progress (each model as it starts, the
 // cool-downs) goes to stderr. Exit status 1 when a model fails, 2 on a wrong
@@ -296,6 +297,7 @@ struct Profile
         int runs = 0;
         double flops = 0;   // multiply-adds x 2 of one run, 0 if not counted
         std::string kernel; // "3x3s1", "1x1s1"... for convolutions
+        std::string row;    // the registry row that ran it in the last timed run (+ " " + kernel path)
     };
     std::vector<Row> rows;          // by layer index
     const Net* net = nullptr;
@@ -371,12 +373,12 @@ void print_profile(const Profile& p, const char* model, double peak_gflops, cons
     for (const Profile::Row& r : p.rows)
         total += r.ms;
     printf("%s: per-layer time over the timed loops (total %.2f ms)\n", model, total);
-    printf("  %-22s %-36s %-20s %10s %7s %9s\n", "type", "name", "output (pN: elempack)", "ms", "%", "GFLOP/s");
+    printf("  %-22s %-36s %-20s %-24s %10s %7s %9s\n", "type", "name", "output (pN: elempack)", "row (placement)", "ms", "%", "GFLOP/s");
     for (const Profile::Row& r : p.rows)
     {
         if (r.runs == 0)
             continue;
-        printf("  %-22s %-36s %-20s %10.3f %6.2f%%", r.type.c_str(), r.name.c_str(), r.shape.c_str(), r.ms,
+        printf("  %-22s %-36s %-20s %-24s %10.3f %6.2f%%", r.type.c_str(), r.name.c_str(), r.shape.c_str(), r.row.c_str(), r.ms,
                total > 0 ? 100.0 * r.ms / total : 0.0);
         if (r.flops > 0)
             printf(" %9.1f", row_gflops(r));
@@ -495,6 +497,13 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
                 return -1;
         }
         ms = now_ms() - t0;
+        if (prof.collect && s.profile) // the row column: where each layer ran (Extractor::placement)
+        {
+            std::vector<LayerPlacement> placed = ex.placement();
+            for (size_t li = 0; li < placed.size() && li < prof.rows.size(); li++)
+                if (placed[li].ran)
+                    prof.rows[li].row = std::string(placed[li].row) + (placed[li].path ? std::string(" ") + placed[li].path : "");
+        }
         return 0;
     };
 

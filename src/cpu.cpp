@@ -124,6 +124,29 @@ const char* cpu_isa_name(int isa)
     return "unknown";
 }
 
+const char* layer_row_name(int backend, int isa)
+{
+    if (backend == 1)
+        return "vulkan";
+    if (backend == 2)
+        return "opencl";
+    if (backend != 0)
+        return "unknown";
+    switch (isa)
+    {
+    case CPU_ISA_NONE: return "cpu:reference";
+    case CPU_ISA_SSE2: return "cpu:sse2";
+    case CPU_ISA_AVX: return "cpu:avx";
+    case CPU_ISA_AVX2: return "cpu:avx2";
+    case CPU_ISA_AVXVNNI: return "cpu:avxvnni";
+    case CPU_ISA_AVX512: return "cpu:avx512";
+    case CPU_ISA_AVX512VNNI: return "cpu:avx512vnni";
+    case CPU_ISA_NEON: return "cpu:neon";
+    case CPU_ISA_ARM82: return "cpu:arm82";
+    }
+    return "unknown";
+}
+
 bool cpu_support_isa(int isa)
 {
     const CpuFeatures& f = features();

@@ -19,6 +19,11 @@ enum CpuIsa
 };
 
 const char* cpu_isa_name(int isa);
+// The name of a layer registry row, as the placement report prints it:
+// backend 0 (CPU) gives "cpu:" + cpu_isa_name(isa) ("cpu:reference",
+// "cpu:avx2", "cpu:neon", ...), backend 1 "vulkan", backend 2 "opencl"
+// (the isa is ignored for GPU rows); "unknown" for anything else.
+const char* layer_row_name(int backend, int isa);
 // whether this CPU can run code compiled for isa
 bool cpu_support_isa(int isa);
 // the best x86 or ARM level this CPU has

@@ -864,6 +864,8 @@ Extractor::Extractor(const Net* _net) : net(_net), opt(_net->opt), observer(null
     consumed.assign(net->blobs_.size(), 0);
     computed.assign(net->blobs_.size(), 0);
     ran_on.assign(net->layers_.size(), -1);
+    ran_isa.assign(net->layers_.size(), 0);
+    ran_fallback.assign(net->layers_.size(), 0);
 }
 
 static thread_local int g_gpu_layers_on_cpu = 0;
@@ -876,6 +878,58 @@ void note_gpu_layer_on_cpu()
 int gpu_layers_on_cpu()
 {
     return g_gpu_layers_on_cpu;
+}
+
+static thread_local int g_cpu_layers_on_reference = 0;
+
+void note_cpu_layer_on_reference()
+{
+    g_cpu_layers_on_reference++;
+}
+
+int cpu_layers_on_reference()
+{
+    return g_cpu_layers_on_reference;
+}
+
+LayerPlacement Net::layer_placement(int layer_index) const
+{
+    LayerPlacement p;
+    if (layer_index < 0 || layer_index >= (int)layers_.size())
+        return p;
+    const Layer* l = layers_[layer_index];
+    p.backend = l->backend;
+    p.isa = l->backend == BACKEND_CPU ? l->isa : 0;
+    p.custom = layer_index < (int)layer_custom_index_.size() && layer_custom_index_[layer_index] >= 0;
+    p.row = p.custom && p.backend == BACKEND_CPU ? "custom" : layer_row_name(p.backend, p.isa);
+    p.path = l->kernel_path();
+    return p;
+}
+
+LayerPlacement Extractor::layer_placement(int layer_index) const
+{
+    LayerPlacement p;
+    if (layer_index < 0 || layer_index >= (int)ran_on.size() || ran_on[layer_index] < 0)
+        return p;
+    const Layer* l = net->layers_[layer_index];
+    p.ran = true;
+    p.backend = ran_on[layer_index];
+    p.isa = p.backend == BACKEND_CPU ? ran_isa[layer_index] : 0;
+    p.custom = layer_index < (int)net->layer_custom_index_.size() && net->layer_custom_index_[layer_index] >= 0;
+    p.row = p.custom && p.backend == BACKEND_CPU ? "custom" : layer_row_name(p.backend, p.isa);
+    // the kernel the layer chose, unless the run went to other code (a GPU
+    // layer on the CPU, a CPU driver handing it to its reference)
+    if (!ran_fallback[layer_index])
+        p.path = l->kernel_path();
+    return p;
+}
+
+std::vector<LayerPlacement> Extractor::placement() const
+{
+    std::vector<LayerPlacement> all(ran_on.size());
+    for (size_t i = 0; i < all.size(); i++)
+        all[i] = layer_placement((int)i);
+    return all;
 }
 
 int Extractor::layer_backend(int layer_index) const
@@ -893,7 +947,7 @@ Extractor::~Extractor()
 }
 
 Extractor::Extractor(const Extractor& rhs)
-    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), ran_on(rhs.ran_on), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
+    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), ran_on(rhs.ran_on), ran_isa(rhs.ran_isa), ran_fallback(rhs.ran_fallback), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
 {
     for (int b = 0; b < 3; b++)
         sessions[b] = rhs.sessions[b];
@@ -910,6 +964,8 @@ Extractor& Extractor::operator=(const Extractor& rhs)
     computed = rhs.computed;
     blob_gpu = rhs.blob_gpu;
     ran_on = rhs.ran_on;
+    ran_isa = rhs.ran_isa;
+    ran_fallback = rhs.ran_fallback;
     for (int b = 0; b < 3; b++)
         sessions[b] = rhs.sessions[b];
     observer = rhs.observer;
@@ -953,6 +1009,14 @@ int Extractor::input(int blob_index, const Mat& in)
     blob_mats[blob_index] = in;
     blob_gpu[blob_index].reset();
     computed[blob_index] = 1;
+    // the Input layer that declares this blob "ran": its value is set
+    const int producer = net->blobs_[blob_index].producer;
+    if (producer >= 0 && net->layers_[producer]->type == "Input")
+    {
+        ran_on[producer] = BACKEND_CPU;
+        ran_isa[producer] = (signed char)net->layers_[producer]->isa;
+        ran_fallback[producer] = 0;
+    }
     return 0;
 }
 
@@ -1116,6 +1180,7 @@ int Extractor::run_layer(int li)
         return -1;
     }
     int ret = 0;
+    const int references = cpu_layers_on_reference();
     if (layer->support_inplace)
     {
         // in place only on data nobody else holds
@@ -1150,6 +1215,10 @@ int Extractor::run_layer(int li)
         ret = layer->forward(bottoms, tops, opt);
     }
     ran_on[li] = BACKEND_CPU;
+    // a GPU layer here runs its reference base class; a CPU driver may hand
+    // the run to its reference too (note_cpu_layer_on_reference)
+    ran_fallback[li] = (char)(layer->backend != BACKEND_CPU || cpu_layers_on_reference() != references);
+    ran_isa[li] = (signed char)(ran_fallback[li] ? CPU_ISA_NONE : layer->isa);
     if (ret != 0)
     {
         KITE_LOGE("layer '%s' (%s) failed with %d", layer->name.c_str(), layer->type.c_str(), ret);
@@ -1270,6 +1339,8 @@ int Extractor::run_layer_gpu(int li)
     const int fallbacks = gpu_layers_on_cpu();
     int ret = layer->forward_gpu(bottoms, tops, *s, opt);
     ran_on[li] = (signed char)(gpu_layers_on_cpu() != fallbacks ? BACKEND_CPU : layer->backend);
+    ran_fallback[li] = (char)(ran_on[li] != layer->backend);
+    ran_isa[li] = CPU_ISA_NONE; // (on the CPU after all: the GPU layer's reference base class ran)
     bottoms.clear();
     if (ret != 0)
     {

@@ -30,6 +30,23 @@ struct Blob
     Mat shape;                    // shape hint from the param file, may be empty
 };
 
+// Where a layer ran (Extractor::layer_placement) or where the Net placed it at
+// load (Net::layer_placement): the registry row and the kernel it chose.
+struct LayerPlacement
+{
+    bool ran = false;            // the layer ran in the Extractor's last run (Input: its blob was set)
+    int backend = -1;            // Backend of the code that ran it; -1 when it did not run
+    int isa = 0;                 // CpuIsa of that code (CPU_ISA_NONE: the reference; 0 for GPU rows)
+    bool custom = false;         // a custom layer (register_custom_layer)
+    // the row: layer_row_name(backend, isa) ("cpu:avx2", "cpu:reference",
+    // "vulkan", "opencl"), "custom" for a custom layer on the CPU, "-" when
+    // the layer did not run
+    const char* row = "-";
+    // Layer::kernel_path() of the implementation that ran, nullptr where it
+    // has one path or the run fell back to the reference
+    const char* path = nullptr;
+};
+
 // Called after every layer when set on an Extractor (profiling).
 typedef void (*layer_observer_func)(const Layer* layer, int layer_index, double ms, const std::vector<Mat>& tops, void* userdata);
 
@@ -80,6 +97,10 @@ public:
     int find_blob_index_by_name(const char* name) const;
     int find_layer_index_by_name(const char* name) const;
     bool model_loaded() const { return model_loaded_; }
+    // the row the Net chose for a layer at load (ran = false): what runs it
+    // unless a GPU layer or a CPU driver falls back at run time, which only
+    // Extractor::layer_placement sees
+    LayerPlacement layer_placement(int layer_index) const;
 
     // Where the last load_model's time went (milliseconds, wall clock): the
     // layers reading their weights, every layer's create_pipeline (weight
@@ -152,6 +173,14 @@ public:
     // after all (an int8 input from a CPU layer, a shape its driver has no
     // kernel for) counts as CPU. Input layers count as CPU.
     int layer_backend(int layer_index) const;
+    // the registry row that ran a layer in this Extractor's last run (see
+    // LayerPlacement): a GPU layer that fell back to the CPU names the CPU
+    // code that ran it (its reference base class: cpu:reference), a CPU
+    // driver that handed the run to its reference (note_cpu_layer_on_reference)
+    // cpu:reference; row "-" for a layer the requested outputs did not need.
+    LayerPlacement layer_placement(int layer_index) const;
+    // layer_placement of every layer, by layer index
+    std::vector<LayerPlacement> placement() const;
 
 private:
     friend class Net;
@@ -171,6 +200,8 @@ private:
     std::vector<GpuBlobPtr> blob_gpu; // GPU copy of a blob (nullptr: none)
     std::shared_ptr<GpuSession> sessions[3]; // per Backend, made on first use
     std::vector<signed char> ran_on;          // per layer: where it last ran (-1: not yet)
+    std::vector<signed char> ran_isa;         // per layer: the CpuIsa of the CPU code that ran it
+    std::vector<char> ran_fallback;           // per layer: its run went to other code (a GPU layer on the CPU, a driver's reference)
     layer_observer_func observer;
     void* observer_userdata;
 };

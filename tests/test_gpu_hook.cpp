@@ -5,6 +5,7 @@
 // backend that is missing or refused leaves every layer on the CPU.
 #include "testutil.h"
 
+#include "cpu.h"
 #include "gpu/gpu.h"
 #include "gpu/cpu_fallback.h"
 #include "layer.h"
@@ -280,4 +281,109 @@ TEST(GpuHook, LayerBackendIsWhereTheLayerRan)
     for (int li = 0; li < 6; li++)
         EXPECT_EQ(ex.layer_backend(li), want[li]) << "layer " << li;
     EXPECT_EQ(ex.layer_backend(6), -1);
+}
+
+// a CPU layer with a kernel of its own that hands inputs of width 5 to its
+// "reference" (and says so, as a CPU driver does)
+class CpuReluFallsBack : public CpuRelu
+{
+public:
+    const char* kernel_path() const override { return "fast"; }
+    int forward_inplace(Mat& m, const Option& opt) const override
+    {
+        if (m.w == 5)
+            note_cpu_layer_on_reference();
+        return CpuRelu::forward_inplace(m, opt);
+    }
+};
+Layer* cpu_relu_falls_back_creator(void*) { return new CpuReluFallsBack; }
+
+TEST(GpuHook, PlacementNamesTheRowThatRan)
+{
+    EXPECT_STREQ(layer_row_name(BACKEND_CPU, CPU_ISA_NONE), "cpu:reference");
+    EXPECT_STREQ(layer_row_name(BACKEND_CPU, CPU_ISA_AVX2), "cpu:avx2");
+    EXPECT_STREQ(layer_row_name(BACKEND_CPU, CPU_ISA_AVX512VNNI), "cpu:avx512vnni");
+    EXPECT_STREQ(layer_row_name(BACKEND_CPU, CPU_ISA_NEON), "cpu:neon");
+    EXPECT_STREQ(layer_row_name(BACKEND_CPU, CPU_ISA_ARM82), "cpu:arm82");
+    EXPECT_STREQ(layer_row_name(BACKEND_VULKAN, CPU_ISA_NONE), "vulkan");
+    EXPECT_STREQ(layer_row_name(BACKEND_OPENCL, CPU_ISA_AVX2), "opencl");
+    EXPECT_STREQ(layer_row_name(7, 0), "unknown");
+    EXPECT_STREQ(layer_row_name(BACKEND_CPU, 99), "unknown");
+
+    BackendScope scope;
+    Net net;
+    net.opt.use_vulkan_compute = true;
+    ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_creator), 0);
+    ASSERT_EQ(net.register_custom_layer("GpuFallsBack", gpu_falls_back_creator), 0);
+    ASSERT_EQ(net.register_custom_layer("CpuReluFallsBack", cpu_relu_falls_back_creator), 0);
+    ASSERT_EQ(net.load_param_mem("7767517\n7 7\n"
+                                 "Input in 0 1 in 0=4 1=3 2=2\n"
+                                 "GpuAddOne g1 1 1 in a\n"
+                                 "CpuReluFallsBack r 1 1 a b\n"
+                                 "GpuFallsBack g3 1 1 b c\n"
+                                 "BNLL builtin 1 1 c out\n"
+                                 "GpuAddOne unused 1 1 in x\n"
+                                 "ReLU unused2 1 1 x y\n"),
+              0);
+    ASSERT_EQ(net.load_model_empty(), 0);
+    const Layer* builtin = net.layers()[4];
+    ASSERT_EQ(builtin->backend, BACKEND_CPU);
+
+    // at load: the rows the Net chose
+    EXPECT_FALSE(net.layer_placement(2).ran);
+    EXPECT_STREQ(net.layer_placement(1).row, "vulkan");
+    EXPECT_STREQ(net.layer_placement(2).row, "custom");
+    EXPECT_STREQ(net.layer_placement(2).path, "fast");
+    EXPECT_STREQ(net.layer_placement(4).row, layer_row_name(BACKEND_CPU, builtin->isa));
+    EXPECT_STREQ(net.layer_placement(99).row, "-");
+
+    Extractor ex = net.create_extractor();
+    for (const LayerPlacement& p : ex.placement())
+    {
+        EXPECT_FALSE(p.ran);
+        EXPECT_STREQ(p.row, "-");
+        EXPECT_EQ(p.path, nullptr);
+    }
+    ASSERT_EQ(ex.input("in", input_mat()), 0);
+    Mat out;
+    ASSERT_EQ(ex.extract("out", out), 0);
+    std::vector<LayerPlacement> p = ex.placement();
+    ASSERT_EQ(p.size(), 7u);
+    EXPECT_TRUE(p[0].ran);
+    EXPECT_STREQ(p[0].row, "cpu:reference") << "the Input layer: its blob was set";
+    EXPECT_STREQ(p[1].row, "vulkan");
+    EXPECT_EQ(p[1].backend, BACKEND_VULKAN);
+    EXPECT_STREQ(p[2].row, "custom");
+    EXPECT_STREQ(p[2].path, "fast") << "input width 4: the layer's own kernel ran";
+    EXPECT_TRUE(p[2].custom);
+    EXPECT_STREQ(p[3].row, "custom") << "a GPU layer that fell back names the CPU code that ran";
+    EXPECT_EQ(p[3].backend, BACKEND_CPU);
+    EXPECT_EQ(p[3].isa, (int)CPU_ISA_NONE);
+    EXPECT_STREQ(p[4].row, layer_row_name(BACKEND_CPU, builtin->isa));
+    EXPECT_EQ(p[4].isa, builtin->isa);
+    EXPECT_FALSE(p[5].ran);
+    EXPECT_STREQ(p[5].row, "-");
+    EXPECT_STREQ(p[6].row, "-");
+
+    // width 5: the CPU layer hands the run to its reference: no kernel path,
+    // isa reference
+    Extractor ex2 = net.create_extractor();
+    Mat in5(5, 3, 2);
+    in5.fill(0.5f);
+    ASSERT_EQ(ex2.input("in", in5), 0);
+    ASSERT_EQ(ex2.extract("out", out), 0);
+    LayerPlacement r = ex2.layer_placement(2);
+    EXPECT_TRUE(r.ran);
+    EXPECT_EQ(r.isa, (int)CPU_ISA_NONE);
+    EXPECT_EQ(r.path, nullptr);
+
+    // the reference row when the CPU is capped there
+    Net ref;
+    ref.opt.max_cpu_isa = CPU_ISA_NONE;
+    ASSERT_EQ(ref.load_param_mem("7767517\n2 2\nInput in 0 1 in 0=4 1=3 2=2\nReLU r 1 1 in out\n"), 0);
+    ASSERT_EQ(ref.load_model_empty(), 0);
+    Extractor ex3 = ref.create_extractor();
+    ASSERT_EQ(ex3.input("in", input_mat()), 0);
+    ASSERT_EQ(ex3.extract("out", out), 0);
+    EXPECT_STREQ(ex3.layer_placement(1).row, "cpu:reference");
 }

@@ -3,6 +3,7 @@
 //   kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...
 //           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1|2]
 //           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=NAME]
+//           [placement=0|1|2]
 //
 // Every Input blob without input= gets uniform random values in [-1, 1) from
 // the seed; its shape comes from shape=BLOB:[w,h,c] (or shape=[w,h,c] for all
@@ -14,6 +15,19 @@
 // packing=0 turns the packed layouts off (Option::use_packing_layout); isa=NAME
 // caps the CPU implementations at that level (reference, sse2, avx, avx2,
 // avxvnni, avx512, avx512vnni, neon, arm82: Option::max_cpu_isa).
+// placement=1 prints after the run one line per layer,
+//   placement <index> <type> <name> <row> [<path>]
+// row: the registry row that ran the layer in the last run (cpu:reference,
+// cpu:sse2 ... cpu:avx512vnni, cpu:neon, cpu:arm82, vulkan, opencl; custom
+// for a custom layer; a GPU layer that fell back to the CPU names the CPU
+// row that ran it), `-` for a layer the requested outputs did not need;
+// path: the kernel it chose where it has several (Layer::kernel_path).
+// placement=2 prints the same lines for the rows chosen at load without
+// running (every layer marked as placed: row as planned, before any
+// run-time fallback), for a quick look at a model too slow to run.
+// With loop=N (N > 1; loops=N is the same) it also prints
+//   rss_kb first=<VmRSS after the first forward> last=<after the last>
+// from /proc/self/status (GPU memory is not tracked by kite, so not shown).
 // input=.npy shapes are checked against the Input layer's declared shape
 // (shapecheck=0 allows another). `kiterun --help` lists every option. Exit
 // status 0 on success; on an error one line on stderr and status 1, or 2 for a
@@ -77,6 +91,36 @@ void log_sink(int level, const char* message, void* userdata)
 
 LogCapture g_log;
 
+// the process's resident set in kB (VmRSS of /proc/self/status), -1 if unknown
+long long resident_kb()
+{
+    FILE* fp = fopen("/proc/self/status", "r");
+    if (!fp)
+        return -1;
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof(line), fp))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+        {
+            kb = atoll(line + 6);
+            break;
+        }
+    fclose(fp);
+    return kb;
+}
+
+// placement=1|2: one line per layer (see the header comment)
+void print_placement(const Net& net, const std::vector<LayerPlacement>& placement)
+{
+    for (size_t li = 0; li < net.layers().size() && li < placement.size(); li++)
+    {
+        const Layer* l = net.layers()[li];
+        const LayerPlacement& p = placement[li];
+        printf("placement %d %s %s %s%s%s\n", (int)li, l->type.c_str(), l->name.c_str(), p.row, p.path ? " " : "",
+               p.path ? p.path : "");
+    }
+}
+
 int fail(const std::string& what)
 {
     std::string msg = "kiterun: error: " + what;
@@ -119,7 +163,8 @@ const ToolInfo kInfo = {
         {"save=DIR", "write each output as DIR/<blob>.npy (float32, '/' in names -> '_')"},
         {"writebin=FILE", "write the weights used (e.g. the random ones) as an ncnn-compatible .bin"},
         {"paramtype=text|bin", "read the param as text or binary regardless of its magic number"},
-        {"loop=N", "run N times and print min/max/avg times"},
+        {"loop=N", "run N times and print min/max/avg times; N > 1 also prints rss_kb first=.. last=.. (loops=N too)"},
+        {"placement=0|1|2", "1: after the run, one line per layer: placement <index> <type> <name> <row> [<path>]; 2: the rows chosen at load, no run"},
         {"verbose=0|1", "print the library's log messages"},
     },
     "Inputs without input= get uniform random values in [-1, 1) from the seed; their shape comes from\n"
@@ -284,6 +329,7 @@ int main(int argc, char** argv)
     int packing = -1; // packing=0|1: Option::use_packing_layout (default: the Option default)
     int max_isa = -1; // isa=NAME: Option::max_cpu_isa (default: the best the CPU has)
     bool shapecheck = true;
+    int placement = 0; // placement=1: the row that ran each layer; 2: the rows chosen at load, no run
 
     for (int i = 3; i < argc; i++)
     {
@@ -311,7 +357,7 @@ int main(int argc, char** argv)
             writebin = v;
         else if (k == "paramtype" && (v == "text" || v == "bin"))
             paramtype = v;
-        else if (k == "loop" && parse_int_arg(v, n) && n >= 1 && n <= 1000000)
+        else if ((k == "loop" || k == "loops") && parse_int_arg(v, n) && n >= 1 && n <= 1000000)
             loop = (int)n;
         else if (k == "verbose" && parse_int_arg(v, n))
             g_log.verbose = n != 0;
@@ -323,6 +369,8 @@ int main(int argc, char** argv)
             max_isa = isa_by_name(v);
         else if (k == "shapecheck" && (v == "0" || v == "1"))
             shapecheck = v == "1";
+        else if (k == "placement" && parse_int_arg(v, n) && n >= 0 && n <= 2)
+            placement = (int)n;
         else
         {
             bool known = false;
@@ -419,6 +467,15 @@ int main(int argc, char** argv)
             if (fclose(fp) != 0 || wr != 0)
                 return failure(kInfo, file_error("cannot write", writebin));
         }
+    }
+
+    if (placement == 2)
+    {
+        std::vector<LayerPlacement> planned;
+        for (size_t li = 0; li < net.layers().size(); li++)
+            planned.push_back(net.layer_placement((int)li));
+        print_placement(net, planned);
+        return 0;
     }
 
     std::vector<std::string> blob_names;
@@ -539,6 +596,8 @@ int main(int argc, char** argv)
     std::vector<Mat> results(outputs.size());
     std::vector<double> times;
     std::vector<int> ran_on(net.layers().size(), -1); // where each layer ran (last run)
+    std::vector<LayerPlacement> ran_rows;               // placement=1: the rows of the last run
+    long long rss_first = -1, rss_last = -1;            // loop=N: VmRSS after the first and the last forward
     for (int it = 0; it < loop; it++)
     {
         g_log.first_error.clear();
@@ -560,6 +619,14 @@ int main(int argc, char** argv)
         }
         for (size_t li = 0; li < ran_on.size(); li++)
             ran_on[li] = ex.layer_backend((int)li);
+        if (placement == 1 && it == loop - 1)
+            ran_rows = ex.placement();
+        if (loop > 1)
+        {
+            rss_last = resident_kb();
+            if (it == 0)
+                rss_first = rss_last;
+        }
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
@@ -621,6 +688,8 @@ int main(int argc, char** argv)
             avg += t;
         avg /= times.size();
         printf("time: loops=%d min=%.2f max=%.2f avg=%.2f ms\n", loop, mn, mx, avg);
+        if (rss_first >= 0)
+            printf("rss_kb first=%lld last=%lld\n", rss_first, rss_last);
     }
 
     int per_backend[3] = {0, 0, 0};
@@ -635,5 +704,7 @@ int main(int argc, char** argv)
     if (net.opt.use_opencl)
         printf(" opencl=%d", per_backend[BACKEND_OPENCL]);
     printf(" cpu=%d\n", per_backend[BACKEND_CPU]);
+    if (placement == 1)
+        print_placement(net, ran_rows);
     return 0;
 }

@@ -12,6 +12,15 @@ void note_gpu_layer_on_cpu();
 // how many times this thread noted it so far
 int gpu_layers_on_cpu();
 
+// The same for a CPU driver (layer/cpu, layer/x86, layer/arm) that hands one
+// run to its reference base class after all (a layout or shape it has no
+// kernel for): calling note_cpu_layer_on_reference() from that forward makes
+// the placement report (Extractor::layer_placement) name cpu:reference for the
+// layer instead of the driver's row. Per thread: call it on the thread that
+// called forward, not from inside an OpenMP region.
+void note_cpu_layer_on_reference();
+int cpu_layers_on_reference();
+
 } // namespace kite
 
 #endif // KITE_GPU_CPU_FALLBACK_H

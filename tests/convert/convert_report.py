@@ -57,6 +57,28 @@ def run_timed(cmd):
     return r, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def run_timed_mem(cmd):
+    """run_timed plus the command's peak resident memory in MiB. The command
+    runs under a small python process of its own: a child forked straight
+    from a large caller (torch loaded) would report the caller's RSS."""
+    import sys
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:])\n"
+             "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+             "sys.stderr.write('\\nKITE_PEAK %d %f\\n' % (u.ru_maxrss, u.ru_utime + u.ru_stime))\n"
+             "sys.exit(r.returncode)\n")
+    t0 = time.time()
+    r = subprocess.run([sys.executable, "-c", probe] + list(cmd), capture_output=True, text=True, errors="replace")
+    wall = time.time() - t0
+    peak_kb, cpu = 0, 0.0
+    lines = r.stderr.rstrip("\n").split("\n")
+    if lines and lines[-1].startswith("KITE_PEAK "):
+        _, kb, c = lines[-1].split()
+        peak_kb, cpu = int(kb), float(c)
+        r.stderr = "\n".join(lines[:-1]).rstrip("\n") + "\n"
+    return r, wall, cpu, peak_kb / 1024.0
+
+
 def layer_summary(path):
     layers = read_param(path)
     return len(layers), len(set(t[0] for t in layers))

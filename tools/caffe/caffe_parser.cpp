@@ -3,6 +3,7 @@
 
 #include "caffe_parser.h"
 
+#include "emit.h"
 #include "kite_caffe.pb.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -17,14 +18,15 @@
 #include <set>
 
 namespace kite {
+namespace convert {
 namespace caffe {
 
 using convert::Graph;
 using convert::Layer;
 using convert::Weight;
-using kite_caffe::BlobProto;
-using kite_caffe::LayerParameter;
-using kite_caffe::NetParameter;
+using pb::BlobProto;
+using pb::LayerParameter;
+using pb::NetParameter;
 
 namespace {
 
@@ -43,7 +45,7 @@ public:
 
 const char* v1_type_name(int t)
 {
-    using V1 = kite_caffe::V1LayerParameter;
+    using V1 = pb::V1LayerParameter;
     switch (t)
     {
     case V1::ABSVAL: return "AbsVal";
@@ -78,11 +80,11 @@ const char* v1_type_name(int t)
 }
 
 // V1 `layers {}` -> the V2 form (the parameter messages are the same types)
-void upgrade_v1(const kite_caffe::V1LayerParameter& v1, LayerParameter& l)
+void upgrade_v1(const pb::V1LayerParameter& v1, LayerParameter& l)
 {
     l.set_name(v1.name());
     const char* t = v1_type_name(v1.type());
-    l.set_type(t ? t : "V1_" + kite_caffe::V1LayerParameter::LayerType_Name(v1.type()) + std::to_string((int)v1.type()));
+    l.set_type(t ? t : "V1_" + pb::V1LayerParameter::LayerType_Name(v1.type()) + std::to_string((int)v1.type()));
     for (const std::string& b : v1.bottom())
         l.add_bottom(b);
     for (const std::string& b : v1.top())
@@ -111,7 +113,7 @@ void all_layers(const NetParameter& net, std::vector<LayerParameter>& out)
 {
     for (const LayerParameter& l : net.layer())
         out.push_back(l);
-    for (const kite_caffe::V1LayerParameter& v1 : net.layers())
+    for (const pb::V1LayerParameter& v1 : net.layers())
     {
         LayerParameter l;
         upgrade_v1(v1, l);
@@ -121,28 +123,23 @@ void all_layers(const NetParameter& net, std::vector<LayerParameter>& out)
 
 bool in_test_phase(const LayerParameter& l)
 {
-    if (l.has_phase() && l.phase() == kite_caffe::TRAIN)
+    if (l.has_phase() && l.phase() == pb::TRAIN)
         return false;
-    for (const kite_caffe::NetStateRule& r : l.include())
-        if (r.has_phase() && r.phase() == kite_caffe::TEST)
+    for (const pb::NetStateRule& r : l.include())
+        if (r.has_phase() && r.phase() == pb::TEST)
             return true;
     if (l.include_size() > 0)
         return false;
-    for (const kite_caffe::NetStateRule& r : l.exclude())
-        if (r.has_phase() && r.phase() == kite_caffe::TEST)
+    for (const pb::NetStateRule& r : l.exclude())
+        if (r.has_phase() && r.phase() == pb::TEST)
             return false;
     return true;
 }
 
-// a layer failed: thrown inside this file only, caught by convert_caffe
-struct Failure
-{
-    std::string what;
-};
-
+// a layer failed: ConvertError, caught by convert_caffe
 [[noreturn]] void fail(const LayerParameter& l, const std::string& what)
 {
-    throw Failure{"layer '" + l.name() + "' (" + l.type() + "): " + what};
+    convert::fail("layer", l.name(), l.type(), what);
 }
 
 class Converter
@@ -168,6 +165,13 @@ private:
     int blob_count(const LayerParameter& l) const;
     std::vector<long long> blob_shape(const LayerParameter& l, int i) const;
     Layer& add(const LayerParameter& l, const std::string& type);
+    template<class Spec>
+    Layer& emit(const LayerParameter& l, const Spec& s)
+    {
+        Layer& k = add(l, s.type);
+        s.write(k.params);
+        return k;
+    }
 
     void convolution(const LayerParameter& l, bool deconv);
     void pooling(const LayerParameter& l);
@@ -261,7 +265,7 @@ void Converter::input(const std::string& blob, const std::vector<long long>& dim
     int w = 0, h = 0, c = 0;
     for (long long d : dims)
         if (d < 0 || d > INT_MAX)
-            throw Failure{where + ": input '" + blob + "' has a bad dimension " + std::to_string(d)};
+            throw convert::ConvertError(where + ": input '" + blob + "' has a bad dimension " + std::to_string(d));
     if (dims.size() == 4)
     {
         c = (int)dims[1];
@@ -278,7 +282,7 @@ void Converter::input(const std::string& blob, const std::vector<long long>& dim
     else if (dims.size() == 1)
         w = (int)dims[0];
     else if (!dims.empty())
-        throw Failure{where + ": input '" + blob + "' has " + std::to_string(dims.size()) + " dims (1..4 supported)"};
+        throw convert::ConvertError(where + ": input '" + blob + "' has " + std::to_string(dims.size()) + " dims (1..4 supported)");
     g.add_input(blob, w, h, c);
 }
 
@@ -291,7 +295,7 @@ static int pick(int v_hw, int v_all, bool has_hw, int def)
 
 void Converter::convolution(const LayerParameter& l, bool deconv)
 {
-    const kite_caffe::ConvolutionParameter& p = l.convolution_param();
+    const pb::ConvolutionParameter& p = l.convolution_param();
     if (p.axis() != 1)
         fail(l, "axis " + std::to_string(p.axis()) + " (only 1)");
     if (p.kernel_size_size() > 2 || p.stride_size() > 2 || p.pad_size() > 2 || p.dilation_size() > 2)
@@ -341,21 +345,19 @@ void Converter::convolution(const LayerParameter& l, bool deconv)
                         t[(((gi * outg + o) * ing + i) * maxk) + k] = wt[(((gi * ing + i) * outg + o) * maxk) + k];
         wt.swap(t);
     }
-    Layer& k = add(l, deconv ? (group > 1 ? "DeconvolutionDepthWise" : "Deconvolution")
-                             : (group > 1 ? "ConvolutionDepthWise" : "Convolution"));
-    k.params.set(0, num_output);
-    k.params.set(1, kw);
-    k.params.set(11, kh);
-    k.params.set(2, d_w);
-    k.params.set(12, d_h);
-    k.params.set(3, sw);
-    k.params.set(13, sh);
-    k.params.set(4, pw);
-    k.params.set(14, ph);
-    k.params.set(5, p.bias_term() ? 1 : 0);
-    k.params.set(6, (int)wt.size());
+    // Deconvolution reads the same ids for these fields
+    convert::ConvolutionSpec s;
+    s.type = deconv ? (group > 1 ? "DeconvolutionDepthWise" : "Deconvolution")
+                    : (group > 1 ? "ConvolutionDepthWise" : "Convolution");
+    s.num_output = num_output;
+    s.kernel(kw, kh).dilation(d_w, d_h).stride(sw, sh);
+    s.pad_left = pw;
+    s.pad_top = ph;
+    s.bias_term = p.bias_term() ? 1 : 0;
+    s.weight_data_size = (int)wt.size();
     if (group > 1)
-        k.params.set(7, group);
+        s.group = group;
+    Layer& k = emit(l, s);
     k.weights.push_back(Weight(std::move(wt), true));
     if (p.bias_term())
         k.weights.push_back(Weight(blob(l, 1, num_output), false));
@@ -363,18 +365,19 @@ void Converter::convolution(const LayerParameter& l, bool deconv)
 
 void Converter::pooling(const LayerParameter& l)
 {
-    const kite_caffe::PoolingParameter& p = l.pooling_param();
-    if (p.pool() == kite_caffe::PoolingParameter::STOCHASTIC)
+    const pb::PoolingParameter& p = l.pooling_param();
+    if (p.pool() == pb::PoolingParameter::STOCHASTIC)
     {
         unsupported.add("Pooling", l.name(), "pool STOCHASTIC");
         return;
     }
-    int type = p.pool() == kite_caffe::PoolingParameter::MAX ? 0 : 1;
+    const int type = p.pool() == pb::PoolingParameter::MAX ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
+    convert::PoolingSpec s;
+    s.pooling_type = type;
     if (p.global_pooling())
     {
-        Layer& k = add(l, "Pooling");
-        k.params.set(0, type);
-        k.params.set(4, 1);
+        s.global_pooling = 1;
+        emit(l, s);
         return;
     }
     int kh = p.has_kernel_h() ? (int)p.kernel_h() : (int)p.kernel_size();
@@ -385,37 +388,30 @@ void Converter::pooling(const LayerParameter& l)
     int pw = p.has_pad_w() ? (int)p.pad_w() : (int)p.pad();
     if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0 || ph < 0 || pw < 0 || ph >= kh || pw >= kw)
         fail(l, "bad kernel/stride/pad");
-    bool floor_mode = p.round_mode() == kite_caffe::PoolingParameter::FLOOR;
+    bool floor_mode = p.round_mode() == pb::PoolingParameter::FLOOR;
     std::vector<std::string> bottoms(l.bottom().begin(), l.bottom().end());
     if (bottoms.size() != 1 || l.top_size() != 1)
         fail(l, "needs one bottom and one top");
     // Caffe's average counts the pads up to input + pad but not the ceil-mode
     // tail: in ceil mode the pads are made real zeros by a Padding layer and
     // the pooling excludes only its own tail.
-    if (type == 1 && !floor_mode && (ph > 0 || pw > 0))
+    if (type == convert::PoolingSpec::AVG && !floor_mode && (ph > 0 || pw > 0))
     {
         std::string padded = g.unique_blob_name(l.name() + "_pad");
-        Layer& pad = g.add("Padding", l.name() + "_pad", bottoms, {padded});
-        pad.params.set(0, ph);
-        pad.params.set(1, ph);
-        pad.params.set(2, pw);
-        pad.params.set(3, pw);
+        convert::PaddingSpec pad;
+        pad.top = ph;
+        pad.bottom = ph;
+        pad.left = pw;
+        pad.right = pw;
+        convert::emit(g, pad, l.name() + "_pad", bottoms, {padded});
         bottoms = {padded};
         ph = pw = 0;
     }
-    Layer& k = g.add("Pooling", l.name(), bottoms, {l.top(0)});
-    k.params.set(0, type);
-    k.params.set(1, kw);
-    k.params.set(11, kh);
-    k.params.set(2, sw);
-    k.params.set(12, sh);
-    k.params.set(3, pw);
-    k.params.set(13, ph);
-    k.params.set(14, pw);
-    k.params.set(15, ph);
-    k.params.set(5, floor_mode ? 1 : 0);
-    if (floor_mode && type == 1)
-        k.params.set(6, 1);
+    s.kernel(kw, kh).stride(sw, sh).pads(pw, pw, ph, ph);
+    s.pad_mode = floor_mode ? 1 : 0;
+    if (floor_mode && type == convert::PoolingSpec::AVG)
+        s.avgpool_count_include_pad = 1;
+    convert::emit(g, s, l.name(), bottoms, {l.top(0)});
     // Caffe drops a last ceil-mode window that starts inside the right/bottom
     // pad; that can only happen when pad > kernel - stride
     if (!floor_mode && ((ph > 0 && ph > kh - sh) || (pw > 0 && pw > kw - sw)))
@@ -425,7 +421,7 @@ void Converter::pooling(const LayerParameter& l)
 
 void Converter::inner_product(const LayerParameter& l)
 {
-    const kite_caffe::InnerProductParameter& p = l.inner_product_param();
+    const pb::InnerProductParameter& p = l.inner_product_param();
     int num_output = (int)p.num_output();
     if (num_output <= 0)
         fail(l, "num_output must be positive");
@@ -443,10 +439,11 @@ void Converter::inner_product(const LayerParameter& l)
                 t[(size_t)o * K + kk] = wt[kk * num_output + o];
         wt.swap(t);
     }
-    Layer& k = add(l, "InnerProduct");
-    k.params.set(0, num_output);
-    k.params.set(1, p.bias_term() ? 1 : 0);
-    k.params.set(2, (int)wt.size());
+    convert::InnerProductSpec s;
+    s.num_output = num_output;
+    s.bias_term = p.bias_term() ? 1 : 0;
+    s.weight_data_size = (int)wt.size();
+    Layer& k = emit(l, s);
     k.weights.push_back(Weight(std::move(wt), true));
     if (p.bias_term())
         k.weights.push_back(Weight(blob(l, 1, num_output), false));
@@ -464,9 +461,10 @@ void Converter::batch_norm(const LayerParameter& l)
         mean[i] *= f;
         var[i] *= f;
     }
-    Layer& k = add(l, "BatchNorm");
-    k.params.set(0, (int)n);
-    k.params.set(1, l.batch_norm_param().eps());
+    convert::BatchNormSpec s;
+    s.channels = (int)n;
+    s.eps = l.batch_norm_param().eps();
+    Layer& k = emit(l, s);
     k.weights.push_back(Weight(std::vector<float>((size_t)n, 1.f), false));
     k.weights.push_back(Weight(std::move(mean), false));
     k.weights.push_back(Weight(std::move(var), false));
@@ -475,22 +473,23 @@ void Converter::batch_norm(const LayerParameter& l)
 
 void Converter::scale(const LayerParameter& l)
 {
-    const kite_caffe::ScaleParameter& p = l.scale_param();
+    const pb::ScaleParameter& p = l.scale_param();
     if (p.axis() != 1 || (l.bottom_size() == 1 && p.num_axes() != 1))
         fail(l, "only axis 1 with num_axes 1 (per-channel scale) is supported");
-    Layer& k = add(l, "Scale");
+    convert::ScaleSpec spec;
+    spec.bias_term = p.bias_term() ? 1 : 0;
     if (l.bottom_size() == 2)
     {
-        k.params.set(0, -233);
-        k.params.set(1, p.bias_term() ? 1 : 0);
         if (p.bias_term())
             fail(l, "a bias with the scale from a second bottom is not supported");
+        spec.scale_data_size = -233; // the scale is the second bottom
+        emit(l, spec);
         return;
     }
     std::vector<float> s = blob(l, 0, -1);
     int n = (int)s.size();
-    k.params.set(0, n);
-    k.params.set(1, p.bias_term() ? 1 : 0);
+    spec.scale_data_size = n;
+    Layer& k = emit(l, spec);
     k.weights.push_back(Weight(std::move(s), false));
     if (p.bias_term())
         k.weights.push_back(Weight(blob(l, 1, n), false));
@@ -498,7 +497,7 @@ void Converter::scale(const LayerParameter& l)
 
 void Converter::reshape(const LayerParameter& l)
 {
-    const kite_caffe::ReshapeParameter& p = l.reshape_param();
+    const pb::ReshapeParameter& p = l.reshape_param();
     if (p.axis() != 0 || p.num_axes() != -1)
         fail(l, "only axis 0 with num_axes -1 is supported");
     std::vector<long long> d(p.shape().dim().begin(), p.shape().dim().end());
@@ -514,18 +513,19 @@ void Converter::reshape(const LayerParameter& l)
         if (d[i] == 0 && d.size() != 3)
             fail(l, "dim 0 (copy) is supported only in a 4-D shape");
     }
-    Layer& k = add(l, "Reshape");
+    convert::ReshapeSpec s;
     int n = (int)d.size();
-    k.params.set(0, (int)d[n - 1]);
+    s.w = (int)d[n - 1];
     if (n >= 2)
-        k.params.set(1, (int)d[n - 2]);
+        s.h = (int)d[n - 2];
     if (n == 3)
-        k.params.set(2, (int)d[0]);
+        s.c = (int)d[0];
     if (n == 4)
     {
-        k.params.set(11, (int)d[1]);
-        k.params.set(2, (int)d[0]);
+        s.d = (int)d[1];
+        s.c = (int)d[0];
     }
+    emit(l, s);
 }
 
 void Converter::permute(const LayerParameter& l)
@@ -556,23 +556,22 @@ void Converter::permute(const LayerParameter& l)
             t = i;
     if (t < 0)
         fail(l, "unsupported order");
-    Layer& k = add(l, "Permute");
-    k.params.set(0, t);
+    emit(l, convert::PermuteSpec::order(t));
 }
 
 void Converter::prior_box(const LayerParameter& l)
 {
-    const kite_caffe::PriorBoxParameter& p = l.prior_box_param();
+    const pb::PriorBoxParameter& p = l.prior_box_param();
     if (l.bottom_size() != 2)
         fail(l, "needs two bottoms (feature map, image)");
     if (p.min_size_size() == 0)
         fail(l, "no min_size");
     if (p.max_size_size() != 0 && p.max_size_size() != p.min_size_size())
         fail(l, "max_size count differs from min_size count");
-    Layer& k = add(l, "PriorBox");
-    k.params.set_floats(0, std::vector<float>(p.min_size().begin(), p.min_size().end()));
+    convert::PriorBoxSpec s;
+    s.min_sizes = std::vector<float>(p.min_size().begin(), p.min_size().end());
     if (p.max_size_size() > 0)
-        k.params.set_floats(1, std::vector<float>(p.max_size().begin(), p.max_size().end()));
+        s.max_sizes = std::vector<float>(p.max_size().begin(), p.max_size().end());
     // Caffe skips ratios equal to 1 or to one seen before
     std::vector<float> ars;
     for (float a : p.aspect_ratio())
@@ -586,7 +585,7 @@ void Converter::prior_box(const LayerParameter& l)
             ars.push_back(a);
     }
     if (!ars.empty())
-        k.params.set_floats(2, ars);
+        s.aspect_ratios = ars;
     float v[4] = {0.1f, 0.1f, 0.1f, 0.1f};
     if (p.variance_size() == 1)
         v[0] = v[1] = v[2] = v[3] = p.variance(0);
@@ -596,9 +595,9 @@ void Converter::prior_box(const LayerParameter& l)
     else if (p.variance_size() != 0)
         fail(l, "variance needs 1 or 4 values");
     for (int i = 0; i < 4; i++)
-        k.params.set(3 + i, v[i]);
-    k.params.set(7, p.flip() ? 1 : 0);
-    k.params.set(8, p.clip() ? 1 : 0);
+        s.variance[i] = v[i];
+    s.flip = p.flip() ? 1 : 0;
+    s.clip = p.clip() ? 1 : 0;
     int iw = -233, ih = -233;
     if (p.has_img_h() || p.has_img_w())
     {
@@ -607,8 +606,8 @@ void Converter::prior_box(const LayerParameter& l)
     }
     else if (p.has_img_size())
         iw = ih = (int)p.img_size();
-    k.params.set(9, iw);
-    k.params.set(10, ih);
+    s.image_width = iw;
+    s.image_height = ih;
     float stw = -233.f, sth = -233.f;
     if (p.has_step_h() || p.has_step_w())
     {
@@ -617,34 +616,36 @@ void Converter::prior_box(const LayerParameter& l)
     }
     else if (p.has_step())
         stw = sth = p.step();
-    k.params.set(11, stw);
-    k.params.set(12, sth);
-    k.params.set(13, p.offset());
+    s.step_width = stw;
+    s.step_height = sth;
+    s.offset = p.offset();
+    emit(l, s);
 }
 
 void Converter::detection_output(const LayerParameter& l)
 {
-    const kite_caffe::DetectionOutputParameter& p = l.detection_output_param();
+    const pb::DetectionOutputParameter& p = l.detection_output_param();
     if (l.bottom_size() != 3)
         fail(l, "needs three bottoms (loc, conf, priorbox)");
-    if (!p.share_location() || p.background_label_id() != 0 || p.code_type() != kite_caffe::DetectionOutputParameter::CENTER_SIZE
+    if (!p.share_location() || p.background_label_id() != 0 || p.code_type() != pb::DetectionOutputParameter::CENTER_SIZE
         || p.variance_encoded_in_target())
     {
         unsupported.add("DetectionOutput", l.name(),
                         "only share_location, background_label_id 0, code_type CENTER_SIZE, variances not encoded in target");
         return;
     }
-    Layer& k = add(l, "DetectionOutput");
-    k.params.set(0, (int)p.num_classes());
-    k.params.set(1, p.nms_param().nms_threshold());
-    k.params.set(2, p.nms_param().has_top_k() ? p.nms_param().top_k() : -1);
-    k.params.set(3, p.keep_top_k());
-    k.params.set(4, p.confidence_threshold());
+    convert::DetectionOutputSpec s;
+    s.num_class = (int)p.num_classes();
+    s.nms_threshold = p.nms_param().nms_threshold();
+    s.nms_top_k = p.nms_param().has_top_k() ? p.nms_param().top_k() : -1;
+    s.keep_top_k = p.keep_top_k();
+    s.confidence_threshold = p.confidence_threshold();
+    emit(l, s);
 }
 
 void Converter::crop(const LayerParameter& l)
 {
-    const kite_caffe::CropParameter& p = l.crop_param();
+    const pb::CropParameter& p = l.crop_param();
     if (l.bottom_size() != 2)
         fail(l, "needs two bottoms (input, reference)");
     int axis = p.axis();
@@ -667,27 +668,30 @@ void Converter::crop(const LayerParameter& l)
         // the reference must not give its channel count: pass a 2-D (h, w)
         // view of its first channel
         std::string one = g.unique_blob_name(l.name() + "_ref_c0");
-        Layer& c0 = g.add("Crop", l.name() + "_ref_c0", {ref}, {one});
-        c0.params.set_ints(9, {0});
-        c0.params.set_ints(10, {1});
-        c0.params.set_ints(11, {0});
+        convert::CropSpec c0;
+        c0.starts = std::vector<int>{0};
+        c0.ends = std::vector<int>{1};
+        c0.axes = std::vector<int>{0};
+        convert::emit(g, c0, l.name() + "_ref_c0", {ref}, {one});
         std::string flat = g.unique_blob_name(l.name() + "_ref_hw");
-        Layer& r = g.add("Reshape", l.name() + "_ref_hw", {one}, {flat});
-        r.params.set(0, 0);
-        r.params.set(1, 0);
+        convert::ReshapeSpec r;
+        r.w = 0;
+        r.h = 0;
+        convert::emit(g, r, l.name() + "_ref_hw", {one}, {flat});
         ref = flat;
     }
     if (axis == 3)
         fail(l, "cropping the width only is not supported");
-    Layer& k = g.add("Crop", l.name(), {l.bottom(0), ref}, {l.top(0)});
-    k.params.set(0, off[2]);
-    k.params.set(1, off[1]);
-    k.params.set(2, off[0]);
+    convert::CropSpec s;
+    s.woffset = off[2];
+    s.hoffset = off[1];
+    s.coffset = off[0];
+    convert::emit(g, s, l.name(), {l.bottom(0), ref}, {l.top(0)});
 }
 
 void Converter::slice(const LayerParameter& l)
 {
-    const kite_caffe::SliceParameter& p = l.slice_param();
+    const pb::SliceParameter& p = l.slice_param();
     int axis = p.has_axis() ? p.axis() : p.has_slice_dim() ? (int)p.slice_dim() : 1;
     if (axis == 0)
         fail(l, "slicing the batch axis is not supported");
@@ -708,9 +712,10 @@ void Converter::slice(const LayerParameter& l)
     }
     else
         sizes.assign(l.top_size(), -233);
-    Layer& k = add(l, "Slice");
-    k.params.set_ints(0, sizes);
-    k.params.set(1, axis > 0 ? axis - 1 : axis);
+    convert::SliceSpec s;
+    s.slices = sizes;
+    s.axis = axis > 0 ? axis - 1 : axis;
+    emit(l, s);
 }
 
 void Converter::layer(const LayerParameter& l)
@@ -718,13 +723,13 @@ void Converter::layer(const LayerParameter& l)
     const std::string& t = l.type();
     if (t == "Input")
     {
-        const kite_caffe::InputParameter& p = l.input_param();
+        const pb::InputParameter& p = l.input_param();
         for (int i = 0; i < l.top_size(); i++)
         {
             std::vector<long long> dims;
             if (p.shape_size() > 0)
             {
-                const kite_caffe::BlobShape& s = p.shape(p.shape_size() == 1 ? 0 : std::min(i, p.shape_size() - 1));
+                const pb::BlobShape& s = p.shape(p.shape_size() == 1 ? 0 : std::min(i, p.shape_size() - 1));
                 dims.assign(s.dim().begin(), s.dim().end());
             }
             input(l.top(i), dims, "layer '" + l.name() + "'");
@@ -755,23 +760,26 @@ void Converter::layer(const LayerParameter& l)
         return slice(l);
     if (t == "ReLU")
     {
-        Layer& k = add(l, "ReLU");
+        convert::ReLUSpec s;
         if (l.relu_param().negative_slope() != 0.f)
-            k.params.set(0, l.relu_param().negative_slope());
+            s.slope = l.relu_param().negative_slope();
+        emit(l, s);
         return;
     }
     if (t == "ReLU6")
     {
-        Layer& k = add(l, "Clip");
-        k.params.set(0, 0.f);
-        k.params.set(1, 6.f);
+        convert::ClipSpec s;
+        s.min = 0.f;
+        s.max = 6.f;
+        emit(l, s);
         return;
     }
     if (t == "Clip")
     {
-        Layer& k = add(l, "Clip");
-        k.params.set(0, l.clip_param().min());
-        k.params.set(1, l.clip_param().max());
+        convert::ClipSpec s;
+        s.min = l.clip_param().min();
+        s.max = l.clip_param().max();
+        emit(l, s);
         return;
     }
     if (t == "Sigmoid" || t == "TanH" || t == "AbsVal" || t == "BNLL" || t == "Split" || t == "Dropout")
@@ -788,29 +796,37 @@ void Converter::layer(const LayerParameter& l)
     }
     if (t == "ELU")
     {
-        add(l, "ELU").params.set(0, l.elu_param().alpha());
+        convert::ELUSpec s;
+        s.alpha = l.elu_param().alpha();
+        emit(l, s);
         return;
     }
     if (t == "Power" || t == "Exp" || t == "Log")
     {
-        // the three share the ids 0 power/base, 1 scale, 2 shift
-        Layer& k = add(l, t);
         if (t == "Power")
         {
-            k.params.set(0, l.power_param().power());
-            k.params.set(1, l.power_param().scale());
-            k.params.set(2, l.power_param().shift());
+            convert::PowerSpec s;
+            s.power = l.power_param().power();
+            s.scale = l.power_param().scale();
+            s.shift = l.power_param().shift();
+            emit(l, s);
             return;
         }
-        const kite_caffe::ExpParameter& p = t == "Exp" ? l.exp_param() : l.log_param();
-        k.params.set(0, p.base());
-        k.params.set(1, p.scale());
-        k.params.set(2, p.shift());
+        // Exp and Log read the same (base, scale, shift)
+        const pb::ExpParameter& p = t == "Exp" ? l.exp_param() : l.log_param();
+        convert::ExpSpec s;
+        s.type = t;
+        s.base = p.base();
+        s.scale = p.scale();
+        s.shift = p.shift();
+        emit(l, s);
         return;
     }
     if (t == "Threshold")
     {
-        add(l, "Threshold").params.set(0, l.threshold_param().threshold());
+        convert::ThresholdSpec s;
+        s.threshold = l.threshold_param().threshold();
+        emit(l, s);
         return;
     }
     if (t == "PReLU")
@@ -818,8 +834,9 @@ void Converter::layer(const LayerParameter& l)
         std::vector<float> s = blob(l, 0, -1);
         if (l.prelu_param().channel_shared() && s.size() != 1)
             fail(l, "channel_shared needs one slope");
-        Layer& k = add(l, "PReLU");
-        k.params.set(0, (int)s.size());
+        convert::PReLUSpec spec;
+        spec.num_slope = (int)s.size();
+        Layer& k = emit(l, spec);
         k.weights.push_back(Weight(std::move(s), false));
         return;
     }
@@ -828,20 +845,22 @@ void Converter::layer(const LayerParameter& l)
         if (l.bottom_size() != 1 || l.bias_param().axis() != 1 || l.bias_param().num_axes() != 1)
             fail(l, "only a learned per-channel bias (one bottom, axis 1, num_axes 1)");
         std::vector<float> b = blob(l, 0, -1);
-        Layer& k = add(l, "Bias");
-        k.params.set(0, (int)b.size());
+        convert::BiasSpec s;
+        s.bias_data_size = (int)b.size();
+        Layer& k = emit(l, s);
         k.weights.push_back(Weight(std::move(b), false));
         return;
     }
     if (t == "LRN")
     {
-        const kite_caffe::LRNParameter& p = l.lrn_param();
-        Layer& k = add(l, "LRN");
-        k.params.set(0, (int)p.norm_region());
-        k.params.set(1, (int)p.local_size());
-        k.params.set(2, p.alpha());
-        k.params.set(3, p.beta());
-        k.params.set(4, p.k());
+        const pb::LRNParameter& p = l.lrn_param();
+        convert::LRNSpec s;
+        s.region_type = (int)p.norm_region();
+        s.local_size = (int)p.local_size();
+        s.alpha = p.alpha();
+        s.beta = p.beta();
+        s.bias = p.k();
+        emit(l, s);
         return;
     }
     if (t == "Softmax")
@@ -849,36 +868,38 @@ void Converter::layer(const LayerParameter& l)
         int axis = l.softmax_param().axis();
         if (axis == 0)
             fail(l, "softmax over the batch axis is not supported");
-        Layer& k = add(l, "Softmax");
-        k.params.set(0, axis > 0 ? axis - 1 : axis);
-        k.params.set(1, 1);
+        convert::SoftmaxSpec s;
+        s.axis = axis > 0 ? axis - 1 : axis;
+        s.fixbug0 = 1;
+        emit(l, s);
         return;
     }
     if (t == "Concat")
     {
-        const kite_caffe::ConcatParameter& p = l.concat_param();
+        const pb::ConcatParameter& p = l.concat_param();
         int axis = p.has_axis() ? p.axis() : (int)p.concat_dim();
         if (axis == 0)
             fail(l, "concatenating along the batch axis is not supported");
-        add(l, "Concat").params.set(0, axis > 0 ? axis - 1 : axis);
+        emit(l, convert::ConcatSpec::on(axis > 0 ? axis - 1 : axis));
         return;
     }
     if (t == "Eltwise")
     {
-        const kite_caffe::EltwiseParameter& p = l.eltwise_param();
-        Layer& k = add(l, "Eltwise");
-        k.params.set(0, (int)p.operation());
+        const pb::EltwiseParameter& p = l.eltwise_param();
+        convert::EltwiseSpec s;
+        s.op_type = (int)p.operation(); // Caffe's PROD, SUM, MAX = Eltwise::Operation_*
         if (p.coeff_size() > 0)
         {
             if (p.coeff_size() != l.bottom_size())
                 fail(l, "needs one coeff per bottom");
-            k.params.set_floats(1, std::vector<float>(p.coeff().begin(), p.coeff().end()));
+            s.coeffs = std::vector<float>(p.coeff().begin(), p.coeff().end());
         }
+        emit(l, s);
         return;
     }
     if (t == "Flatten")
     {
-        const kite_caffe::FlattenParameter& p = l.flatten_param();
+        const pb::FlattenParameter& p = l.flatten_param();
         if (p.axis() != 1 || p.end_axis() != -1)
             fail(l, "only axis 1 to the end is supported");
         add(l, "Flatten");
@@ -886,56 +907,62 @@ void Converter::layer(const LayerParameter& l)
     }
     if (t == "Normalize")
     {
-        const kite_caffe::NormalizeParameter& p = l.norm_param();
+        const pb::NormalizeParameter& p = l.norm_param();
         std::vector<float> s = blob(l, 0, -1);
         if (p.channel_shared() && s.size() != 1)
             fail(l, "channel_shared needs one scale");
-        Layer& k = add(l, "Normalize");
-        k.params.set(0, p.across_spatial() ? 1 : 0);
-        k.params.set(1, p.channel_shared() ? 1 : 0);
-        k.params.set(2, p.eps());
-        k.params.set(3, (int)s.size());
-        k.params.set(4, 1);
-        k.params.set(9, 0);
+        convert::NormalizeSpec spec;
+        spec.across_spatial = p.across_spatial() ? 1 : 0;
+        spec.channel_shared = p.channel_shared() ? 1 : 0;
+        spec.eps = p.eps();
+        spec.scale_data_size = (int)s.size();
+        spec.across_channel = 1;
+        spec.eps_mode = 0;
+        Layer& k = emit(l, spec);
         k.weights.push_back(Weight(std::move(s), false));
         return;
     }
     if (t == "MVN")
     {
-        const kite_caffe::MVNParameter& p = l.mvn_param();
-        Layer& k = add(l, "MVN");
-        k.params.set(0, p.normalize_variance() ? 1 : 0);
-        k.params.set(1, p.across_channels() ? 1 : 0);
-        k.params.set(2, p.eps());
+        const pb::MVNParameter& p = l.mvn_param();
+        convert::MVNSpec s;
+        s.normalize_variance = p.normalize_variance() ? 1 : 0;
+        s.across_channels = p.across_channels() ? 1 : 0;
+        s.eps = p.eps();
+        emit(l, s);
         return;
     }
     if (t == "ArgMax")
     {
-        const kite_caffe::ArgMaxParameter& p = l.argmax_param();
+        const pb::ArgMaxParameter& p = l.argmax_param();
         if (p.has_axis())
             fail(l, "argmax along one axis is not supported (only over all)");
-        Layer& k = add(l, "ArgMax");
-        k.params.set(0, p.out_max_val() ? 1 : 0);
-        k.params.set(1, (int)p.top_k());
+        convert::ArgMaxSpec s;
+        s.out_max_val = p.out_max_val() ? 1 : 0;
+        s.topk = (int)p.top_k();
+        emit(l, s);
         return;
     }
     if (t == "Interp")
     {
         // bilinear with corners aligned, to a fixed size (zoom/shrink factors
         // depend on the input size, which is not known here)
-        const kite_caffe::InterpParameter& p = l.interp_param();
+        const pb::InterpParameter& p = l.interp_param();
         if (p.height() <= 0 || p.width() <= 0 || p.pad_beg() != 0 || p.pad_end() != 0 || l.bottom_size() != 1)
             fail(l, "only a fixed output height/width without pads is supported");
-        Layer& k = add(l, "Interp");
-        k.params.set(0, 2);
-        k.params.set(3, p.height());
-        k.params.set(4, p.width());
-        k.params.set(6, 1);
+        convert::InterpSpec s;
+        s.resize_type = 2; // bilinear
+        s.output_height = p.height();
+        s.output_width = p.width();
+        s.align_corner = 1;
+        emit(l, s);
         return;
     }
     if (t == "ShuffleChannel")
     {
-        add(l, "ShuffleChannel").params.set(0, (int)l.shuffle_channel_param().group());
+        convert::ShuffleChannelSpec s;
+        s.group = (int)l.shuffle_channel_param().group();
+        emit(l, s);
         return;
     }
     if (t == "Tile")
@@ -943,22 +970,24 @@ void Converter::layer(const LayerParameter& l)
         int axis = l.tile_param().axis();
         if (axis == 0)
             fail(l, "tiling the batch axis is not supported");
-        Layer& k = add(l, "Tile");
-        k.params.set(0, axis > 0 ? axis - 1 : axis);
-        k.params.set(1, l.tile_param().tiles());
+        convert::TileSpec s;
+        s.axis = axis > 0 ? axis - 1 : axis;
+        s.tiles = l.tile_param().tiles();
+        emit(l, s);
         return;
     }
     if (t == "Embed")
     {
-        const kite_caffe::EmbedParameter& p = l.embed_param();
+        const pb::EmbedParameter& p = l.embed_param();
         int n = (int)p.num_output(), in = (int)p.input_dim();
         if (n <= 0 || in <= 0)
             fail(l, "num_output and input_dim must be positive");
-        Layer& k = add(l, "Embed");
-        k.params.set(0, n);
-        k.params.set(1, in);
-        k.params.set(2, p.bias_term() ? 1 : 0);
-        k.params.set(3, n * in);
+        convert::EmbedSpec s;
+        s.num_output = n;
+        s.input_dim = in;
+        s.bias_term = p.bias_term() ? 1 : 0;
+        s.weight_data_size = n * in;
+        Layer& k = emit(l, s);
         k.weights.push_back(Weight(blob(l, 0, (long long)n * in), true));
         if (p.bias_term())
             k.weights.push_back(Weight(blob(l, 1, n), false));
@@ -1039,13 +1068,13 @@ int convert_caffe(const std::string& prototxt, const std::string& model, Graph& 
             if (!in_test_phase(l))
                 continue;
             if (l.top_size() == 0 && l.type() != "Silence")
-                throw Failure{"layer '" + l.name() + "' (" + l.type() + ") has no top"};
+                fail(l, "has no top");
             cv.layer(l);
         }
     }
-    catch (const Failure& f)
+    catch (const convert::ConvertError& e)
     {
-        error = f.what;
+        error = e.what();
         return -1;
     }
     catch (const std::bad_alloc&)
@@ -1062,4 +1091,5 @@ int convert_caffe(const std::string& prototxt, const std::string& model, Graph& 
 }
 
 } // namespace caffe
+} // namespace convert
 } // namespace kite

@@ -10,6 +10,7 @@
 #include <string>
 
 namespace kite {
+namespace convert {
 namespace caffe {
 
 // Parse both files from memory and convert every layer. An empty `model`
@@ -17,10 +18,13 @@ namespace caffe {
 // which fills zeros: benchmarks, fuzzing of the prototxt alone).
 // Returns 0; -1 with `error` set (malformed input, bad blob sizes, ...); or 1
 // when only unsupported layers were found (listed in `unsupported`).
-int convert_caffe(const std::string& prototxt, const std::string& model, convert::Graph& g,
-                  convert::UnsupportedOps& unsupported, std::string& error, bool allow_missing_weights = false);
+int convert_caffe(const std::string& prototxt, const std::string& model, Graph& g, UnsupportedOps& unsupported, std::string& error, bool allow_missing_weights = false);
 
 } // namespace caffe
+} // namespace convert
+
+// the name callers used before the converters shared kite::convert
+namespace caffe = convert::caffe;
 } // namespace kite
 
 #endif // KITE_CAFFE_PARSER_H

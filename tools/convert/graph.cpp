@@ -1,4 +1,5 @@
 #include "graph.h"
+#include "emit.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -184,14 +185,14 @@ Layer& Graph::add(const std::string& type, const std::string& name, const std::v
 
 Layer& Graph::add_input(const std::string& blob, int w, int h, int c)
 {
-    Layer& l = add("Input", blob, {}, {blob});
+    InputSpec s;
     if (w > 0)
-        l.params.set(0, w);
+        s.w = w;
     if (h > 0)
-        l.params.set(1, h);
+        s.h = h;
     if (c > 0)
-        l.params.set(2, c);
-    return l;
+        s.c = c;
+    return emit(*this, s, blob, {}, {blob});
 }
 
 int Graph::producer(const std::string& blob) const

@@ -1,6 +1,11 @@
 #include "writer.h"
 
+#include "layer/convolution.h"
+#include "layer/embed.h"
+#include "layer/gemm.h"
+#include "layer/innerproduct.h"
 #include "mat.h" // float32_to_float16
+#include "layer/multiheadattention.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -118,10 +123,16 @@ std::vector<unsigned char> bin_bytes(const Graph& g)
 // would move values across quantization steps, so they keep fp32
 static bool int8_layer(const Layer& l)
 {
-    if (l.type.compare(0, 11, "Convolution") == 0 || l.type == "InnerProduct")
-        return l.params.get_int(8, 0) != 0;
-    if (l.type == "Gemm" || l.type == "Embed" || l.type == "MultiHeadAttention")
-        return l.params.get_int(18, 0) != 0;
+    if (l.type.compare(0, 11, "Convolution") == 0)
+        return l.params.get_int(Convolution::PARAM_INT8_SCALE_TERM, 0) != 0;
+    if (l.type == "InnerProduct")
+        return l.params.get_int(InnerProduct::PARAM_INT8_SCALE_TERM, 0) != 0;
+    if (l.type == "Gemm")
+        return l.params.get_int(Gemm::PARAM_INT8_SCALE_TERM, 0) != 0;
+    if (l.type == "Embed")
+        return l.params.get_int(Embed::PARAM_INT8_SCALE_TERM, 0) != 0;
+    if (l.type == "MultiHeadAttention")
+        return l.params.get_int(MultiHeadAttention::PARAM_INT8_SCALE_TERM, 0) != 0;
     return false;
 }
 

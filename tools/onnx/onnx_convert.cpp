@@ -10,8 +10,11 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
-namespace kite_onnx {
+namespace kite {
+namespace convert {
+namespace onnx {
 
 // ---------------------------------------------------------------- tensors
 
@@ -278,16 +281,29 @@ const Shape& Converter::in_shape(int i) const
     return it->second;
 }
 
+Shape Converter::blob_kshape(int i) const
+{
+    auto it = wide_.find(in_name(i));
+    return it != wide_.end() ? it->second : kshape(in_shape(i));
+}
+
+bool Converter::in_wide(int i) const
+{
+    return has_in(i) && wide_.count(in_name(i)) != 0;
+}
+
 std::string Converter::node_desc() const
 {
     if (!node_)
         return "graph";
-    return node_->op_type() + " node '" + node_->name() + "'";
+    return "node '" + node_->name() + "' (" + node_->op_type() + ")";
 }
 
 void Converter::fail(const std::string& why) const
 {
-    throw ConvertError(node_desc() + ": " + why);
+    if (!node_)
+        throw ConvertError("graph: " + why);
+    convert::fail("node", node_->name(), node_->op_type(), why);
 }
 
 // ---------------------------------------------------------------- layout
@@ -359,19 +375,18 @@ KLayer& Converter::add(const std::string& type, const std::vector<std::string>& 
     return g_.add(type, uniq(node_ ? (node_->name().empty() ? node_->op_type() : node_->name()) : type), bottoms, tops);
 }
 
-static void set_shape_params(KLayer& l, const Shape& k, int pw, int ph, int pd, int pc)
+// k is outermost first; kite's shape fields are w, h, d, c (Reshape, Input
+// and MemoryData name them alike)
+template<class Spec>
+static Spec shape_spec(const Shape& k)
 {
-    // k is outermost first; kite params are w, h, d, c
-    int w = -233, h = -233, d = -233, c = -233;
+    Spec s;
     size_t r = k.size();
-    if (r >= 1) w = (int)k[r - 1];
-    if (r >= 2) h = (int)k[r - 2];
-    if (r == 3) c = (int)k[0];
-    if (r == 4) { d = (int)k[1]; c = (int)k[0]; }
-    l.params.set(pw, w);
-    if (r >= 2) l.params.set(ph, h);
-    if (r >= 3) l.params.set(pc, c);
-    if (r == 4) l.params.set(pd, d);
+    if (r >= 1) s.w = (int)k[r - 1];
+    if (r >= 2) s.h = (int)k[r - 2];
+    if (r == 3) s.c = (int)k[0];
+    if (r == 4) { s.d = (int)k[1]; s.c = (int)k[0]; }
+    return s;
 }
 
 std::string Converter::reshape(const std::string& b, const Shape& from_k, const Shape& to_k)
@@ -381,8 +396,7 @@ std::string Converter::reshape(const std::string& b, const Shape& from_k, const 
     if (to_k.size() > 4)
         fail("needs a blob of shape " + shape_str(to_k) + ", more than 4 axes");
     std::string t = uniq(b);
-    KLayer& l = add("Reshape", {b}, {t});
-    set_shape_params(l, to_k, 0, 1, 11, 2);
+    emit(shape_spec<ReshapeSpec>(to_k), {b}, {t});
     return t;
 }
 
@@ -394,9 +408,8 @@ std::string Converter::const_blob(const std::string& onnx_name, const Const& c, 
         fail("constant '" + onnx_name + "' is empty; kite blobs cannot be empty");
     std::string t = uniq(onnx_name.empty() ? "const" : onnx_name);
     const NodeProto* saved = node_;
-    KLayer& l = add("MemoryData", {}, {t});
+    KLayer& l = emit(shape_spec<MemoryDataSpec>(k), {}, {t});
     node_ = saved;
-    set_shape_params(l, k, 0, 1, 11, 2);
     l.weights.push_back(kite::convert::Weight(c.floats(), false));
     return t;
 }
@@ -442,7 +455,16 @@ void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, co
         return;
     }
     if (want.size() > 4)
+    {
+        // the blob keeps its <= 4-axis shape (same elements, same order)
+        if (b_k.size() <= 4 && shape_numel(b_k) == shape_numel(onnx_shape))
+        {
+            wide_[n] = b_k;
+            blob_[n] = b;
+            return;
+        }
         fail("output '" + n + "' of shape " + shape_str(onnx_shape) + " needs more than 4 axes");
+    }
     std::string top = sanitize(n);
     std::string src = b;
     if (b == top)
@@ -461,8 +483,7 @@ void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, co
     }
     else
         top = uniq(n);
-    KLayer& l = add("Reshape", {src}, {top});
-    set_shape_params(l, want, 0, 1, 11, 2);
+    emit(shape_spec<ReshapeSpec>(want), {src}, {top});
     blob_[n] = top;
 }
 
@@ -587,6 +608,88 @@ static void fuse_swish(GraphProto& g)
     drop_nodes(g, dead);
 }
 
+// Model-local functions (ModelProto.functions, written by torch's dynamo
+// exporter): each call is replaced by the function's body. Names inside a
+// body get a per-call prefix, the formal inputs/outputs become the call's
+// actual ones, attributes that refer to the caller's (ref_attr_name) take its
+// value or the function's default, and nested calls are expanded the same way.
+static void inline_functions(const ModelProto& m, GraphProto& g, int* inlined)
+{
+    if (m.functions_size() == 0)
+        return;
+    typedef std::tuple<std::string, std::string, std::string> Key; // domain, name, overload
+    std::map<Key, const FunctionProto*> fn;
+    for (const FunctionProto& f : m.functions())
+        fn[Key(f.domain(), f.name(), f.overload())] = &f;
+    int counter = 0;
+    google::protobuf::RepeatedPtrField<NodeProto> out;
+    std::function<void(const NodeProto&, int)> expand = [&](const NodeProto& n, int depth) {
+        auto it = fn.find(Key(n.domain(), n.op_type(), n.overload()));
+        if (it == fn.end())
+        {
+            *out.Add() = n;
+            return;
+        }
+        const FunctionProto& f = *it->second;
+        if (depth > 64)
+            convert::fail("node", n.name(), n.op_type(), "local function calls nest deeper than 64 (recursive?)");
+        if (inlined)
+            (*inlined)++;
+        const std::string pre = (n.name().empty() ? f.name() : n.name()) + "/" + std::to_string(counter++) + "/";
+        std::map<std::string, std::string> ren;
+        for (int i = 0; i < f.input_size(); i++)
+            ren[f.input(i)] = i < n.input_size() ? n.input(i) : std::string();
+        for (int i = 0; i < f.output_size(); i++)
+            ren[f.output(i)] = i < n.output_size() && !n.output(i).empty() ? n.output(i) : pre + f.output(i);
+        std::map<std::string, const AttributeProto*> given, defaults;
+        for (const AttributeProto& a : n.attribute())
+            given[a.name()] = &a;
+        for (const AttributeProto& a : f.attribute_proto())
+            defaults[a.name()] = &a;
+        auto name_of = [&](const std::string& s) {
+            if (s.empty())
+                return s;
+            auto r = ren.find(s);
+            return r != ren.end() ? r->second : pre + s;
+        };
+        for (const NodeProto& b : f.node())
+        {
+            NodeProto c = b;
+            for (int i = 0; i < c.input_size(); i++)
+                c.set_input(i, name_of(c.input(i)));
+            for (int i = 0; i < c.output_size(); i++)
+                c.set_output(i, name_of(c.output(i)));
+            c.set_name(pre + (b.name().empty() ? b.op_type() + "_" + std::to_string(counter++) : b.name()));
+            c.clear_attribute();
+            for (const AttributeProto& a : b.attribute())
+            {
+                if (a.ref_attr_name().empty())
+                {
+                    *c.add_attribute() = a;
+                    continue;
+                }
+                auto g1 = given.find(a.ref_attr_name());
+                const AttributeProto* v = g1 != given.end() ? g1->second : nullptr;
+                if (!v)
+                {
+                    auto d = defaults.find(a.ref_attr_name());
+                    v = d != defaults.end() ? d->second : nullptr;
+                }
+                if (v)
+                {
+                    AttributeProto* na = c.add_attribute();
+                    *na = *v;
+                    na->set_name(a.name());
+                }
+            }
+            expand(c, depth + 1);
+        }
+    };
+    for (const NodeProto& n : g.node())
+        expand(n, 0);
+    g.mutable_node()->Swap(&out);
+}
+
 void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
 {
     if (!model.has_graph())
@@ -603,6 +706,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
         throw ConvertError("opset " + std::to_string(opset_) + " is outside what onnx2kite reads (7..28)");
 
     GraphProto graph = model.graph();
+    inline_functions(model, graph, stats ? &stats->inlined_calls : nullptr);
 
     for (const TensorProto& t : graph.initializer())
     {
@@ -638,6 +742,20 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
     if (!bad.empty())
         throw ConvertError(bad.text());
 
+    for (const auto& kv : opt_.input_shapes)
+    {
+        bool found = false;
+        for (const ValueInfoProto& vi : graph.input())
+            found = found || (vi.name() == kv.first && !consts_.count(vi.name()));
+        if (!found)
+        {
+            std::string names;
+            for (const ValueInfoProto& vi : graph.input())
+                if (!consts_.count(vi.name()))
+                    names += (names.empty() ? "'" : ", '") + vi.name() + "'";
+            throw ConvertError("inputshape names '" + kv.first + "', which is not a graph input (the inputs: " + names + ")");
+        }
+    }
     for (const ValueInfoProto& vi : graph.input())
     {
         if (consts_.count(vi.name()))
@@ -645,7 +763,29 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
         Shape s;
         auto ov = opt_.input_shapes.find(vi.name());
         if (ov != opt_.input_shapes.end())
+        {
             s = ov->second;
+            // refuse at once a shape that does not fit the model's input
+            if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+            {
+                const auto& dims = vi.type().tensor_type().shape().dim();
+                std::string decl = "[";
+                for (int i = 0; i < dims.size(); i++)
+                    decl += (i ? "," : "") + (dims[i].has_dim_value() ? std::to_string(dims[i].dim_value())
+                                                                       : (dims[i].dim_param().empty() ? std::string("?") : dims[i].dim_param()));
+                decl += "]";
+                if ((size_t)dims.size() != s.size())
+                    convert::fail("graph input", vi.name(), "", "inputshape gives " + shape_str(s) + " (rank " + std::to_string(s.size())
+                                      + "), the model declares " + decl + " (rank " + std::to_string(dims.size()) + ")");
+                for (int i = 0; i < dims.size(); i++)
+                    if (dims[i].has_dim_value() && dims[i].dim_value() > 0 && dims[i].dim_value() != s[i] && i > 0)
+                        convert::fail("graph input", vi.name(), "", "inputshape gives " + shape_str(s) + ", the model declares " + decl
+                                          + " (dimension " + std::to_string(i) + " is fixed)");
+            }
+            for (int64_t d : s)
+                if (d <= 0 || d > (1 << 24))
+                    convert::fail("graph input", vi.name(), "", "inputshape gives " + shape_str(s) + ": every dimension must be 1.." + std::to_string(1 << 24));
+        }
         else
         {
             if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
@@ -670,8 +810,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
         shapes_[vi.name()] = s;
         std::string b = sanitize(vi.name());
         blob_[vi.name()] = b;
-        KLayer& l = add("Input", {}, {b});
-        set_shape_params(l, kshape(s), 0, 1, 11, 2);
+        emit(shape_spec<InputSpec>(kshape(s)), {}, {b});
     }
 
     for (const NodeProto& n : graph.node())
@@ -747,4 +886,6 @@ bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& op
     return true;
 }
 
-} // namespace kite_onnx
+} // namespace onnx
+} // namespace convert
+} // namespace kite

@@ -12,6 +12,7 @@
 #ifndef KITE_TOOLS_ONNX_CONVERT_H
 #define KITE_TOOLS_ONNX_CONVERT_H
 
+#include "emit.h"
 #include "graph.h"
 
 #include <cstdint>
@@ -22,21 +23,24 @@
 #include <string>
 #include <vector>
 
-namespace kite_onnx {
+namespace kite {
+namespace convert {
+namespace onnx {
 
 typedef kite::convert::Graph KGraph;
 typedef kite::convert::Layer KLayer;
 
+// the generated protobuf classes (onnx_subset.proto, package kite.convert.onnx.pb)
+namespace pb {
 class NodeProto;
 class ModelProto;
 class TensorProto;
+} // namespace pb
+using namespace pb;
 
 typedef std::vector<int64_t> Shape;
 
-struct ConvertError : public std::runtime_error
-{
-    explicit ConvertError(const std::string& s) : std::runtime_error(s) {}
-};
+using kite::convert::ConvertError;
 
 // a constant tensor; values held as double (exact for fp32 and for the
 // integers shape arithmetic uses)
@@ -63,6 +67,7 @@ struct ConvertStats
 {
     std::map<std::string, int> onnx_ops;   // op type -> count in the model
     int folded_nodes = 0;
+    int inlined_calls = 0; // calls of model-local functions replaced by their bodies
 };
 
 class Converter
@@ -83,6 +88,11 @@ public:
     std::map<std::string, Shape> shapes_;
     std::map<std::string, Const> consts_;
     std::map<std::string, std::string> blob_; // ONNX name -> kite blob
+    // tensors of more than 4 non-unit axes (Swin's window partition, its
+    // q/k/v split): the blob holds the same elements in the same order in a
+    // <= 4-axis shape, recorded here; only Reshape, Transpose, Gather and the
+    // pass-through ops read them
+    std::map<std::string, Shape> wide_;
     int counter_ = 0;
 
     // attributes of the current node
@@ -102,6 +112,8 @@ public:
     bool in_const(int i) const;
     const Const& cin(int i) const;             // throws unless constant
     const Shape& in_shape(int i) const;        // throws when unknown
+    Shape blob_kshape(int i) const;            // the kite shape of input i's blob (wide_ or kshape(in_shape))
+    bool in_wide(int i) const;
     std::string node_desc() const;
     [[noreturn]] void fail(const std::string& why) const;
 
@@ -116,6 +128,14 @@ public:
     std::string blob(int input);                 // kite blob of an input (const -> MemoryData)
     std::string const_blob(const std::string& onnx_name, const Const& c, const Shape& kshape_wanted);
     KLayer& add(const std::string& type, const std::vector<std::string>& bottoms, const std::vector<std::string>& tops);
+    // a layer of a typed spec (tools/convert/emit.h), named after the node
+    template<class Spec>
+    KLayer& emit(const Spec& s, const std::vector<std::string>& bottoms, const std::vector<std::string>& tops)
+    {
+        KLayer& l = add(s.type, bottoms, tops);
+        s.write(l.params);
+        return l;
+    }
     std::string reshape(const std::string& b, const Shape& from_k, const Shape& to_k);
     // declare an output: its ONNX shape, the blob that holds it and that blob's kite shape
     void set_out(int i, const Shape& onnx_shape, const std::string& b, const Shape& b_kshape);
@@ -140,6 +160,11 @@ std::vector<std::string> supported_ops();
 bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
                          std::vector<std::string>& outputs, ConvertStats* stats, std::string& err);
 
-} // namespace kite_onnx
+} // namespace onnx
+} // namespace convert
+} // namespace kite
+
+// the name callers used before the converters shared kite::convert
+namespace kite_onnx = kite::convert::onnx;
 
 #endif

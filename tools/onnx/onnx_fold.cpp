@@ -8,7 +8,9 @@
 #include <cmath>
 #include <functional>
 
-namespace kite_onnx {
+namespace kite {
+namespace convert {
+namespace onnx {
 
 Shape broadcast_shape(const Converter& cv, const Shape& a, const Shape& b)
 {
@@ -96,15 +98,15 @@ Shape infer_reshape(const Converter& cv, const Shape& in, const std::vector<int6
 }
 
 // Slice parameters resolved against a shape: per axis start, end, step
-struct SliceSpec
+struct SliceRange
 {
     std::vector<int64_t> start, end, step; // per axis of the input, full rank
     Shape out;
 };
 
-SliceSpec resolve_slice(const Converter& cv, const Shape& in, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes, std::vector<int64_t> steps)
+SliceRange resolve_slice(const Converter& cv, const Shape& in, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes, std::vector<int64_t> steps)
 {
-    SliceSpec s;
+    SliceRange s;
     size_t r = in.size();
     s.start.assign(r, 0);
     s.step.assign(r, 1);
@@ -279,6 +281,83 @@ static bool all_const(const Converter& cv)
     return true;
 }
 
+// ScatterND / ScatterElements of constants (reduction none, add, mul, max, min)
+static Const scatter(const Converter& cv, const std::string& op, const Const& data, const Const& idx, const Const& upd)
+{
+    Const o = data;
+    std::string red = cv.attr_s("reduction", "none");
+    auto put = [&](size_t at, double v) {
+        if (red == "add") o.v[at] += v;
+        else if (red == "mul") o.v[at] *= v;
+        else if (red == "max") o.v[at] = std::max(o.v[at], v);
+        else if (red == "min") o.v[at] = std::min(o.v[at], v);
+        else o.v[at] = v;
+    };
+    if (red != "none" && red != "add" && red != "mul" && red != "max" && red != "min")
+        cv.fail("reduction '" + red + "' is not known");
+    const size_t r = data.shape.size();
+    std::vector<size_t> st(r, 1);
+    for (size_t i = r; i-- > 1;)
+        st[i - 1] = st[i] * (size_t)data.shape[i];
+    std::vector<int64_t> ix = idx.ints();
+    if (op == "ScatterND")
+    {
+        if (idx.shape.empty())
+            cv.fail("indices must have rank >= 1");
+        const size_t k = (size_t)idx.shape.back();
+        if (k < 1 || k > r)
+            cv.fail("the last indices axis " + std::to_string(k) + " does not fit data of rank " + std::to_string(r));
+        size_t slice = 1;
+        for (size_t i = k; i < r; i++)
+            slice *= (size_t)data.shape[i];
+        const size_t n = ix.size() / k;
+        if (upd.v.size() != n * slice)
+            cv.fail("updates hold " + std::to_string(upd.v.size()) + " values, indices and data need " + std::to_string(n * slice));
+        for (size_t t = 0; t < n; t++)
+        {
+            size_t at = 0;
+            for (size_t d = 0; d < k; d++)
+            {
+                int64_t v = ix[t * k + d];
+                if (v < 0)
+                    v += data.shape[d];
+                if (v < 0 || v >= data.shape[d])
+                    cv.fail("index " + std::to_string(ix[t * k + d]) + " out of range on axis " + std::to_string(d));
+                at += (size_t)v * st[d];
+            }
+            for (size_t e = 0; e < slice; e++)
+                put(at + e, upd.v[t * slice + e]);
+        }
+        return o;
+    }
+    // ScatterElements: indices and updates of one shape, indices along `axis`
+    int64_t axis = Converter::norm_axis(cv.attr_i("axis", 0), r);
+    if (axis < 0 || axis >= (int64_t)r || idx.shape != upd.shape || idx.shape.size() != r)
+        cv.fail("indices " + shape_str(idx.shape) + " / updates " + shape_str(upd.shape) + " do not fit data " + shape_str(data.shape));
+    const size_t n = ix.size();
+    for (size_t t = 0; t < n; t++)
+    {
+        size_t rem = t, at = 0;
+        for (size_t d = r; d-- > 0;)
+        {
+            size_t c = rem % (size_t)idx.shape[d];
+            rem /= (size_t)idx.shape[d];
+            if ((int64_t)d == axis)
+            {
+                int64_t v = ix[t];
+                if (v < 0)
+                    v += data.shape[d];
+                if (v < 0 || v >= data.shape[d])
+                    cv.fail("index " + std::to_string(ix[t]) + " out of range");
+                c = (size_t)v;
+            }
+            at += c * st[d];
+        }
+        put(at, upd.v[t]);
+    }
+    return o;
+}
+
 bool Converter::fold()
 {
     const std::string& op = node_->op_type();
@@ -360,7 +439,8 @@ bool Converter::fold()
         "Identity", "Cast", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten", "Slice",
         "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Neg", "Sqrt", "Reciprocal", "Floor", "Ceil",
         "Abs", "Exp", "Log", "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Range", "Expand",
-        "Transpose", "ReduceProd", "Relu", "Sigmoid", "Tile", "Dropout", "Sum"};
+        "Transpose", "ReduceProd", "Relu", "Sigmoid", "Tile", "Dropout", "Sum", "ScatterND", "ScatterElements",
+        "LessOrEqual", "GreaterOrEqual", "Xor", "Sign", "CumSum"};
     if (!foldable.count(op))
         return false;
 
@@ -400,8 +480,10 @@ bool Converter::fold()
     else if (op == "Relu") unary([](double x) { return x > 0 ? x : 0.0; });
     else if (op == "Sigmoid") unary([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
     else if (op == "Not") { unary([](double x) { return x == 0 ? 1.0 : 0.0; }); o.dtype = 9; }
+    else if (op == "Sign") unary([](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; });
     else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Max" || op == "Min" || op == "Mod"
-             || op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or" || op == "Sum")
+             || op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or" || op == "Sum"
+             || op == "LessOrEqual" || op == "GreaterOrEqual" || op == "Xor")
     {
         o = a;
         for (int i = 1; i < n_in(); i++)
@@ -421,8 +503,12 @@ bool Converter::fold()
             else if (op == "Less") f = [](double x, double y) { return x < y ? 1.0 : 0.0; };
             else if (op == "Greater") f = [](double x, double y) { return x > y ? 1.0 : 0.0; };
             else if (op == "And") f = [](double x, double y) { return (x != 0 && y != 0) ? 1.0 : 0.0; };
+            else if (op == "LessOrEqual") f = [](double x, double y) { return x <= y ? 1.0 : 0.0; };
+            else if (op == "GreaterOrEqual") f = [](double x, double y) { return x >= y ? 1.0 : 0.0; };
+            else if (op == "Xor") f = [](double x, double y) { return ((x != 0) != (y != 0)) ? 1.0 : 0.0; };
             else f = [](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; };
-            int dt = (op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or") ? 9 : a.dtype;
+            int dt = (op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or" || op == "LessOrEqual"
+                      || op == "GreaterOrEqual" || op == "Xor") ? 9 : a.dtype;
             o = binary(*this, o, b, f, dt);
         }
     }
@@ -519,7 +605,7 @@ bool Converter::fold()
     {
         std::vector<int64_t> starts, ends, axes, steps;
         slice_args(*this, starts, ends, axes, steps);
-        SliceSpec s = resolve_slice(*this, a.shape, starts, ends, axes, steps);
+        SliceRange s = resolve_slice(*this, a.shape, starts, ends, axes, steps);
         o.shape = s.out;
         std::vector<size_t> st = strides_of(a.shape);
         o.v = walk(o.shape, a.v, [&](size_t i, size_t c) { return (size_t)(s.start[i] + (int64_t)c * s.step[i]) * st[i]; });
@@ -562,6 +648,35 @@ bool Converter::fold()
     }
     else if (op == "Transpose")
         o = transpose_const(a, transpose_perm(*this, a.shape.size()));
+    else if (op == "ScatterND" || op == "ScatterElements")
+        o = scatter(*this, op, a, cin(1), cin(2));
+    else if (op == "CumSum")
+    {
+        int64_t axis = norm_axis((int64_t)cin(1).v.at(0), a.shape.size());
+        if (axis < 0 || axis >= (int64_t)a.shape.size())
+            fail("axis out of range");
+        bool excl = attr_i("exclusive", 0) != 0, rev = attr_i("reverse", 0) != 0;
+        o = a;
+        size_t inner = 1, dim = (size_t)a.shape[axis], outer = shape_numel(a.shape) / std::max<size_t>(1, dim);
+        for (size_t i = axis + 1; i < a.shape.size(); i++)
+            inner *= (size_t)a.shape[i];
+        outer /= std::max<size_t>(1, inner);
+        for (size_t p = 0; p < outer; p++)
+            for (size_t q = 0; q < inner; q++)
+            {
+                double acc = 0;
+                for (size_t k = 0; k < dim; k++)
+                {
+                    size_t j = rev ? dim - 1 - k : k, at = (p * dim + j) * inner + q;
+                    double v = a.v[at];
+                    if (!excl)
+                        acc += v;
+                    o.v[at] = acc;
+                    if (excl)
+                        acc += v;
+                }
+            }
+    }
     else if (op == "ReduceProd")
     {
         if (!attr_ints("axes").empty() || n_in() > 1 || attr_i("keepdims", 1) != 0)
@@ -578,4 +693,6 @@ bool Converter::fold()
     return true;
 }
 
-} // namespace kite_onnx
+} // namespace onnx
+} // namespace convert
+} // namespace kite

@@ -5,23 +5,28 @@
 
 #include "onnx_subset.pb.h"
 
+#include "binaryop.h"
 #include "permute.h"
+#include "reduction.h"
+#include "unaryop.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-namespace kite_onnx {
+namespace kite {
+namespace convert {
+namespace onnx {
 
 // shared with onnx_fold.cpp
 Shape broadcast_shape(const Converter& cv, const Shape& a, const Shape& b);
 Shape infer_reshape(const Converter& cv, const Shape& in, const std::vector<int64_t>& spec, bool allowzero);
-struct SliceSpec
+struct SliceRange
 {
     std::vector<int64_t> start, end, step;
     Shape out;
 };
-SliceSpec resolve_slice(const Converter& cv, const Shape& in, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes, std::vector<int64_t> steps);
+SliceRange resolve_slice(const Converter& cv, const Shape& in, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes, std::vector<int64_t> steps);
 std::vector<int64_t> axes_arg(const Converter& cv, int input_index, const char* attr);
 void slice_args(const Converter& cv, std::vector<int64_t>& starts, std::vector<int64_t>& ends, std::vector<int64_t>& axes, std::vector<int64_t>& steps);
 Shape unsqueeze_shape(const Converter& cv, const Shape& in, const std::vector<int64_t>& axes);
@@ -30,28 +35,34 @@ std::vector<int64_t> transpose_perm(const Converter& cv, size_t rank);
 
 namespace {
 
-enum { ACT_NONE = 0 };
-
 const std::map<std::string, int>& unary_ops()
 {
+    typedef UnaryOp U;
     static const std::map<std::string, int> m = {
-        {"Abs", 0}, {"Neg", 1}, {"Floor", 2}, {"Ceil", 3}, {"Sqrt", 5}, {"Exp", 7}, {"Log", 8}, {"Sin", 9},
-        {"Cos", 10}, {"Tan", 11}, {"Asin", 12}, {"Acos", 13}, {"Atan", 14}, {"Reciprocal", 15}, {"Round", 18}};
+        {"Abs", U::Operation_ABS}, {"Neg", U::Operation_NEG}, {"Floor", U::Operation_FLOOR},
+        {"Ceil", U::Operation_CEIL}, {"Sqrt", U::Operation_SQRT}, {"Exp", U::Operation_EXP},
+        {"Log", U::Operation_LOG}, {"Sin", U::Operation_SIN}, {"Cos", U::Operation_COS},
+        {"Tan", U::Operation_TAN}, {"Asin", U::Operation_ASIN}, {"Acos", U::Operation_ACOS},
+        {"Atan", U::Operation_ATAN}, {"Reciprocal", U::Operation_RECIPROCAL}, {"Round", U::Operation_ROUND}};
     return m;
 }
 
 const std::map<std::string, int>& binary_ops()
 {
+    typedef BinaryOp B;
     static const std::map<std::string, int> m = {
-        {"Add", 0}, {"Sub", 1}, {"Mul", 2}, {"Div", 3}, {"Max", 4}, {"Min", 5}, {"Pow", 6}, {"Sum", 0}};
+        {"Add", B::Operation_ADD}, {"Sub", B::Operation_SUB}, {"Mul", B::Operation_MUL}, {"Div", B::Operation_DIV},
+        {"Max", B::Operation_MAX}, {"Min", B::Operation_MIN}, {"Pow", B::Operation_POW}, {"Sum", B::Operation_ADD}};
     return m;
 }
 
 const std::map<std::string, int>& reduce_ops()
 {
+    typedef Reduction R;
     static const std::map<std::string, int> m = {
-        {"ReduceSum", 0}, {"ReduceSumSquare", 2}, {"ReduceMean", 3}, {"ReduceMax", 4}, {"ReduceMin", 5},
-        {"ReduceProd", 6}, {"ReduceL1", 7}, {"ReduceL2", 8}, {"ReduceLogSum", 9}, {"ReduceLogSumExp", 10}};
+        {"ReduceSum", R::OP_SUM}, {"ReduceSumSquare", R::OP_SUMSQ}, {"ReduceMean", R::OP_MEAN},
+        {"ReduceMax", R::OP_MAX}, {"ReduceMin", R::OP_MIN}, {"ReduceProd", R::OP_PROD}, {"ReduceL1", R::OP_L1},
+        {"ReduceL2", R::OP_L2}, {"ReduceLogSum", R::OP_LOGSUM}, {"ReduceLogSumExp", R::OP_LOGSUMEXP}};
     return m;
 }
 
@@ -64,7 +75,8 @@ const std::set<std::string>& simple_ops()
         "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Cast", "Transpose", "Concat",
         "Split", "Slice", "Gather", "Softmax", "LogSoftmax", "Pad", "Resize", "Upsample", "LRN",
         "DepthToSpace", "SpaceToDepth", "Constant", "Shape", "Size", "ConstantOfShape", "Range", "Expand",
-        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile"};
+        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile", "ScatterND", "ScatterElements",
+        "LessOrEqual", "GreaterOrEqual", "Xor", "Sign", "CumSum"};
     return s;
 }
 
@@ -145,18 +157,17 @@ static Shape binary_into(Converter& cv, int op, const Operand& a, const Operand&
         const Operand& y = side ? b : a;
         if (!(x.c && x.c->numel() == 1 && o == y.shape && !y.c))
             continue;
-        static const int rev[] = {0, 7, 2, 8, 4, 5, 9};
-        KLayer& l = cv.add("BinaryOp", {y.blob}, {top});
-        l.params.set(0, side ? rev[op] : op);
-        l.params.set(1, 1);
-        l.params.set(2, (float)x.c->v[0]);
+        // the scalar on the left: the reversed op
+        static const int rev[] = {BinaryOp::Operation_ADD, BinaryOp::Operation_RSUB, BinaryOp::Operation_MUL,
+                                  BinaryOp::Operation_RDIV, BinaryOp::Operation_MAX, BinaryOp::Operation_MIN,
+                                  BinaryOp::Operation_RPOW};
+        cv.emit(BinaryOpSpec::scalar(side ? rev[op] : op, (float)x.c->v[0]), {y.blob}, {top});
         return o;
     }
     std::vector<int> axes = Converter::kept_axes(o);
     std::string x = operand_on(cv, a, o.size(), axes);
     std::string y = operand_on(cv, b, o.size(), axes);
-    KLayer& l = cv.add("BinaryOp", {x, y}, {top});
-    l.params.set(0, op);
+    cv.emit(BinaryOpSpec::op(op), {x, y}, {top});
     return o;
 }
 
@@ -200,17 +211,18 @@ static void emit_expand(Converter& cv)
     b.c = &ones;
     b.name = cv.in_name(1);
     std::string t = cv.top_name(0);
-    Shape o = binary_into(cv, 2, operand(cv, 0), b, t);
+    Shape o = binary_into(cv, BinaryOp::Operation_MUL, operand(cv, 0), b, t);
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
-static void emit_same(Converter& cv, const std::string& type, const std::function<void(KLayer&)>& setp)
+// a layer whose output has its input's shape
+template<class Spec>
+static void emit_same(Converter& cv, const Spec& spec, const std::vector<kite::convert::Weight>& weights = {})
 {
     Shape s = cv.in_shape(0);
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add(type, {cv.blob(0)}, {t});
-    if (setp)
-        setp(l);
+    KLayer& l = cv.emit(spec, {cv.blob(0)}, {t});
+    l.weights = weights;
     cv.set_out(0, s, t, Converter::kshape(s));
 }
 
@@ -297,14 +309,18 @@ static void emit_conv(Converter& cv, bool transpose)
         oh = (H - 1) * st[0] + ekh + op[0] - pads[0] - pads[2];
         ow = (Wd - 1) * st[1] + ekw + op[1] - pads[1] - pads[3];
         std::string t = cv.top_name(0);
-        KLayer& l = cv.add(group == 1 ? "Deconvolution" : "DeconvolutionDepthWise", {cv.blob(0)}, {t});
-        l.params.set(0, (int)O); l.params.set(1, (int)kw); l.params.set(11, (int)kh); l.params.set(2, (int)dl[1]); l.params.set(12, (int)dl[0]);
-        l.params.set(3, (int)st[1]); l.params.set(13, (int)st[0]); l.params.set(4, (int)pads[1]); l.params.set(14, (int)pads[0]);
-        l.params.set(15, (int)pads[3]); l.params.set(16, (int)pads[2]); l.params.set(18, (int)op[1]); l.params.set(19, (int)op[0]);
-        l.params.set(5, cv.has_in(2) ? 1 : 0);
-        l.params.set(6, (int)W.numel());
+        DeconvolutionSpec s;
+        s.type = group == 1 ? "Deconvolution" : "DeconvolutionDepthWise";
+        s.num_output = (int)O;
+        s.kernel((int)kw, (int)kh).dilation((int)dl[1], (int)dl[0]).stride((int)st[1], (int)st[0]);
+        s.pads((int)pads[1], (int)pads[3], (int)pads[0], (int)pads[2]);
+        s.output_pad_right = (int)op[1];
+        s.output_pad_bottom = (int)op[0];
+        s.bias_term = cv.has_in(2) ? 1 : 0;
+        s.weight_data_size = (int)W.numel();
         if (group > 1)
-            l.params.set(7, (int)group);
+            s.group = (int)group;
+        KLayer& l = cv.emit(s, {cv.blob(0)}, {t});
         // ONNX [C_in][O/g][k] -> kite [O][C_in/g][k]
         int64_t icg = C / group, ocg = O / group, maxk = kh * kw;
         std::vector<float> w(W.numel());
@@ -324,14 +340,16 @@ static void emit_conv(Converter& cv, bool transpose)
     if (oh < 1 || ow < 1)
         cv.fail("output would be empty for input " + shape_str(x));
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add(group == 1 ? "Convolution" : "ConvolutionDepthWise", {cv.blob(0)}, {t});
-    l.params.set(0, (int)O); l.params.set(1, (int)kw); l.params.set(11, (int)kh); l.params.set(2, (int)dl[1]); l.params.set(12, (int)dl[0]);
-    l.params.set(3, (int)st[1]); l.params.set(13, (int)st[0]);
-    l.params.set(4, (int)pads[1]); l.params.set(14, (int)pads[0]); l.params.set(15, (int)pads[3]); l.params.set(16, (int)pads[2]);
-    l.params.set(5, cv.has_in(2) ? 1 : 0);
-    l.params.set(6, (int)W.numel());
+    ConvolutionSpec s;
+    s.type = group == 1 ? "Convolution" : "ConvolutionDepthWise";
+    s.num_output = (int)O;
+    s.kernel((int)kw, (int)kh).dilation((int)dl[1], (int)dl[0]).stride((int)st[1], (int)st[0]);
+    s.pads((int)pads[1], (int)pads[3], (int)pads[0], (int)pads[2]);
+    s.bias_term = cv.has_in(2) ? 1 : 0;
+    s.weight_data_size = (int)W.numel();
     if (group > 1)
-        l.params.set(7, (int)group);
+        s.group = (int)group;
+    KLayer& l = cv.emit(s, {cv.blob(0)}, {t});
     l.weights.push_back(tagged(W.floats()));
     if (cv.has_in(2))
     {
@@ -349,11 +367,12 @@ static void emit_pool(Converter& cv, int type, bool global)
     if (x.size() != 4)
         cv.fail("only 2-D pooling (4-D input) is converted, got " + shape_str(x));
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Pooling", {cv.blob(0)}, {t});
-    l.params.set(0, type);
+    PoolingSpec ps;
+    ps.pooling_type = type;
     if (global)
     {
-        l.params.set(4, 1);
+        ps.global_pooling = 1;
+        cv.emit(ps, {cv.blob(0)}, {t});
         cv.set_out(0, {1, x[1], 1, 1}, t, {x[1]});
         return;
     }
@@ -370,8 +389,8 @@ static void emit_pool(Converter& cv, int type, bool global)
     std::string autopad = cv.attr_s("auto_pad", "NOTSET");
     bool ceil_mode = cv.attr_i("ceil_mode", 0) != 0;
     int64_t H = x[2], W = x[3], oh, ow;
-    l.params.set(1, (int)ks[1]); l.params.set(11, (int)ks[0]); l.params.set(2, (int)st[1]); l.params.set(12, (int)st[0]);
-    l.params.set(6, type == 1 ? (int)cv.attr_i("count_include_pad", 0) : 0);
+    ps.kernel((int)ks[1], (int)ks[0]).stride((int)st[1], (int)st[0]);
+    ps.avgpool_count_include_pad = type == PoolingSpec::AVG ? (int)cv.attr_i("count_include_pad", 0) : 0;
     if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER")
     {
         oh = (H + st[0] - 1) / st[0];
@@ -395,13 +414,14 @@ static void emit_pool(Converter& cv, int type, bool global)
         // kite's "full" mode adds a tail pad up to the ceil size; grow the
         // bottom/right pads instead so the sizes are exactly ONNX's
         int64_t pb = pads[2] + (oh - fh) * st[0], pr = pads[3] + (ow - fw) * st[1];
-        if ((oh != fh || ow != fw) && type == 1 && cv.attr_i("count_include_pad", 0))
+        if ((oh != fh || ow != fw) && type == PoolingSpec::AVG && cv.attr_i("count_include_pad", 0))
             cv.fail("ceil_mode with count_include_pad is not converted");
-        l.params.set(5, 1);
-        l.params.set(3, (int)pads[1]); l.params.set(13, (int)pads[0]); l.params.set(14, (int)pr); l.params.set(15, (int)pb);
+        ps.pad_mode = 1; // valid: exactly the pads given
+        ps.pads((int)pads[1], (int)pr, (int)pads[0], (int)pb);
     }
     if (oh < 1 || ow < 1)
         cv.fail("output would be empty");
+    cv.emit(ps, {cv.blob(0)}, {t});
     cv.set_out(0, {1, x[1], oh, ow}, t, {x[1], oh, ow});
 }
 
@@ -413,10 +433,11 @@ static void emit_fc(Converter& cv, const Shape& x, const std::vector<float>& w, 
     Shape in2 = {P, K};
     std::string b = cv.reshape(cv.blob(0), Converter::kshape(x), Converter::kshape(in2));
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("InnerProduct", {b}, {t});
-    l.params.set(0, (int)N);
-    l.params.set(1, bias.empty() ? 0 : 1);
-    l.params.set(2, (int)w.size());
+    InnerProductSpec s;
+    s.num_output = (int)N;
+    s.bias_term = bias.empty() ? 0 : 1;
+    s.weight_data_size = (int)w.size();
+    KLayer& l = cv.emit(s, {b}, {t});
     l.weights.push_back(tagged(w));
     if (!bias.empty())
         l.weights.push_back(raw(bias));
@@ -508,11 +529,117 @@ static void emit_matmul(Converter& cv)
     };
     std::string x = frame(0, a, &ka), y = frame(1, b, &kb);
     std::string t = cv.top_name(0);
-    cv.add("MatMul", {x, y}, {t});
+    cv.emit(MatMulSpec(), {x, y}, {t});
     Shape ko;
     for (int ax : axes)
         ko.push_back(o[ax]);
     cv.set_out(0, o, t, ko);
+}
+
+// the kite Permute order type that moves axis q[j] of a blob of `dims` axes to position j; -1 if none
+static int permute_order(int dims, const std::vector<int>& q)
+{
+    for (int ty = 0; ty < 24; ty++)
+    {
+        int pm[4];
+        if (!kite::Permute::permutation(dims, ty, pm))
+            continue;
+        bool same = true;
+        for (int i = 0; i < dims; i++)
+            same = same && pm[i] == q[i];
+        if (same)
+            return ty;
+    }
+    return -1;
+}
+
+// A transpose of more than 4 non-unit axes (nu: the input's non-unit axes,
+// q: output position -> index into nu). Axes that stay neighbours in the same
+// order are merged; when more than 4 groups remain, the permutation is done
+// as swaps of neighbouring groups, each a 4-axis Permute of the view
+// (outer, X, Y, inner). The result is a wide tensor (more than 4 axes).
+static void emit_wide_transpose(Converter& cv, const Shape& s, const std::vector<int>& nu, const std::vector<int>& q, const Shape& o)
+{
+    // groups: runs of q that are consecutive input axes
+    std::vector<std::vector<int> > runs; // in output order, members index nu
+    for (size_t j = 0; j < q.size(); j++)
+    {
+        if (j > 0 && q[j] == q[j - 1] + 1)
+            runs.back().push_back(q[j]);
+        else
+            runs.push_back({q[j]});
+    }
+    const int G = (int)runs.size();
+    std::vector<int> by_start(G); // groups in input order
+    for (int g = 0; g < G; g++)
+        by_start[g] = g;
+    std::sort(by_start.begin(), by_start.end(), [&](int a, int b) { return runs[a].front() < runs[b].front(); });
+    std::vector<int64_t> gdim(G, 1);
+    for (int g = 0; g < G; g++)
+        for (int m : runs[g])
+            gdim[g] *= s[nu[m]];
+    // cur: the groups in the blob's current order; target position of group g is g
+    std::vector<int> cur = by_start;
+    std::string b = cv.blob(0);
+    Shape bk = cv.blob_kshape(0);
+    auto current_dims = [&](const std::vector<int>& order) {
+        Shape d;
+        for (int g : order)
+            d.push_back(gdim[g]);
+        return d;
+    };
+    if (G <= 4)
+    {
+        Shape dims = current_dims(cur);
+        std::vector<int> gq;
+        for (int g = 0; g < G; g++)
+            gq.push_back((int)(std::find(cur.begin(), cur.end(), g) - cur.begin()));
+        int order = permute_order(G, gq);
+        if (order < 0)
+            cv.fail("no kite Permute order matches");
+        std::string v = cv.reshape(b, bk, dims);
+        std::string t = cv.uniq(cv.out_name(0));
+        cv.emit(PermuteSpec::order(order), {v}, {t});
+        cv.set_out(0, o, t, Shape(gdim.begin(), gdim.end())); // group g sits at output position g
+        return;
+    }
+    for (int guard = 0; guard < G * G; guard++)
+    {
+        int k = -1;
+        for (int i = 0; i + 1 < G && k < 0; i++)
+            if (cur[i] > cur[i + 1])
+                k = i;
+        if (k < 0)
+            break;
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < k; i++)
+            outer *= gdim[cur[i]];
+        for (int i = k + 2; i < G; i++)
+            inner *= gdim[cur[i]];
+        const int64_t X = gdim[cur[k]], Y = gdim[cur[k + 1]];
+        Shape view;
+        if (outer > 1)
+            view.push_back(outer);
+        const int xi = (int)view.size();
+        view.push_back(X);
+        view.push_back(Y);
+        if (inner > 1)
+            view.push_back(inner);
+        std::vector<int> vq;
+        for (int i = 0; i < (int)view.size(); i++)
+            vq.push_back(i == xi ? xi + 1 : i == xi + 1 ? xi : i);
+        int order = permute_order((int)view.size(), vq);
+        if (order < 0)
+            cv.fail("no kite Permute order swaps two axes of " + shape_str(view));
+        std::string v = cv.reshape(b, bk, view);
+        std::string t = cv.uniq(cv.out_name(0));
+        cv.emit(PermuteSpec::order(order), {v}, {t});
+        std::swap(cur[k], cur[k + 1]);
+        std::swap(view[xi], view[xi + 1]);
+        b = t;
+        bk = view;
+    }
+    cv.set_out(0, o, b, bk);
 }
 
 static void emit_transpose(Converter& cv)
@@ -535,11 +662,14 @@ static void emit_transpose(Converter& cv)
         ident = ident && q[i] == (int)i;
     if (ident)
     {
-        cv.set_out(0, o, cv.blob(0), Converter::kshape(s));
+        cv.set_out(0, o, cv.blob(0), cv.blob_kshape(0));
         return;
     }
     if (nu.size() > 4)
-        cv.fail("transposes more than 4 non-unit axes");
+    {
+        emit_wide_transpose(cv, s, nu, q, o);
+        return;
+    }
     Shape sq, ko;
     for (int i : nu)
         sq.push_back(s[i]);
@@ -561,8 +691,7 @@ static void emit_transpose(Converter& cv)
         cv.fail("no kite Permute order matches");
     std::string b = cv.reshape(cv.blob(0), Converter::kshape(s), sq);
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Permute", {b}, {t});
-    l.params.set(0, order);
+    cv.emit(PermuteSpec::order(order), {b}, {t});
     cv.set_out(0, o, t, ko);
 }
 
@@ -593,8 +722,7 @@ static void emit_concat(Converter& cv)
         if (cv.in_shape(i)[axis] > 0)
             bs.push_back(operand_on(cv, operand(cv, i), o.size(), axes));
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Concat", bs, {t});
-    l.params.set(0, ka);
+    cv.emit(ConcatSpec::on(ka), bs, {t});
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -630,10 +758,10 @@ static void emit_split(Converter& cv)
     std::vector<std::string> tops;
     for (int i = 0; i < n; i++)
         tops.push_back(cv.uniq(cv.out_name(i)));
-    KLayer& l = cv.add("Slice", {cv.blob(0)}, tops);
-    std::vector<int> sl(sizes.begin(), sizes.end());
-    l.params.set_ints(0, sl);
-    l.params.set(1, ka);
+    convert::SliceSpec sl;
+    sl.slices = std::vector<int>(sizes.begin(), sizes.end());
+    sl.axis = ka;
+    cv.emit(sl, {cv.blob(0)}, tops);
     for (int i = 0; i < n; i++)
     {
         Shape os = with_axis(s, axis, sizes[i]);
@@ -666,11 +794,31 @@ static void emit_crop(Converter& cv, const Shape& s, const std::vector<int64_t>&
         return;
     }
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Crop", {cv.blob(0)}, {t});
-    l.params.set_ints(9, st);
-    l.params.set_ints(10, en);
-    l.params.set_ints(11, ax);
+    CropSpec c;
+    c.starts = st;
+    c.ends = en;
+    c.axes = ax;
+    cv.emit(c, {cv.blob(0)}, {t});
     cv.set_out(0, o, t, k);
+}
+
+// the view (outer, mid..., inner) of a tensor of shape s around axis a (the
+// axis split into `mid`; unit outer/inner left out); *at: mid's first position
+static Shape axis_view(const Shape& s, size_t a, const Shape& mid, int* at)
+{
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < a; i++)
+        outer *= s[i];
+    for (size_t i = a + 1; i < s.size(); i++)
+        inner *= s[i];
+    Shape view;
+    if (outer > 1)
+        view.push_back(outer);
+    *at = (int)view.size();
+    view.insert(view.end(), mid.begin(), mid.end());
+    if (inner > 1)
+        view.push_back(inner);
+    return view;
 }
 
 static void emit_slice(Converter& cv)
@@ -678,13 +826,55 @@ static void emit_slice(Converter& cv)
     Shape s = cv.in_shape(0);
     std::vector<int64_t> starts, ends, axes, steps;
     slice_args(cv, starts, ends, axes, steps);
-    SliceSpec sp = resolve_slice(cv, s, starts, ends, axes, steps);
-    for (size_t a = 0; a < s.size(); a++)
-        if (sp.step[a] != 1 && !(sp.out[a] == 1 && s[a] == 1))
-            cv.fail("steps other than 1 are not converted");
+    SliceRange sp = resolve_slice(cv, s, starts, ends, axes, steps);
     for (int64_t d : sp.out)
         if (d == 0)
             cv.fail("the slice is empty");
+    bool strided = false;
+    for (size_t a = 0; a < s.size(); a++)
+        if (sp.step[a] != 1 && sp.out[a] > 1)
+            strided = true;
+    if (strided)
+    {
+        // x[..., start::step, ...] (Swin's patch merging): per sliced axis, the
+        // view (outer, dim / step, step, inner) cropped on both middle axes
+        std::string b = cv.blob(0);
+        Shape bk = cv.blob_kshape(0), cur = s;
+        for (size_t a = 0; a < s.size(); a++)
+        {
+            const int64_t st = sp.step[a] > 0 && sp.out[a] > 1 ? sp.step[a] : 1, n = sp.out[a], dim = cur[a];
+            if (n == dim && st == 1)
+                continue;
+            if (sp.step[a] < 0 && n > 1)
+                cv.fail("negative steps are not converted");
+            if (dim % st != 0)
+                cv.fail("a step of " + std::to_string(st) + " over an axis of " + std::to_string(dim) + " is not converted (not a divisor)");
+            int km;
+            Shape view = axis_view(cur, a, st > 1 ? Shape{dim / st, st} : Shape{dim}, &km);
+            std::string v = cv.reshape(b, bk, view);
+            CropSpec c;
+            std::vector<int> cs{(int)(sp.start[a] / st)}, ce{(int)(sp.start[a] / st + n)}, ca{km};
+            if (st > 1)
+            {
+                cs.push_back((int)(sp.start[a] % st));
+                ce.push_back((int)(sp.start[a] % st + 1));
+                ca.push_back(km + 1);
+            }
+            c.starts = cs;
+            c.ends = ce;
+            c.axes = ca;
+            std::string t = cv.uniq(cv.out_name(0));
+            cv.emit(c, {v}, {t});
+            view[km] = n;
+            if (st > 1)
+                view[km + 1] = 1;
+            b = t;
+            bk = view;
+            cur[a] = n;
+        }
+        cv.set_out(0, sp.out, b, bk);
+        return;
+    }
     std::vector<int64_t> en(s.size());
     for (size_t a = 0; a < s.size(); a++)
         en[a] = sp.start[a] + sp.out[a];
@@ -699,8 +889,8 @@ static void emit_gather(Converter& cv)
     if (axis < 0 || axis >= (int64_t)s.size())
         cv.fail("axis out of range");
     std::vector<int64_t> ix = idx.ints();
-    if (idx.shape.size() > 1 || ix.empty())
-        cv.fail("only scalar or 1-D indices are converted");
+    if (ix.empty())
+        cv.fail("empty indices are not converted");
     for (int64_t& v : ix)
     {
         if (v < 0) v += s[axis];
@@ -713,6 +903,22 @@ static void emit_gather(Converter& cv)
     Shape o(s.begin(), s.begin() + axis);
     o.insert(o.end(), idx.shape.begin(), idx.shape.end());
     o.insert(o.end(), s.begin() + axis + 1, s.end());
+    if (cv.in_wide(0))
+    {
+        // a wide input: the view (outer, axis, inner) of its elements, cropped on the axis
+        int ka;
+        Shape view = axis_view(s, (size_t)axis, {s[axis]}, &ka);
+        std::string v = cv.reshape(cv.blob(0), cv.blob_kshape(0), view);
+        std::string t = cv.uniq(cv.out_name(0));
+        CropSpec c;
+        c.starts = std::vector<int>{(int)ix.front()};
+        c.ends = std::vector<int>{(int)ix.back() + 1};
+        c.axes = std::vector<int>{ka};
+        cv.emit(c, {v}, {t});
+        view[ka] = (int64_t)ix.size();
+        cv.set_out(0, o, t, view);
+        return;
+    }
     std::vector<int64_t> st(s.size(), 0), en(s.begin(), s.end());
     st[axis] = ix.front();
     en[axis] = ix.back() + 1;
@@ -741,14 +947,14 @@ static void emit_softmax(Converter& cv, bool log)
     std::string t = log ? cv.uniq(cv.out_name(0)) : cv.top_name(0);
     if (ka < 0)
         cv.fail("softmax over a dropped unit axis");
-    KLayer& l = cv.add("Softmax", {b}, {t});
-    l.params.set(0, ka);
-    l.params.set(1, 1);
+    SoftmaxSpec sm;
+    sm.axis = ka;
+    sm.fixbug0 = 1;
+    cv.emit(sm, {b}, {t});
     if (log)
     {
         std::string t2 = cv.top_name(0);
-        KLayer& u = cv.add("UnaryOp", {t}, {t2});
-        u.params.set(0, 8);
+        cv.emit(UnaryOpSpec::op(UnaryOp::Operation_LOG), {t}, {t2});
         t = t2;
     }
     cv.set_out(0, s, t, Converter::kshape(work));
@@ -798,7 +1004,8 @@ static void emit_reduce(Converter& cv, int op)
         ko.push_back(1);
     if (kaxes.empty())
     {
-        if (op == 0 || op == 3 || op == 4 || op == 5 || op == 6)
+        if (op == Reduction::OP_SUM || op == Reduction::OP_MEAN || op == Reduction::OP_MAX || op == Reduction::OP_MIN
+            || op == Reduction::OP_PROD)
         {
             cv.set_out(0, o, cv.blob(0), k);
             return;
@@ -806,15 +1013,16 @@ static void emit_reduce(Converter& cv, int op)
         cv.fail("reduces only dropped unit axes");
     }
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Reduction", {cv.blob(0)}, {t});
-    l.params.set(0, op);
+    ReductionSpec rs;
+    rs.operation = op;
     bool all = kaxes.size() == k.size();
-    l.params.set(1, all ? 1 : 0);
-    l.params.set(2, 1.f);
+    rs.reduce_all = all ? 1 : 0;
+    rs.coeff = 1.f;
     if (!all)
-        l.params.set_ints(3, kaxes);
-    l.params.set(4, keep ? 1 : 0);
-    l.params.set(5, 1);
+        rs.axes = kaxes;
+    rs.keepdims = keep ? 1 : 0;
+    rs.fixbug0 = 1;
+    cv.emit(rs, {cv.blob(0)}, {t});
     cv.set_out(0, o, t, ko);
 }
 
@@ -838,11 +1046,10 @@ static void emit_norms(Converter& cv, const std::string& op)
         int64_t C = s[1];
         std::vector<float> sc = per_channel(cv, 1, C, 1), b = per_channel(cv, 2, C, 0), m = per_channel(cv, 3, C, 0), v = per_channel(cv, 4, C, 1);
         float eps = cv.attr_f("epsilon", 1e-5f);
-        emit_same(cv, "BatchNorm", [&](KLayer& l) {
-            l.params.set(0, (int)C);
-            l.params.set(1, eps);
-            l.weights = {raw(sc), raw(m), raw(v), raw(b)};
-        });
+        BatchNormSpec bn;
+        bn.channels = (int)C;
+        bn.eps = eps;
+        emit_same(cv, bn, {raw(sc), raw(m), raw(v), raw(b)});
         return;
     }
     if (op == "InstanceNormalization")
@@ -852,12 +1059,11 @@ static void emit_norms(Converter& cv, const std::string& op)
         int64_t C = s[1];
         std::vector<float> sc = per_channel(cv, 1, C, 1), b = per_channel(cv, 2, C, 0);
         float eps = cv.attr_f("epsilon", 1e-5f);
-        emit_same(cv, "InstanceNorm", [&](KLayer& l) {
-            l.params.set(0, (int)C);
-            l.params.set(1, eps);
-            l.params.set(2, 1);
-            l.weights = {raw(sc), raw(b)};
-        });
+        InstanceNormSpec in;
+        in.channels = (int)C;
+        in.eps = eps;
+        in.affine = 1;
+        emit_same(cv, in, {raw(sc), raw(b)});
         return;
     }
     // LayerNormalization over the axes from `axis` on: rows of Q values
@@ -874,10 +1080,11 @@ static void emit_norms(Converter& cv, const std::string& op)
     Shape rows = {P, Q};
     std::string x = cv.reshape(cv.blob(0), Converter::kshape(s), Converter::kshape(rows));
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("LayerNorm", {x}, {t});
-    l.params.set(0, (int)Q);
-    l.params.set(1, eps);
-    l.params.set(2, 1);
+    LayerNormSpec ln;
+    ln.affine_size = (int)Q;
+    ln.eps = eps;
+    ln.affine = 1;
+    KLayer& l = cv.emit(ln, {x}, {t});
     l.weights = {raw(sc), raw(b)};
     cv.set_out(0, s, t, Converter::kshape(rows));
 }
@@ -908,16 +1115,23 @@ static void emit_pad(Converter& cv)
             cv.fail("negative pads (cropping) are not converted");
     if (pads[0] || pads[4])
         cv.fail("padding the batch axis is not converted");
-    int type = mode == "constant" ? 0 : mode == "edge" ? 1 : mode == "reflect" ? 2 : -1;
+    int type = mode == "constant" ? Padding::PAD_CONSTANT : mode == "edge" ? Padding::PAD_REPLICATE : mode == "reflect" ? Padding::PAD_REFLECT : -1;
     if (type < 0)
         cv.fail("mode '" + mode + "' is not converted");
     Shape o(r);
     for (size_t i = 0; i < r; i++)
         o[i] = s[i] + pads[i] + pads[i + r];
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Padding", {cv.blob(0)}, {t});
-    l.params.set(0, (int)pads[2]); l.params.set(1, (int)pads[6]); l.params.set(2, (int)pads[3]); l.params.set(3, (int)pads[7]);
-    l.params.set(4, type); l.params.set(5, value); l.params.set(7, (int)pads[1]); l.params.set(8, (int)pads[5]);
+    PaddingSpec pd;
+    pd.top = (int)pads[2];
+    pd.bottom = (int)pads[6];
+    pd.left = (int)pads[3];
+    pd.right = (int)pads[7];
+    pd.pad_type = type;
+    pd.value = value;
+    pd.front = (int)pads[1];
+    pd.behind = (int)pads[5];
+    cv.emit(pd, {cv.blob(0)}, {t});
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
@@ -989,22 +1203,29 @@ static void emit_resize(Converter& cv)
     else
         cv.fail("mode '" + mode + "' is not converted");
     std::string t = cv.top_name(0);
-    KLayer& l = cv.add("Interp", {cv.blob(0)}, {t});
-    l.params.set(0, type);
-    l.params.set(3, (int)o[2]);
-    l.params.set(4, (int)o[3]);
-    l.params.set(6, align);
+    InterpSpec ip;
+    ip.resize_type = type;
+    ip.output_height = (int)o[2];
+    ip.output_width = (int)o[3];
+    ip.align_corner = align;
+    cv.emit(ip, {cv.blob(0)}, {t});
     cv.set_out(0, o, t, Converter::kshape(o));
 }
 
 bool Converter::emit()
 {
     const std::string& op = node_->op_type();
+    static const std::set<std::string> reads_wide = {"Reshape", "Transpose", "Gather", "Flatten", "Squeeze", "Unsqueeze",
+                                                     "Identity", "Dropout", "Cast"};
+    for (int i = 0; i < n_in(); i++)
+        if (in_wide(i) && !(i == 0 && reads_wide.count(op)))
+            fail("input '" + in_name(i) + "' of shape " + shape_str(in_shape(i)) + " has more than 4 non-unit axes; only "
+                 "Reshape, Transpose, Gather and pass-through ops read such tensors");
     auto u = unary_ops().find(op);
     if (u != unary_ops().end())
     {
         int code = u->second;
-        emit_same(*this, "UnaryOp", [code](KLayer& l) { l.params.set(0, code); });
+        emit_same(*this, UnaryOpSpec::op(code));
         return true;
     }
     auto b = binary_ops().find(op);
@@ -1024,11 +1245,13 @@ bool Converter::emit()
     else if (op == "BatchNormalization" || op == "InstanceNormalization" || op == "LayerNormalization")
         emit_norms(*this, op);
     else if (op == "Relu")
-        emit_same(*this, "ReLU", nullptr);
+        emit_same(*this, ReLUSpec());
     else if (op == "LeakyRelu")
     {
         float a = attr_f("alpha", 0.01f);
-        emit_same(*this, "ReLU", [a](KLayer& l) { l.params.set(0, a); });
+        ReLUSpec s;
+        s.slope = a;
+        emit_same(*this, s);
     }
     else if (op == "PRelu")
     {
@@ -1038,61 +1261,72 @@ bool Converter::emit()
         if (!(sl.numel() == 1 || (s.size() >= 3 && s[0] == 1 && sl.numel() == (size_t)C && (sl.shape.size() == s.size() - 1 || sl.shape.size() == s.size()))))
             fail("slope of shape " + shape_str(sl.shape) + " is not per-channel for input " + shape_str(s));
         std::vector<float> v = sl.floats();
-        emit_same(*this, "PReLU", [&](KLayer& l) {
-            l.params.set(0, (int)v.size());
-            l.weights = {raw(v)};
-        });
+        PReLUSpec ps;
+        ps.num_slope = (int)v.size();
+        emit_same(*this, ps, {raw(v)});
     }
     else if (op == "Sigmoid")
-        emit_same(*this, "Sigmoid", nullptr);
+        emit_same(*this, PlainSpec("Sigmoid"));
     else if (op == "Tanh")
-        emit_same(*this, "TanH", nullptr);
+        emit_same(*this, PlainSpec("TanH"));
     else if (op == "HardSigmoid" || op == "HardSwish")
     {
         float a = op == "HardSwish" ? 1.f / 6 : attr_f("alpha", 0.2f), be = op == "HardSwish" ? 0.5f : attr_f("beta", 0.5f);
-        emit_same(*this, op, [a, be](KLayer& l) { l.params.set(0, a); l.params.set(1, be); });
+        HardSigmoidSpec s;
+        s.type = op; // HardSwish reads the same (alpha, beta)
+        s.alpha = a;
+        s.beta = be;
+        emit_same(*this, s);
     }
     else if (op == "Elu")
     {
         float a = attr_f("alpha", 1.f);
-        emit_same(*this, "ELU", [a](KLayer& l) { l.params.set(0, a); });
+        ELUSpec s;
+        s.alpha = a;
+        emit_same(*this, s);
     }
     else if (op == "Selu")
     {
         float a = attr_f("alpha", 1.67326319217681884765625f), g = attr_f("gamma", 1.05070102214813232421875f);
-        emit_same(*this, "SELU", [a, g](KLayer& l) { l.params.set(0, a); l.params.set(1, g); });
+        SELUSpec s;
+        s.alpha = a;
+        s.lambda = g;
+        emit_same(*this, s);
     }
     else if (op == "Softplus")
-        emit_same(*this, "Softplus", nullptr);
+        emit_same(*this, PlainSpec("Softplus"));
     else if (op == "Swish") // opset 24's Swish, or a fused Sigmoid * x (onnx_convert.cpp)
     {
         if (attr_f("alpha", 1.f) != 1.f)
             fail("alpha other than 1 is not converted");
-        emit_same(*this, "Swish", nullptr);
+        emit_same(*this, PlainSpec("Swish"));
     }
     else if (op == "Mish")
-        emit_same(*this, "Mish", nullptr);
+        emit_same(*this, PlainSpec("Mish"));
     else if (op == "Gelu")
     {
+        GELUSpec s;
         if (attr_s("approximate", "none") == "tanh")
-            emit_same(*this, "GELU", [](KLayer& l) { l.params.set(0, 1); });
-        else
-            emit_same(*this, "GELU", nullptr);
+            s.fast_gelu = 1;
+        emit_same(*this, s);
     }
     else if (op == "Clip")
     {
         float lo = opset_ >= 11 ? const_scalar(*this, 1, -3.402823466e+38f) : attr_f("min", -3.402823466e+38f);
         float hi = opset_ >= 11 ? const_scalar(*this, 2, 3.402823466e+38f) : attr_f("max", 3.402823466e+38f);
-        emit_same(*this, "Clip", [lo, hi](KLayer& l) { l.params.set(0, lo); l.params.set(1, hi); });
+        ClipSpec s;
+        s.min = lo;
+        s.max = hi;
+        emit_same(*this, s);
     }
     else if (op == "MaxPool" || op == "AveragePool")
     {
         if (n_out() > 1 && !out_name(1).empty())
             fail("the Indices output is not converted");
-        emit_pool(*this, op == "MaxPool" ? 0 : 1, false);
+        emit_pool(*this, op == "MaxPool" ? PoolingSpec::MAX : PoolingSpec::AVG, false);
     }
     else if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
-        emit_pool(*this, op == "GlobalMaxPool" ? 0 : 1, true);
+        emit_pool(*this, op == "GlobalMaxPool" ? PoolingSpec::MAX : PoolingSpec::AVG, true);
     else if (op == "Gemm")
         emit_gemm(*this);
     else if (op == "MatMul")
@@ -1106,32 +1340,32 @@ bool Converter::emit()
         int64_t p = 1, q = 1;
         for (int64_t i = 0; i < (int64_t)s.size(); i++)
             (i < ax ? p : q) *= s[i];
-        set_out(0, {p, q}, blob(0), kshape(s));
+        set_out(0, {p, q}, blob(0), blob_kshape(0));
     }
     else if (op == "Reshape")
     {
         Shape s = in_shape(0);
-        set_out(0, infer_reshape(*this, s, cin(1).ints(), attr_i("allowzero", 0) != 0), blob(0), kshape(s));
+        set_out(0, infer_reshape(*this, s, cin(1).ints(), attr_i("allowzero", 0) != 0), blob(0), blob_kshape(0));
     }
     else if (op == "Squeeze" || op == "Unsqueeze")
     {
         Shape s = in_shape(0);
         std::vector<int64_t> axes = opset_ >= 13 ? axes_arg(*this, 1, "axes") : attr_ints("axes");
         Shape o = op == "Squeeze" ? squeeze_shape(*this, s, axes) : unsqueeze_shape(*this, s, axes);
-        set_out(0, o, blob(0), kshape(s));
+        set_out(0, o, blob(0), blob_kshape(0));
     }
     else if (op == "Identity" || op == "Dropout")
     {
         if (op == "Dropout" && n_out() > 1 && !out_name(1).empty())
             fail("the mask output is not converted");
-        set_out(0, in_shape(0), blob(0), kshape(in_shape(0)));
+        set_out(0, in_shape(0), blob(0), blob_kshape(0));
     }
     else if (op == "Cast")
     {
         int to = (int)attr_i("to", 1);
         if (to != 1 && to != 10 && to != 11)
             fail("casting a computed tensor to type " + std::to_string(to) + " is not converted (kite blobs are float)");
-        set_out(0, in_shape(0), blob(0), kshape(in_shape(0)));
+        set_out(0, in_shape(0), blob(0), blob_kshape(0));
     }
     else if (op == "Transpose")
         emit_transpose(*this);
@@ -1156,9 +1390,13 @@ bool Converter::emit()
         if (in_shape(0).size() != 4)
             fail("only 4-D inputs are converted");
         check_batch1(*this, in_shape(0));
-        emit_same(*this, "LRN", [&](KLayer& l) {
-            l.params.set(0, 0); l.params.set(1, (int)size); l.params.set(2, a); l.params.set(3, be); l.params.set(4, bias);
-        });
+        LRNSpec s;
+        s.region_type = 0; // across channels
+        s.local_size = (int)size;
+        s.alpha = a;
+        s.beta = be;
+        s.bias = bias;
+        emit_same(*this, s);
     }
     else if (op == "Expand")
         emit_expand(*this);
@@ -1176,9 +1414,20 @@ bool Converter::emit()
             fail("spatial size not divisible by blocksize");
         Shape o = d2s ? Shape{1, s[1] / (bs * bs), s[2] * bs, s[3] * bs} : Shape{1, s[1] * bs * bs, s[2] / bs, s[3] / bs};
         std::string t = top_name(0);
-        KLayer& l = add(d2s ? "PixelShuffle" : "Reorg", {blob(0)}, {t});
-        l.params.set(0, (int)bs);
-        l.params.set(1, mode == "CRD" ? 0 : 1);
+        if (d2s)
+        {
+            PixelShuffleSpec s;
+            s.upscale_factor = (int)bs;
+            s.mode = mode == "CRD" ? 0 : 1;
+            emit(s, {blob(0)}, {t});
+        }
+        else
+        {
+            ReorgSpec s;
+            s.stride = (int)bs;
+            s.mode = mode == "CRD" ? 0 : 1;
+            emit(s, {blob(0)}, {t});
+        }
         set_out(0, o, t, kshape(o));
     }
     else
@@ -1186,4 +1435,6 @@ bool Converter::emit()
     return true;
 }
 
-} // namespace kite_onnx
+} // namespace onnx
+} // namespace convert
+} // namespace kite

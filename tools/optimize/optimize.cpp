@@ -1,5 +1,18 @@
 #include "optimize.h"
 
+#include "emit.h"
+
+#include "layer/batchnorm.h"
+#include "layer/clip.h"
+#include "layer/convolution.h"
+#include "layer/deconvolution.h"
+#include "layer/dropout.h"
+#include "layer/hardswish.h"
+#include "layer/innerproduct.h"
+#include "layer/pooling.h"
+#include "layer/relu.h"
+#include "layer/scale.h"
+
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -15,7 +28,7 @@ bool is_conv_like(const Layer& l)
            || l.type == "DeconvolutionDepthWise" || l.type == "InnerProduct";
 }
 
-// num_output of a conv-like layer (param 0), its weight and bias buffers
+// num_output of a conv-like layer, its weight and bias buffers
 struct ConvView
 {
     int num_output = 0;
@@ -27,15 +40,19 @@ bool conv_view(Layer& l, ConvView& v)
 {
     if (!is_conv_like(l))
         return false;
-    const int bias_param = l.type == "InnerProduct" ? 1 : 5;
-    const int int8_param = 8;
-    if (l.params.get_int(int8_param, 0) != 0)
+    static_assert((int)Convolution::PARAM_NUM_OUTPUT == (int)InnerProduct::PARAM_NUM_OUTPUT
+                      && (int)Convolution::PARAM_NUM_OUTPUT == (int)Deconvolution::PARAM_NUM_OUTPUT
+                      && (int)Convolution::PARAM_BIAS_TERM == (int)Deconvolution::PARAM_BIAS_TERM,
+                  "conv-like ids differ");
+    const int bias_param = l.type == "InnerProduct" ? (int)InnerProduct::PARAM_BIAS_TERM : (int)Convolution::PARAM_BIAS_TERM;
+    const int int8_param = l.type == "InnerProduct" ? (int)InnerProduct::PARAM_INT8_SCALE_TERM : (int)Convolution::PARAM_INT8_SCALE_TERM;
+    if (l.type.compare(0, 13, "Deconvolution") != 0 && l.params.get_int(int8_param, 0) != 0)
         return false; // quantized: scales would change
-    if (l.type != "InnerProduct" && l.params.get_int(19, 0) != 0 && l.type.compare(0, 11, "Convolution") == 0)
+    if (l.type.compare(0, 11, "Convolution") == 0 && l.params.get_int(Convolution::PARAM_DYNAMIC_WEIGHT, 0) != 0)
         return false; // dynamic weight
-    if (l.type.compare(0, 13, "Deconvolution") == 0 && l.params.get_int(28, 0) != 0)
+    if (l.type.compare(0, 13, "Deconvolution") == 0 && l.params.get_int(Deconvolution::PARAM_DYNAMIC_WEIGHT, 0) != 0)
         return false;
-    v.num_output = l.params.get_int(0, 0);
+    v.num_output = l.params.get_int(Convolution::PARAM_NUM_OUTPUT, 0);
     bool bias = l.params.get_int(bias_param, 0) != 0;
     if (v.num_output <= 0 || l.weights.size() < (bias ? 2u : 1u))
         return false;
@@ -72,7 +89,7 @@ void fold_affine(Layer& conv, ConvView& v, const std::vector<float>& a, const st
             v.weight->data[o * per + k] *= a[o];
     if (!v.bias)
     {
-        const int bias_param = conv.type == "InnerProduct" ? 1 : 5;
+        const int bias_param = conv.type == "InnerProduct" ? (int)InnerProduct::PARAM_BIAS_TERM : (int)Convolution::PARAM_BIAS_TERM;
         conv.params.set(bias_param, 1);
         conv.weights.insert(conv.weights.begin() + 1, Weight(std::vector<float>(v.num_output, 0.f), false));
         v.weight = &conv.weights[0];
@@ -90,9 +107,9 @@ bool layer_affine(const Layer& l, int channels, std::vector<float>& a, std::vect
     b.assign(channels, 0.f);
     if (l.type == "BatchNorm")
     {
-        if (l.params.get_int(0, 0) != channels || l.weights.size() != 4)
+        if (l.params.get_int(BatchNorm::PARAM_CHANNELS, 0) != channels || l.weights.size() != 4)
             return false;
-        float eps = l.params.get_float(1, 0.f);
+        float eps = l.params.get_float(BatchNorm::PARAM_EPS, 0.f);
         for (const Weight& w : l.weights)
             if ((int)w.data.size() != channels)
                 return false;
@@ -106,8 +123,8 @@ bool layer_affine(const Layer& l, int channels, std::vector<float>& a, std::vect
     }
     if (l.type == "Scale")
     {
-        int size = l.params.get_int(0, 0);
-        bool bias = l.params.get_int(1, 0) != 0;
+        int size = l.params.get_int(Scale::PARAM_SCALE_DATA_SIZE, 0);
+        bool bias = l.params.get_int(Scale::PARAM_BIAS_TERM, 0) != 0;
         if (size != channels || l.bottoms.size() != 1 || l.weights.size() != (bias ? 2u : 1u))
             return false;
         for (const Weight& w : l.weights)
@@ -120,18 +137,17 @@ bool layer_affine(const Layer& l, int channels, std::vector<float>& a, std::vect
         }
         return true;
     }
-    if (l.type == "BinaryOp" && l.bottoms.size() == 1 && l.params.get_int(1, 0) == 1)
+    if (l.type == "BinaryOp" && l.bottoms.size() == 1 && l.params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) == 1)
     {
-        int op = l.params.get_int(0, 0);
-        float s = l.params.get_float(2, 0.f);
-        // 0 add, 1 sub, 2 mul, 3 div
-        if (op == 0)
+        int op = l.params.get_int(BinaryOp::PARAM_OP_TYPE, 0);
+        float s = l.params.get_float(BinaryOp::PARAM_B, 0.f);
+        if (op == BinaryOp::Operation_ADD)
             b.assign(channels, s);
-        else if (op == 1)
+        else if (op == BinaryOp::Operation_SUB)
             b.assign(channels, -s);
-        else if (op == 2)
+        else if (op == BinaryOp::Operation_MUL)
             a.assign(channels, s);
-        else if (op == 3 && s != 0.f)
+        else if (op == BinaryOp::Operation_DIV && s != 0.f)
             a.assign(channels, 1.f / s);
         else
             return false;
@@ -148,32 +164,32 @@ bool activation_of(const Layer& l, int& type, std::vector<float>& params)
         return false;
     if (l.type == "ReLU")
     {
-        float slope = l.params.get_float(0, 0.f);
-        type = slope == 0.f ? 1 : 2;
-        if (type == 2)
+        float slope = l.params.get_float(ReLU::PARAM_SLOPE, 0.f);
+        type = slope == 0.f ? ACTIVATION_RELU : ACTIVATION_LEAKYRELU;
+        if (type == ACTIVATION_LEAKYRELU)
             params = {slope};
         return true;
     }
     if (l.type == "Clip")
     {
-        type = 3;
-        params = {l.params.get_float(0, -3.402823466e+38f), l.params.get_float(1, 3.402823466e+38f)};
+        type = ACTIVATION_CLIP;
+        params = {l.params.get_float(Clip::PARAM_MIN, -3.402823466e+38f), l.params.get_float(Clip::PARAM_MAX, 3.402823466e+38f)};
         return true;
     }
     if (l.type == "Sigmoid")
     {
-        type = 4;
+        type = ACTIVATION_SIGMOID;
         return true;
     }
     if (l.type == "Mish")
     {
-        type = 5;
+        type = ACTIVATION_MISH;
         return true;
     }
     if (l.type == "HardSwish")
     {
-        type = 6;
-        params = {l.params.get_float(0, 0.2f), l.params.get_float(1, 0.5f)};
+        type = ACTIVATION_HARDSWISH;
+        params = {l.params.get_float(HardSwish::PARAM_ALPHA, 0.2f), l.params.get_float(HardSwish::PARAM_BETA, 0.5f)};
         return true;
     }
     return false;
@@ -200,9 +216,9 @@ int fuse_after_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& 
         if (j < 0 || g.layers[j].bottoms.size() != 1)
             continue;
         const Layer& next = g.layers[j];
-        int act = conv.params.get_int(9, 0);
+        int act = conv.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, ACTIVATION_NONE);
         std::vector<float> a, b;
-        if (act == 0 && layer_affine(next, v.num_output, a, b))
+        if (act == ACTIVATION_NONE && layer_affine(next, v.num_output, a, b))
         {
             if (next.type == "BatchNorm")
                 st.batchnorm++;
@@ -218,11 +234,9 @@ int fuse_after_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& 
         }
         int type;
         std::vector<float> params;
-        if (act == 0 && activation_of(next, type, params))
+        if (act == ACTIVATION_NONE && activation_of(next, type, params))
         {
-            conv.params.set(9, type);
-            if (!params.empty())
-                conv.params.set_floats(10, params);
+            set_activation(conv, type, params);
             st.activation++;
             absorb(g, i, j);
             n++;
@@ -241,7 +255,7 @@ int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, Optim
         Layer& bn = g.layers[i];
         if (bn.type != "BatchNorm" || bn.tops.size() != 1 || bn.weights.size() != 4 || keep.count(bn.tops[0]))
             continue;
-        int channels = bn.params.get_int(0, 0);
+        int channels = bn.params.get_int(BatchNorm::PARAM_CHANNELS, 0);
         bool sizes_ok = channels > 0;
         for (const Weight& w : bn.weights)
             sizes_ok = sizes_ok && (int)w.data.size() == channels;
@@ -265,7 +279,7 @@ int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, Optim
 
 bool one_dim_producer(const Layer& l)
 {
-    return l.type == "InnerProduct" || l.type == "Flatten" || (l.type == "Pooling" && l.params.get_int(4, 0) == 1);
+    return l.type == "InnerProduct" || l.type == "Flatten" || (l.type == "Pooling" && l.params.get_int(Pooling::PARAM_GLOBAL_POOLING, 0) == 1);
 }
 
 } // namespace
@@ -300,7 +314,7 @@ int optimize_graph(Graph& g, const std::vector<std::string>& outputs, OptimizeSt
                 continue;
             }
         }
-        if ((l.type == "Dropout" && l.params.get_float(0, 1.f) == 1.f) || l.type == "Noop")
+        if ((l.type == "Dropout" && l.params.get_float(Dropout::PARAM_SCALE, 1.f) == 1.f) || l.type == "Noop")
             pass = true;
         if (l.type == "Flatten" && l.bottoms.size() == 1)
         {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 namespace kite {
+namespace convert {
 namespace tf {
 
 namespace {
@@ -49,7 +50,7 @@ template<typename T>
 void read_raw(const std::string& bytes, int64_t n, std::vector<double>& out)
 {
     if ((int64_t)bytes.size() != n * (int64_t)sizeof(T))
-        throw std::runtime_error("tensor_content has " + std::to_string(bytes.size()) + " bytes, the shape needs "
+        throw ConvertError("tensor_content has " + std::to_string(bytes.size()) + " bytes, the shape needs "
                                  + std::to_string(n * (int64_t)sizeof(T)));
     out.resize((size_t)n);
     for (int64_t i = 0; i < n; i++)
@@ -70,7 +71,7 @@ void read_values(const Src& src, int64_t n, std::vector<double>& out)
         return;
     }
     if ((int64_t)src.size() > n)
-        throw std::runtime_error("tensor has " + std::to_string(src.size()) + " values, its shape holds " + std::to_string(n));
+        throw ConvertError("tensor has " + std::to_string(src.size()) + " values, its shape holds " + std::to_string(n));
     out.resize((size_t)n);
     for (int64_t i = 0; i < n; i++)
         out[(size_t)i] = (double)src.Get((int)std::min<int64_t>(i, src.size() - 1));
@@ -107,9 +108,9 @@ int64_t shape_count(const Shape& s)
     for (int64_t d : s)
     {
         if (d < 0)
-            throw std::runtime_error("shape " + shape_string(s) + " has an unknown or negative dimension");
+            throw ConvertError("shape " + shape_string(s) + " has an unknown or negative dimension");
         if (d > kMaxElements || (d > 0 && n > kMaxElements / d))
-            throw std::runtime_error("shape " + shape_string(s) + " is too large");
+            throw ConvertError("shape " + shape_string(s) + " is too large");
         n *= d;
     }
     return n;
@@ -129,7 +130,7 @@ std::vector<int64_t> Const::ints() const
     for (size_t i = 0; i < v.size(); i++)
     {
         if (!(std::fabs(v[i]) < 9e15))
-            throw std::runtime_error("integer constant out of range");
+            throw ConvertError("integer constant out of range");
         r[i] = (int64_t)v[i];
     }
     return r;
@@ -140,17 +141,17 @@ std::vector<float> Const::floats() const
     return std::vector<float>(v.begin(), v.end());
 }
 
-Shape shape_from_proto(const kite_tf::TensorShapeProto& s)
+Shape shape_from_proto(const pb::TensorShapeProto& s)
 {
     if (s.unknown_rank())
-        throw std::runtime_error("unknown rank");
+        throw ConvertError("unknown rank");
     Shape r;
     for (const auto& d : s.dim())
         r.push_back(d.size() < 0 ? -1 : d.size());
     return r;
 }
 
-Const const_from_proto(const kite_tf::TensorProto& t)
+Const const_from_proto(const pb::TensorProto& t)
 {
     Const c;
     c.shape = shape_from_proto(t.tensor_shape());
@@ -210,7 +211,7 @@ Const const_from_proto(const kite_tf::TensorProto& t)
     case DT_UINT64:
         c.is_int = true;
         if (!has_raw)
-            throw std::runtime_error("unsigned constant without tensor_content");
+            throw ConvertError("unsigned constant without tensor_content");
         t.dtype() == DT_UINT32 ? read_raw<uint32_t>(raw, n, c.v) : read_raw<uint64_t>(raw, n, c.v);
         break;
     case DT_BOOL:
@@ -218,7 +219,7 @@ Const const_from_proto(const kite_tf::TensorProto& t)
         has_raw ? read_raw<uint8_t>(raw, n, c.v) : read_values(t.bool_val(), n, c.v);
         break;
     default:
-        throw std::runtime_error("constant of dtype " + std::to_string(t.dtype()) + " is not supported");
+        throw ConvertError("constant of dtype " + std::to_string(t.dtype()) + " is not supported");
     }
     return c;
 }
@@ -232,7 +233,7 @@ Shape broadcast_shape(const Shape& a, const Shape& b)
         const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
         const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
         if (da != db && da != 1 && db != 1)
-            throw std::runtime_error("shapes " + shape_string(a) + " and " + shape_string(b) + " do not broadcast");
+            throw ConvertError("shapes " + shape_string(a) + " and " + shape_string(b) + " do not broadcast");
         out[i] = da == 1 ? db : da;
     }
     return out;
@@ -241,7 +242,7 @@ Shape broadcast_shape(const Shape& a, const Shape& b)
 Const const_broadcast_to(const Const& a, const Shape& s)
 {
     if (broadcast_shape(a.shape, s) != s)
-        throw std::runtime_error("constant of shape " + shape_string(a.shape) + " does not broadcast to " + shape_string(s));
+        throw ConvertError("constant of shape " + shape_string(a.shape) + " does not broadcast to " + shape_string(s));
     Const out;
     out.shape = s;
     out.is_int = a.is_int;
@@ -344,12 +345,12 @@ Const const_transpose(const Const& a, const std::vector<int>& perm)
 {
     const size_t r = a.shape.size();
     if (perm.size() != r)
-        throw std::runtime_error("transpose permutation of the wrong length");
+        throw ConvertError("transpose permutation of the wrong length");
     std::vector<bool> seen(r, false);
     for (int p : perm)
     {
         if (p < 0 || p >= (int)r || seen[(size_t)p])
-            throw std::runtime_error("transpose permutation is not a permutation");
+            throw ConvertError("transpose permutation is not a permutation");
         seen[(size_t)p] = true;
     }
     Const out;
@@ -384,25 +385,25 @@ SliceSpec resolve_strided_slice(const Shape& in, const std::vector<int64_t>& beg
                                 int64_t ellipsis_mask, int64_t new_axis_mask, int64_t shrink_mask)
 {
     if (ellipsis_mask || new_axis_mask)
-        throw std::runtime_error("StridedSlice with ellipsis_mask or new_axis_mask is not supported");
+        throw ConvertError("StridedSlice with ellipsis_mask or new_axis_mask is not supported");
     const size_t n = begin.size();
     if (in.size() > 8)
-        throw std::runtime_error("StridedSlice of a rank " + std::to_string(in.size()) + " tensor");
+        throw ConvertError("StridedSlice of a rank " + std::to_string(in.size()) + " tensor");
     if (end.size() != n || strides.size() != n || n > in.size())
-        throw std::runtime_error("StridedSlice begin/end/strides lengths do not match the input rank");
+        throw ConvertError("StridedSlice begin/end/strides lengths do not match the input rank");
     SliceSpec s;
     for (size_t i = 0; i < in.size(); i++)
     {
         const int64_t dim = in[i];
         if (dim < 0)
-            throw std::runtime_error("StridedSlice on an unknown dimension");
+            throw ConvertError("StridedSlice on an unknown dimension");
         int64_t b = 0, e = dim, st = 1;
         bool shrink = false;
         if (i < n)
         {
             st = strides[i];
             if (st == 0)
-                throw std::runtime_error("StridedSlice stride 0");
+                throw ConvertError("StridedSlice stride 0");
             shrink = (shrink_mask >> i) & 1;
             b = begin[i];
             e = end[i];
@@ -413,7 +414,7 @@ SliceSpec resolve_strided_slice(const Shape& in, const std::vector<int64_t>& beg
             if (shrink)
             {
                 if (b < 0 || b >= dim)
-                    throw std::runtime_error("StridedSlice shrink index out of range");
+                    throw ConvertError("StridedSlice shrink index out of range");
                 e = b + 1;
                 st = 1;
             }
@@ -488,32 +489,33 @@ Shape resolve_reshape(const Shape& in, const std::vector<int64_t>& target)
         if (out[i] == -1)
         {
             if (infer >= 0)
-                throw std::runtime_error("Reshape target " + shape_string(out) + " has more than one -1");
+                throw ConvertError("Reshape target " + shape_string(out) + " has more than one -1");
             infer = (int)i;
         }
         else if (out[i] < 0)
         {
-            throw std::runtime_error("Reshape target " + shape_string(out) + " has a negative dimension");
+            throw ConvertError("Reshape target " + shape_string(out) + " has a negative dimension");
         }
         else
         {
             if (out[i] > kMaxElements)
-                throw std::runtime_error("Reshape target " + shape_string(out) + " is too large");
+                throw ConvertError("Reshape target " + shape_string(out) + " is too large");
             known *= out[i];
             if (known > n && n > 0)
-                throw std::runtime_error("Reshape target " + shape_string(out) + " does not fit " + shape_string(in));
+                throw ConvertError("Reshape target " + shape_string(out) + " does not fit " + shape_string(in));
         }
     }
     if (infer >= 0)
     {
         if (known == 0 || n % known)
-            throw std::runtime_error("Reshape target " + shape_string(out) + " does not fit " + shape_string(in));
+            throw ConvertError("Reshape target " + shape_string(out) + " does not fit " + shape_string(in));
         out[(size_t)infer] = n / known;
     }
     if (shape_count(out) != n)
-        throw std::runtime_error("Reshape of " + shape_string(in) + " to " + shape_string(out) + " changes the element count");
+        throw ConvertError("Reshape of " + shape_string(in) + " to " + shape_string(out) + " changes the element count");
     return out;
 }
 
 } // namespace tf
+} // namespace convert
 } // namespace kite

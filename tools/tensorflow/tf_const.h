@@ -7,19 +7,21 @@
 //
 // Values are held as double whatever the dtype (int32/int64 shape values are
 // exact up to 2^53); `is_int` remembers whether the TF dtype was integral.
-// Every function throws std::runtime_error with a message on bad input.
+// Every function throws convert::ConvertError with a message on bad input.
+
+#include "emit.h" // ConvertError
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace kite_tf {
+namespace kite {
+namespace convert {
+namespace tf {
+namespace pb {
 class TensorProto;
 class TensorShapeProto;
-} // namespace kite_tf
-
-namespace kite {
-namespace tf {
+} // namespace pb
 
 typedef std::vector<int64_t> Shape;
 
@@ -44,9 +46,9 @@ struct Const
 };
 
 // TensorProto -> Const (float, double, half, int8..int64, uint8, bool)
-Const const_from_proto(const kite_tf::TensorProto& t);
+Const const_from_proto(const pb::TensorProto& t);
 // TensorShapeProto -> Shape (-1 for unknown dims); throws on unknown rank
-Shape shape_from_proto(const kite_tf::TensorShapeProto& s);
+Shape shape_from_proto(const pb::TensorShapeProto& s);
 
 // numpy-style broadcast of two shapes; throws if incompatible
 Shape broadcast_shape(const Shape& a, const Shape& b);
@@ -81,6 +83,7 @@ Const const_strided_slice(const Const& a, const SliceSpec& s);
 Shape resolve_reshape(const Shape& in, const std::vector<int64_t>& target);
 
 } // namespace tf
+} // namespace convert
 } // namespace kite
 
 #endif // KITE_TOOLS_TF_CONST_H

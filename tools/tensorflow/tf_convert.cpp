@@ -4,14 +4,23 @@
 
 #include "tf_convert_impl.h"
 
+#include "layer/clip.h"
+#include "layer/convolution.h"
+#include "layer/hardsigmoid.h"
+#include "layer/innerproduct.h"
+#include "layer/scale.h"
+
 #include "tf_graph.pb.h"
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <functional>
 #include <cmath>
 #include <stdexcept>
 
 namespace kite {
+namespace convert {
 namespace tf {
 
 std::string tensor_key(const std::string& input)
@@ -30,41 +39,41 @@ std::string key_node(const std::string& key)
 
 // --- attributes ----------------------------------------------------------
 
-const kite_tf::AttrValue* Converter::attr(const kite_tf::NodeDef& n, const char* name)
+const pb::AttrValue* Converter::attr(const pb::NodeDef& n, const char* name)
 {
     auto it = n.attr().find(name);
     return it == n.attr().end() ? nullptr : &it->second;
 }
 
-int64_t Converter::attr_i(const kite_tf::NodeDef& n, const char* name, int64_t def)
+int64_t Converter::attr_i(const pb::NodeDef& n, const char* name, int64_t def)
 {
-    const kite_tf::AttrValue* a = attr(n, name);
-    return a && a->value_case() == kite_tf::AttrValue::kI ? a->i() : def;
+    const pb::AttrValue* a = attr(n, name);
+    return a && a->value_case() == pb::AttrValue::kI ? a->i() : def;
 }
 
-float Converter::attr_f(const kite_tf::NodeDef& n, const char* name, float def)
+float Converter::attr_f(const pb::NodeDef& n, const char* name, float def)
 {
-    const kite_tf::AttrValue* a = attr(n, name);
-    return a && a->value_case() == kite_tf::AttrValue::kF ? a->f() : def;
+    const pb::AttrValue* a = attr(n, name);
+    return a && a->value_case() == pb::AttrValue::kF ? a->f() : def;
 }
 
-bool Converter::attr_b(const kite_tf::NodeDef& n, const char* name, bool def)
+bool Converter::attr_b(const pb::NodeDef& n, const char* name, bool def)
 {
-    const kite_tf::AttrValue* a = attr(n, name);
-    return a && a->value_case() == kite_tf::AttrValue::kB ? a->b() : def;
+    const pb::AttrValue* a = attr(n, name);
+    return a && a->value_case() == pb::AttrValue::kB ? a->b() : def;
 }
 
-std::string Converter::attr_s(const kite_tf::NodeDef& n, const char* name, const std::string& def)
+std::string Converter::attr_s(const pb::NodeDef& n, const char* name, const std::string& def)
 {
-    const kite_tf::AttrValue* a = attr(n, name);
-    return a && a->value_case() == kite_tf::AttrValue::kS ? a->s() : def;
+    const pb::AttrValue* a = attr(n, name);
+    return a && a->value_case() == pb::AttrValue::kS ? a->s() : def;
 }
 
-std::vector<int64_t> Converter::attr_ints(const kite_tf::NodeDef& n, const char* name)
+std::vector<int64_t> Converter::attr_ints(const pb::NodeDef& n, const char* name)
 {
-    const kite_tf::AttrValue* a = attr(n, name);
+    const pb::AttrValue* a = attr(n, name);
     std::vector<int64_t> r;
-    if (a && a->value_case() == kite_tf::AttrValue::kList)
+    if (a && a->value_case() == pb::AttrValue::kList)
         r.assign(a->list().i().begin(), a->list().i().end());
     return r;
 }
@@ -74,7 +83,7 @@ std::vector<int64_t> Converter::attr_ints(const kite_tf::NodeDef& n, const char*
 static int checked_int(int64_t v)
 {
     if (v < 0 || v > INT_MAX)
-        throw std::runtime_error("dimension " + std::to_string(v) + " out of range");
+        throw ConvertError("dimension " + std::to_string(v) + " out of range");
     return (int)v;
 }
 
@@ -118,7 +127,7 @@ int Converter::kaxis(int64_t a, size_t rank)
     if (a < 0)
         a += (int64_t)rank;
     if (a < 0 || a >= (int64_t)rank)
-        throw std::runtime_error("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+        throw ConvertError("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
     if (rank == 1)
         return 0;
     if (a == 0)
@@ -130,13 +139,15 @@ int Converter::kaxis(int64_t a, size_t rank)
 
 void Converter::set_shape_params(convert::Layer& l, const std::vector<int>& k)
 {
-    // Reshape / MemoryData / Input: 0 w, 1 h, 2 c
+    // Reshape, MemoryData and Input read w, h, c alike
+    convert::ReshapeSpec s;
     const size_t n = k.size();
-    l.params.set(0, k[n - 1]);
+    s.w = k[n - 1];
     if (n >= 2)
-        l.params.set(1, k[n - 2]);
+        s.h = k[n - 2];
     if (n >= 3)
-        l.params.set(2, k[n - 3]);
+        s.c = k[n - 3];
+    s.write(l.params);
 }
 
 // --- values --------------------------------------------------------------
@@ -158,23 +169,23 @@ Value Converter::const_value(const Const& c)
     return v;
 }
 
-const Value& Converter::input(const kite_tf::NodeDef& n, int i)
+const Value& Converter::input(const pb::NodeDef& n, int i)
 {
     if (i >= (int)data_inputs[n.name()].size())
-        throw std::runtime_error("expects at least " + std::to_string(i + 1) + " inputs");
+        throw ConvertError("expects at least " + std::to_string(i + 1) + " inputs");
     const std::string& key = data_inputs[n.name()][(size_t)i];
     auto it = values.find(key);
     if (it == values.end())
-        throw std::runtime_error("input '" + key + "' is not produced by any node");
+        throw ConvertError("input '" + key + "' is not produced by any node");
     return it->second;
 }
 
-int Converter::input_count(const kite_tf::NodeDef& n)
+int Converter::input_count(const pb::NodeDef& n)
 {
     return (int)data_inputs[n.name()].size();
 }
 
-const Const& Converter::const_input(const kite_tf::NodeDef& n, int i, const char* what)
+const Const& Converter::const_input(const pb::NodeDef& n, int i, const char* what)
 {
     const Value& v = input(n, i);
     if (!v.is_const)
@@ -182,7 +193,7 @@ const Const& Converter::const_input(const kite_tf::NodeDef& n, int i, const char
     return v.c;
 }
 
-const Value& Converter::blob_input(const kite_tf::NodeDef& n, int i)
+const Value& Converter::blob_input(const pb::NodeDef& n, int i)
 {
     const Value& v = input(n, i);
     if (v.is_const)
@@ -190,13 +201,13 @@ const Value& Converter::blob_input(const kite_tf::NodeDef& n, int i)
     return v;
 }
 
-std::string Converter::out_blob(const kite_tf::NodeDef& n, int k)
+std::string Converter::out_blob(const pb::NodeDef& n, int k)
 {
     const std::string base = k == 0 ? n.name() : n.name() + ":" + std::to_string(k);
     return g.unique_blob_name(base);
 }
 
-void Converter::set_output(const kite_tf::NodeDef& n, int k, const Value& v)
+void Converter::set_output(const pb::NodeDef& n, int k, const Value& v)
 {
     values[n.name() + ":" + std::to_string(k)] = v;
     if (!v.is_const)
@@ -216,15 +227,14 @@ std::string Converter::to_source_order(const Value& v, const std::string& name)
     if (!order_differs(v.shape))
         return v.blob;
     const std::string top = g.unique_blob_name(v.blob + "_nhwc");
-    convert::Layer& l = add_layer("Permute", name + "_to_nhwc", {v.blob}, {top});
-    l.params.set(0, 3); // (w,h,c) <- (c,w,h): CHW -> HWC
+    emit(convert::PermuteSpec::order(PERMUTE_CHW_TO_HWC), name + "_to_nhwc", {v.blob}, {top});
     return top;
 }
 
 Value Converter::emit_reshape(const Value& v, const Shape& target, const std::string& name, const std::string& top)
 {
     if (shape_count(v.shape) != shape_count(target))
-        throw std::runtime_error("reshape of " + shape_string(v.shape) + " to " + shape_string(target) + " changes the element count");
+        throw ConvertError("reshape of " + shape_string(v.shape) + " to " + shape_string(target) + " changes the element count");
     std::vector<int> src_k = order_differs(v.shape) ? source_kdims(v.shape) : kdims(v.shape);
     const std::string src = to_source_order(v, name);
     if (order_differs(target))
@@ -236,8 +246,7 @@ Value Converter::emit_reshape(const Value& v, const Shape& target, const std::st
             mid = g.unique_blob_name(top + "_nhwc");
             set_shape_params(add_layer("Reshape", name, {src}, {mid}), mid_k);
         }
-        convert::Layer& p = add_layer("Permute", name + "_to_nchw", {mid}, {top});
-        p.params.set(0, 4); // (w,h,c) <- (h,c,w): HWC -> CHW
+        emit(convert::PermuteSpec::order(PERMUTE_HWC_TO_CHW), name + "_to_nchw", {mid}, {top});
         return blob_value(top, target);
     }
     const std::vector<int> k = kdims(target);
@@ -310,18 +319,24 @@ bool Converter::foldable(const Value& x, const std::string& key)
     if (it == blob_layer.end())
         return false;
     const convert::Layer& l = g.layers[(size_t)it->second];
-    return l.params.get_int(9, 0) == 0;
+    return l.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, 0) == 0;
 }
 
-bool Converter::try_fold_affine(const kite_tf::NodeDef& n, const Value& x, const std::string& key, const Const* scale,
+bool Converter::try_fold_affine(const pb::NodeDef& n, const Value& x, const std::string& key, const Const* scale,
                                 const Const* bias, bool negate_bias)
 {
     if (!foldable(x, key))
         return false;
     const int li = blob_layer[x.blob];
     convert::Layer& l = g.layers[(size_t)li];
-    const int bias_id = l.type == "InnerProduct" || l.type == "Scale" ? 1 : 5;
-    const int channels = l.params.get_int(0, 0);
+    // the bias flag of the conv-like layer; channels: num_output / scale size (id 0 in all)
+    static_assert((int)Convolution::PARAM_NUM_OUTPUT == (int)InnerProduct::PARAM_NUM_OUTPUT
+                      && (int)Convolution::PARAM_NUM_OUTPUT == (int)Scale::PARAM_SCALE_DATA_SIZE
+                      && (int)InnerProduct::PARAM_BIAS_TERM == (int)Scale::PARAM_BIAS_TERM,
+                  "conv-like ids differ");
+    const int bias_id = l.type == "InnerProduct" || l.type == "Scale" ? (int)InnerProduct::PARAM_BIAS_TERM
+                                                                      : (int)Convolution::PARAM_BIAS_TERM;
+    const int channels = l.params.get_int(Convolution::PARAM_NUM_OUTPUT, 0);
     std::vector<float> s, b;
     if (scale && !per_channel(*scale, x.shape.size(), channels, s))
         return false;
@@ -351,7 +366,7 @@ bool Converter::try_fold_affine(const kite_tf::NodeDef& n, const Value& x, const
     return true;
 }
 
-bool Converter::try_fold_activation(const kite_tf::NodeDef& n, const Value& x, const std::string& key, int type,
+bool Converter::try_fold_activation(const pb::NodeDef& n, const Value& x, const std::string& key, int type,
                                     const std::vector<float>& params)
 {
     if (!foldable(x, key))
@@ -359,15 +374,13 @@ bool Converter::try_fold_activation(const kite_tf::NodeDef& n, const Value& x, c
     convert::Layer& l = g.layers[(size_t)blob_layer[x.blob]];
     if (l.type == "Scale")
         return false;
-    l.params.set(9, type);
-    if (!params.empty())
-        l.params.set_floats(10, params);
+    convert::set_activation(l, type, params);
     blob_aliases[x.blob]--;
     set_output(n, 0, x);
     return true;
 }
 
-bool Converter::try_scale(const kite_tf::NodeDef& n, const Value& x, const Const& c)
+bool Converter::try_scale(const pb::NodeDef& n, const Value& x, const Const& c)
 {
     // a per-channel multiplier of a rank-4 (channels) or rank-2 (elements)
     // activation: a Scale layer, which a following per-channel add joins
@@ -378,9 +391,10 @@ bool Converter::try_scale(const kite_tf::NodeDef& n, const Value& x, const Const
     if (!per_channel(c, r, x.shape.back(), s))
         return false;
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("Scale", n.name(), {x.blob}, {top});
-    l.params.set(0, (int)s.size());
-    l.params.set(1, 0);
+    convert::ScaleSpec spec;
+    spec.scale_data_size = (int)s.size();
+    spec.bias_term = 0;
+    convert::Layer& l = emit(spec, n.name(), {x.blob}, {top});
     l.weights.push_back(convert::Weight(s, false));
     blob_layer[top] = (int)g.layers.size() - 1;
     set_output(n, 0, blob_value(top, x.shape));
@@ -395,27 +409,29 @@ const convert::Layer* Converter::producer_layer(const std::string& blob, const c
     return &g.layers[(size_t)i];
 }
 
-bool Converter::try_hard_sigmoid(const kite_tf::NodeDef& n, const Value& x, double scale)
+bool Converter::try_hard_sigmoid(const pb::NodeDef& n, const Value& x, double scale)
 {
     // relu6(a + 3) * (1/6) as emitted: Clip(0, 6) <- BinaryOp(add scalar 3) <- a
     if (std::fabs(scale - 1.0 / 6) > 1e-6)
         return false;
     const convert::Layer* clip = producer_layer(x.blob, "Clip");
-    if (!clip || clip->params.get_float(0, 1.f) != 0.f || clip->params.get_float(1, 0.f) != 6.f)
+    if (!clip || clip->params.get_float(Clip::PARAM_MIN, 1.f) != 0.f || clip->params.get_float(Clip::PARAM_MAX, 0.f) != 6.f)
         return false;
     const convert::Layer* add = producer_layer(clip->bottoms[0], "BinaryOp");
-    if (!add || add->params.get_int(0, -1) != 0 || add->params.get_int(1, 0) != 1 || add->params.get_float(2, 0.f) != 3.f)
+    if (!add || add->params.get_int(BinaryOp::PARAM_OP_TYPE, -1) != BinaryOp::Operation_ADD
+        || add->params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1 || add->params.get_float(BinaryOp::PARAM_B, 0.f) != 3.f)
         return false;
     const std::string a = add->bottoms[0];
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("HardSigmoid", n.name(), {a}, {top});
-    l.params.set(0, 1.f / 6);
-    l.params.set(1, 0.5f);
+    convert::HardSigmoidSpec hs;
+    hs.alpha = 1.f / 6;
+    hs.beta = 0.5f;
+    emit(hs, n.name(), {a}, {top});
     set_output(n, 0, blob_value(top, x.shape));
     return true;
 }
 
-bool Converter::try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b)
+bool Converter::try_hard_swish(const pb::NodeDef& n, const Value& a, const Value& b)
 {
     // a * HardSigmoid(a) -> HardSwish(a) (same alpha, beta)
     for (int side = 0; side < 2; side++)
@@ -426,11 +442,14 @@ bool Converter::try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const 
         if (!hs || hs->bottoms[0] != x.blob)
             continue;
         // read before add_layer: it may move the layers
-        const float alpha = hs->params.get_float(0, 0.2f), beta = hs->params.get_float(1, 0.5f);
+        const float alpha = hs->params.get_float(HardSigmoid::PARAM_ALPHA, 0.2f);
+        const float beta = hs->params.get_float(HardSigmoid::PARAM_BETA, 0.5f);
         const std::string top = out_blob(n);
-        convert::Layer& l = add_layer("HardSwish", n.name(), {x.blob}, {top});
-        l.params.set(0, alpha);
-        l.params.set(1, beta);
+        convert::HardSigmoidSpec sw;
+        sw.type = "HardSwish"; // reads the same (alpha, beta)
+        sw.alpha = alpha;
+        sw.beta = beta;
+        emit(sw, n.name(), {x.blob}, {top});
         set_output(n, 0, blob_value(top, x.shape));
         return true;
     }
@@ -439,40 +458,56 @@ bool Converter::try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const 
 
 // --- the walk ------------------------------------------------------------
 
-void Converter::add_placeholder(const kite_tf::NodeDef& n, size_t index)
+void Converter::add_placeholder(const pb::NodeDef& n, size_t index)
 {
     Shape s;
+    const pb::AttrValue* a = attr(n, "shape");
+    const bool declared = a && a->value_case() == pb::AttrValue::kShape && !a->shape().unknown_rank();
+    const DataFormat fmt = index < opt.input_formats.size() ? opt.input_formats[index] : FORMAT_NHWC;
     if (index < opt.input_shapes.size() && !opt.input_shapes[index].empty())
     {
         s = opt.input_shapes[index];
+        // refuse at once a shape that does not fit the model's input
+        if (declared)
+        {
+            const Shape decl = shape_from_proto(a->shape());
+            if (decl.size() != s.size())
+                fail("input", n.name(), n.op(),
+                     "input_shapes gives " + shape_string(s) + " (rank " + std::to_string(s.size()) + "), the model declares "
+                         + shape_string(decl) + " (rank " + std::to_string(decl.size()) + ")");
+            for (size_t i = 0; i < s.size(); i++)
+                if (decl[i] > 0 && decl[i] != s[i])
+                    fail("input", n.name(), n.op(),
+                         "input_shapes gives " + shape_string(s) + ", the model declares " + shape_string(decl) + " (dimension "
+                             + std::to_string(i) + " is fixed to " + std::to_string(decl[i]) + ")");
+        }
     }
     else
     {
-        const kite_tf::AttrValue* a = attr(n, "shape");
-        if (!a || a->value_case() != kite_tf::AttrValue::kShape || a->shape().unknown_rank())
-            throw std::runtime_error("input '" + n.name() + "' has no shape: give input_shapes=");
+        if (!declared)
+            throw ConvertError("input '" + n.name() + "' has no shape: give input_shapes=");
         s = shape_from_proto(a->shape());
     }
+    if (fmt == FORMAT_NCHW && s.size() != 4)
+        fail("input", n.name(), n.op(), "input_formats says NCHW for a rank-" + std::to_string(s.size()) + " input " + shape_string(s));
     if (s.size() >= 2 && s[0] == -1)
         s[0] = 1;
     if (s.size() > 8)
-        throw std::runtime_error("input '" + n.name() + "' has rank " + std::to_string(s.size()));
+        throw ConvertError("input '" + n.name() + "' has rank " + std::to_string(s.size()));
     for (int64_t d : s)
         if (d <= 0 || d > INT_MAX)
-            throw std::runtime_error("input '" + n.name() + "' has shape " + shape_string(s) + ": give input_shapes= with every dimension");
-    const DataFormat fmt = index < opt.input_formats.size() ? opt.input_formats[index] : FORMAT_NHWC;
+            throw ConvertError("input '" + n.name() + "' has shape " + shape_string(s) + ": give input_shapes= with every dimension");
     if (s.size() == 4 && fmt != FORMAT_NCHW)
     {
         Value src = blob_value(n.name(), s);
         convert::Layer& in = g.add_input(n.name());
         set_shape_params(in, source_kdims(s));
-        in.params.erase(11);
         // the Input blob holds HWC (as given); the graph runs on CHW
         Value v;
         if (order_differs(s))
         {
             const std::string top = g.unique_blob_name(n.name() + "_nchw");
-            add_layer("Permute", n.name() + "_to_nchw", {n.name()}, {top}).params.set(0, 4);
+            emit(convert::PermuteSpec::order(PERMUTE_HWC_TO_CHW), n.name() + "_to_nchw", {n.name()}, {top});
             v = blob_value(top, s);
         }
         else if (source_kdims(s) != kdims(s))
@@ -519,10 +554,10 @@ std::string Converter::finish_output(const std::string& key, DataFormat fmt)
 {
     auto it = values.find(key);
     if (it == values.end())
-        throw std::runtime_error("output '" + key + "' was not converted");
+        throw ConvertError("output '" + key + "' was not converted");
     const Value v = it->second;
     if (v.is_const)
-        throw std::runtime_error("output '" + key + "' is a constant");
+        throw ConvertError("output '" + key + "' is a constant");
     const std::string name = key.size() > 2 && key.compare(key.size() - 2, 2, ":0") == 0 ? key.substr(0, key.size() - 2) : key;
     const bool to_nhwc = v.shape.size() == 4 && fmt != FORMAT_NCHW && source_kdims(v.shape) != kdims(v.shape);
     if (!to_nhwc)
@@ -539,15 +574,117 @@ std::string Converter::finish_output(const std::string& key, DataFormat fmt)
         rename_blob(name, g.unique_blob_name(name + "_nchw"));
     const Value cur = values[key];
     if (order_differs(v.shape))
-        add_layer("Permute", name + "_to_nhwc", {cur.blob}, {name}).params.set(0, 3);
+        emit(convert::PermuteSpec::order(PERMUTE_CHW_TO_HWC), name + "_to_nhwc", {cur.blob}, {name});
     else
         set_shape_params(add_layer("Reshape", name + "_to_nhwc", {cur.blob}, {name}), source_kdims(v.shape));
     return name;
 }
 
+// the tensor index of output `arg`:`idx` of a node of type `op` inside a
+// function body ("node:arg:idx"); ops with several output args listed
+static int function_output_index(const std::string& op, const std::string& arg, int idx)
+{
+    if (op.compare(0, 14, "FusedBatchNorm") == 0)
+    {
+        static const char* const names[] = {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3"};
+        for (int i = 0; i < 6; i++)
+            if (arg == names[i])
+                return i + idx;
+    }
+    return idx;
+}
+
+// PartitionedCall / StatefulPartitionedCall (nested) replaced by the
+// function's body: body nodes are named "<call>/<node>", the function's
+// arguments become the call's inputs, and an IdentityN named like the call
+// carries the function's results, so "call:i" still names result i
+static void inline_function_calls(pb::GraphDef& gd)
+{
+    if (gd.library().function_size() == 0)
+        return;
+    std::map<std::string, const pb::FunctionDef*> lib;
+    for (const pb::FunctionDef& f : gd.library().function())
+        lib[f.signature().name()] = &f;
+    google::protobuf::RepeatedPtrField<pb::NodeDef> out;
+    std::function<void(const pb::NodeDef&, int)> expand = [&](const pb::NodeDef& n, int depth) {
+        const bool call = n.op() == "PartitionedCall" || n.op() == "StatefulPartitionedCall";
+        auto fa = n.attr().find("f");
+        if (!call || fa == n.attr().end() || fa->second.value_case() != pb::AttrValue::kFunc || !lib.count(fa->second.func().name()))
+        {
+            *out.Add() = n;
+            return;
+        }
+        if (depth > 32)
+            fail("node", n.name(), n.op(), "function calls nest deeper than 32 (recursive?)");
+        const pb::FunctionDef& f = *lib[fa->second.func().name()];
+        const std::string pre = n.name() + "/";
+        std::map<std::string, std::string> args; // argument name -> the call's input
+        std::vector<std::string> data_in;
+        for (const std::string& in : n.input())
+            if (in.empty() || in[0] != '^')
+                data_in.push_back(in);
+        if ((int)data_in.size() != f.signature().input_arg_size())
+            fail("node", n.name(), n.op(), "passes " + std::to_string(data_in.size()) + " inputs to '" + f.signature().name() + "', which takes "
+                                               + std::to_string(f.signature().input_arg_size()));
+        for (int i = 0; i < f.signature().input_arg_size(); i++)
+            args[f.signature().input_arg(i).name()] = data_in[(size_t)i];
+        std::map<std::string, std::string> body_op;
+        for (const pb::NodeDef& b : f.node_def())
+            body_op[b.name()] = b.op();
+        // "arg" or "node:out_arg:idx" inside the body -> a tensor name of the graph
+        auto resolve = [&](const std::string& s) -> std::string {
+            if (!s.empty() && s[0] == '^')
+            {
+                const std::string c = s.substr(1);
+                return args.count(c) ? std::string() : "^" + pre + c;
+            }
+            auto a = args.find(s);
+            if (a != args.end())
+                return a->second;
+            const size_t p1 = s.find(':');
+            if (p1 == std::string::npos)
+                return pre + s;
+            const std::string node = s.substr(0, p1);
+            const size_t p2 = s.find(':', p1 + 1);
+            const std::string arg = s.substr(p1 + 1, p2 == std::string::npos ? std::string::npos : p2 - p1 - 1);
+            const int idx = p2 == std::string::npos ? 0 : std::atoi(s.c_str() + p2 + 1);
+            const int k = function_output_index(body_op.count(node) ? body_op[node] : std::string(), arg, idx);
+            return pre + node + (k ? ":" + std::to_string(k) : std::string());
+        };
+        for (const pb::NodeDef& b : f.node_def())
+        {
+            pb::NodeDef c = b;
+            c.set_name(pre + b.name());
+            c.clear_input();
+            for (const std::string& in : b.input())
+            {
+                const std::string r = resolve(in);
+                if (!r.empty())
+                    c.add_input(r);
+            }
+            expand(c, depth + 1);
+        }
+        pb::NodeDef results;
+        results.set_name(n.name());
+        results.set_op("IdentityN");
+        for (const pb::ArgDef& o : f.signature().output_arg())
+        {
+            auto r = f.ret().find(o.name());
+            if (r == f.ret().end())
+                fail("node", n.name(), n.op(), "function '" + f.signature().name() + "' returns no '" + o.name() + "'");
+            results.add_input(resolve(r->second));
+        }
+        *out.Add() = results;
+    };
+    for (const pb::NodeDef& n : gd.node())
+        expand(n, 0);
+    gd.mutable_node()->Swap(&out);
+    gd.clear_library();
+}
+
 int Converter::run(const std::string& bytes, std::vector<std::string>& output_names, std::string& error)
 {
-    kite_tf::GraphDef gd;
+    pb::GraphDef gd;
     if (bytes.empty())
     {
         error = "empty file";
@@ -563,8 +700,17 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         error = "the GraphDef has no nodes";
         return -1;
     }
+    try
+    {
+        inline_function_calls(gd);
+    }
+    catch (const ConvertError& e)
+    {
+        error = e.what();
+        return -1;
+    }
     std::vector<std::string> placeholders;
-    for (const kite_tf::NodeDef& n : gd.node())
+    for (const pb::NodeDef& n : gd.node())
     {
         if (n.name().empty() || !nodes.emplace(n.name(), &n).second)
         {
@@ -575,7 +721,7 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
             placeholders.push_back(n.name());
     }
     std::set<std::string> consumed_nodes;
-    for (const kite_tf::NodeDef& n : gd.node())
+    for (const pb::NodeDef& n : gd.node())
     {
         std::vector<std::string>& ins = data_inputs[n.name()];
         for (const std::string& in : n.input())
@@ -606,7 +752,7 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
     }
     if (out_keys.empty())
     {
-        for (const kite_tf::NodeDef& n : gd.node())
+        for (const pb::NodeDef& n : gd.node())
             if (!consumed_nodes.count(n.name()) && n.op() != "NoOp" && n.op() != "Const" && n.op() != "Placeholder")
                 out_keys.push_back(n.name() + ":0");
         if (out_keys.empty())
@@ -617,6 +763,12 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
     }
     // inputs
     std::vector<std::string> in_names = opt.inputs.empty() ? placeholders : opt.inputs;
+    if (opt.input_shapes.size() > in_names.size() || opt.input_formats.size() > in_names.size())
+    {
+        error = "input_shapes / input_formats give " + std::to_string(std::max(opt.input_shapes.size(), opt.input_formats.size()))
+                + " entries for " + std::to_string(in_names.size()) + " input(s)";
+        return -1;
+    }
     for (size_t i = 0; i < in_names.size(); i++)
     {
         auto it = nodes.find(key_node(tensor_key(in_names[i])));
@@ -636,11 +788,11 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         }
     }
     // topological order of the nodes the outputs need (iterative DFS)
-    std::vector<const kite_tf::NodeDef*> order;
+    std::vector<const pb::NodeDef*> order;
     std::map<std::string, int> state; // 1 visiting, 2 done
     for (const std::string& ok : out_keys)
     {
-        std::vector<std::pair<const kite_tf::NodeDef*, size_t> > stack;
+        std::vector<std::pair<const pb::NodeDef*, size_t> > stack;
         const std::string root = key_node(ok);
         if (state[root])
             continue;
@@ -648,7 +800,7 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         state[root] = 1;
         while (!stack.empty())
         {
-            const kite_tf::NodeDef* n = stack.back().first;
+            const pb::NodeDef* n = stack.back().first;
             const std::vector<std::string>& ins = data_inputs[n->name()];
             size_t& next = stack.back().second;
             if (next < ins.size())
@@ -672,8 +824,8 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
             stack.pop_back();
         }
     }
-    std::set<std::string> failed;
-    for (const kite_tf::NodeDef* n : order)
+    std::set<std::string> failed, failed_types;
+    for (const pb::NodeDef* n : order)
     {
         if (values.count(n->name() + ":0"))
             continue; // an input
@@ -683,8 +835,9 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
                 skip = true;
         if (skip)
         {
-            // downstream of a failed node: reported only if its own type is unknown
-            if (!known_op(n->op()))
+            // downstream of a failed node: reported if its own type is unknown
+            // or a type that failed elsewhere (every node of it is counted)
+            if (!known_op(n->op()) || failed_types.count(n->op()))
                 unsupported.add(n->op(), n->name());
             failed.insert(n->name());
             continue;
@@ -697,6 +850,7 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         {
             unsupported.add(n->op(), n->name(), u.what());
             failed.insert(n->name());
+            failed_types.insert(n->op());
         }
         catch (const std::exception& e)
         {
@@ -704,6 +858,14 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
             return -1;
         }
     }
+    // an Erf/Erfc value that no exact-GELU pattern consumed but a layer reads
+    for (const convert::Layer& l : g.layers)
+        for (const std::string& b : l.bottoms)
+        {
+            auto it = pending_erf.find(b);
+            if (it != pending_erf.end())
+                unsupported.add("Erf", it->second.node, "converted only inside exact GELU: 0.5 * x * erfc(-x / sqrt 2)");
+        }
     if (!unsupported.empty())
         return 0;
     try
@@ -727,4 +889,5 @@ int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, conver
 }
 
 } // namespace tf
+} // namespace convert
 } // namespace kite

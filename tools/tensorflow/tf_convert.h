@@ -22,6 +22,7 @@
 #include <vector>
 
 namespace kite {
+namespace convert {
 namespace tf {
 
 enum DataFormat
@@ -48,6 +49,10 @@ int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, conver
                      convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error);
 
 } // namespace tf
+} // namespace convert
+
+// the name callers used before the converters shared kite::convert
+namespace tf = convert::tf;
 } // namespace kite
 
 #endif // KITE_TOOLS_TF_CONVERT_H

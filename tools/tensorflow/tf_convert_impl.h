@@ -4,6 +4,7 @@
 // Internal to tensorflow2kite: the converter state shared by tf_convert.cpp
 // (graph walk, layout helpers, emitters) and tf_ops.cpp (op handlers).
 
+#include "emit.h"
 #include "tf_const.h"
 #include "tf_convert.h"
 
@@ -13,19 +14,27 @@
 #include <string>
 #include <vector>
 
-namespace kite_tf {
+namespace kite {
+namespace convert {
+namespace tf {
+namespace pb {
 class AttrValue;
 class NodeDef;
-} // namespace kite_tf
+} // namespace pb
 
-namespace kite {
-namespace tf {
+// Permute order types between kite's CHW and TensorFlow's HWC memory order
+// (layer/permute.h numbers the orders of the three axes)
+enum
+{
+    PERMUTE_CHW_TO_HWC = 3, // (w,h,c) <- (c,w,h)
+    PERMUTE_HWC_TO_CHW = 4, // (w,h,c) <- (h,c,w)
+};
 
 // thrown by an op handler: the node goes to the unsupported-ops report
-struct Unsupported : public std::runtime_error
+struct Unsupported : public ConvertError
 {
     explicit Unsupported(const std::string& why)
-        : std::runtime_error(why)
+        : ConvertError(why)
     {
     }
 };
@@ -63,15 +72,15 @@ private:
     std::map<std::string, Value> values;                          // tensor key -> value
     std::map<std::string, int> blob_aliases;                      // blob -> tensors holding it
     std::map<std::string, int> blob_layer;                        // blob -> Convolution/InnerProduct layer index
-    std::map<std::string, const kite_tf::NodeDef*> nodes;         // by name
+    std::map<std::string, const pb::NodeDef*> nodes;         // by name
 
     // attributes
-    static const kite_tf::AttrValue* attr(const kite_tf::NodeDef& n, const char* name);
-    static int64_t attr_i(const kite_tf::NodeDef& n, const char* name, int64_t def);
-    static float attr_f(const kite_tf::NodeDef& n, const char* name, float def);
-    static bool attr_b(const kite_tf::NodeDef& n, const char* name, bool def);
-    static std::string attr_s(const kite_tf::NodeDef& n, const char* name, const std::string& def);
-    static std::vector<int64_t> attr_ints(const kite_tf::NodeDef& n, const char* name);
+    static const pb::AttrValue* attr(const pb::NodeDef& n, const char* name);
+    static int64_t attr_i(const pb::NodeDef& n, const char* name, int64_t def);
+    static float attr_f(const pb::NodeDef& n, const char* name, float def);
+    static bool attr_b(const pb::NodeDef& n, const char* name, bool def);
+    static std::string attr_s(const pb::NodeDef& n, const char* name, const std::string& def);
+    static std::vector<int64_t> attr_ints(const pb::NodeDef& n, const char* name);
 
     // layout: kite shape (outermost first) of a TF shape; CHW for rank 4
     static std::vector<int> kdims(const Shape& s);
@@ -81,19 +90,29 @@ private:
     static bool order_differs(const Shape& s);
     // TF axis -> kite axis (batch excluded)
     static int kaxis(int64_t a, size_t rank);
+    // Reshape / MemoryData / Input shape fields (w, h, c) from kite dims k (outermost first)
     static void set_shape_params(convert::Layer& l, const std::vector<int>& k);
 
     // values
     static Value blob_value(const std::string& blob, const Shape& shape);
     static Value const_value(const Const& c);
-    const Value& input(const kite_tf::NodeDef& n, int i);
-    int input_count(const kite_tf::NodeDef& n);
-    const Const& const_input(const kite_tf::NodeDef& n, int i, const char* what);
-    const Value& blob_input(const kite_tf::NodeDef& n, int i);
-    std::string out_blob(const kite_tf::NodeDef& n, int k = 0);
-    void set_output(const kite_tf::NodeDef& n, int k, const Value& v);
+    const Value& input(const pb::NodeDef& n, int i);
+    int input_count(const pb::NodeDef& n);
+    const Const& const_input(const pb::NodeDef& n, int i, const char* what);
+    const Value& blob_input(const pb::NodeDef& n, int i);
+    std::string out_blob(const pb::NodeDef& n, int k = 0);
+    void set_output(const pb::NodeDef& n, int k, const Value& v);
     convert::Layer& add_layer(const std::string& type, const std::string& name, const std::vector<std::string>& bottoms,
                               const std::vector<std::string>& tops);
+    // a layer of a typed spec (tools/convert/emit.h)
+    template<class Spec>
+    convert::Layer& emit(const Spec& s, const std::string& name, const std::vector<std::string>& bottoms,
+                         const std::vector<std::string>& tops)
+    {
+        convert::Layer& l = add_layer(s.type, name, bottoms, tops);
+        s.write(l.params);
+        return l;
+    }
 
     // emitters
     std::string to_source_order(const Value& v, const std::string& name);
@@ -101,42 +120,63 @@ private:
     Value expand_rank(const Value& v, size_t rank, const std::string& name);
     std::string emit_memorydata(const Const& c, size_t rank, const std::string& name);
     bool foldable(const Value& x, const std::string& key);
-    bool try_fold_affine(const kite_tf::NodeDef& n, const Value& x, const std::string& key, const Const* scale,
+    bool try_fold_affine(const pb::NodeDef& n, const Value& x, const std::string& key, const Const* scale,
                          const Const* bias, bool negate_bias = false);
-    bool try_scale(const kite_tf::NodeDef& n, const Value& x, const Const& c);
+    bool try_scale(const pb::NodeDef& n, const Value& x, const Const& c);
     // valid until the next add_layer
     const convert::Layer* producer_layer(const std::string& blob, const char* type);
-    bool try_hard_sigmoid(const kite_tf::NodeDef& n, const Value& x, double scale);
-    bool try_hard_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b);
-    bool try_fold_activation(const kite_tf::NodeDef& n, const Value& x, const std::string& key, int type,
+    bool try_hard_sigmoid(const pb::NodeDef& n, const Value& x, double scale);
+    bool try_hard_swish(const pb::NodeDef& n, const Value& a, const Value& b);
+    bool try_fold_activation(const pb::NodeDef& n, const Value& x, const std::string& key, int type,
                              const std::vector<float>& params);
 
-    void add_placeholder(const kite_tf::NodeDef& n, size_t index);
+    void add_placeholder(const pb::NodeDef& n, size_t index);
     void rename_blob(const std::string& from, const std::string& to);
     std::string finish_output(const std::string& key, DataFormat fmt);
 
     // tf_ops.cpp
-    void convert_node(const kite_tf::NodeDef& n);
-    void op_conv(const kite_tf::NodeDef& n, bool depthwise);
-    void op_pool(const kite_tf::NodeDef& n);
-    void op_deconv(const kite_tf::NodeDef& n);
-    void op_batchnorm(const kite_tf::NodeDef& n);
-    void op_binary(const kite_tf::NodeDef& n);
-    void op_unary(const kite_tf::NodeDef& n);
-    void op_reduce(const kite_tf::NodeDef& n);
-    void op_pad(const kite_tf::NodeDef& n);
-    void op_concat(const kite_tf::NodeDef& n);
-    void op_reshape(const kite_tf::NodeDef& n);
-    void op_slice(const kite_tf::NodeDef& n);
-    void op_matmul(const kite_tf::NodeDef& n);
-    void op_resize(const kite_tf::NodeDef& n);
-    void op_transpose(const kite_tf::NodeDef& n);
-    void op_const_only(const kite_tf::NodeDef& n);
-    std::string input_key(const kite_tf::NodeDef& n, int i);
-    bool is_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b);
+    void convert_node(const pb::NodeDef& n);
+    void op_conv(const pb::NodeDef& n, bool depthwise);
+    void op_pool(const pb::NodeDef& n);
+    void op_deconv(const pb::NodeDef& n);
+    void op_batchnorm(const pb::NodeDef& n);
+    void op_binary(const pb::NodeDef& n);
+    void op_unary(const pb::NodeDef& n);
+    void op_reduce(const pb::NodeDef& n);
+    void op_pad(const pb::NodeDef& n);
+    void op_concat(const pb::NodeDef& n);
+    void op_reshape(const pb::NodeDef& n);
+    void op_slice(const pb::NodeDef& n);
+    void op_matmul(const pb::NodeDef& n);
+    void op_resize(const pb::NodeDef& n);
+    void op_transpose(const pb::NodeDef& n);
+    void op_const_only(const pb::NodeDef& n);
+    std::string input_key(const pb::NodeDef& n, int i);
+    bool is_swish(const pb::NodeDef& n, const Value& a, const Value& b);
+
+    // exact GELU, 0.5 * x * erfc(-x / sqrt 2) (tf.nn.gelu) or 0.5 * x * (1 + erf(x / sqrt 2)):
+    // Erf/Erfc emit nothing; their value stays pending until the products
+    // complete the pattern, which then becomes one GELU layer of x
+    enum ErfState
+    {
+        ERF_E,  // erf(x / sqrt 2)
+        ERF_S,  // 1 + erf(x / sqrt 2) = erfc(-x / sqrt 2)
+        ERF_H,  // 0.5 * S
+        ERF_XS, // x * S
+    };
+    struct PendingErf
+    {
+        std::string x;    // the GELU's input blob
+        ErfState state;
+        std::string node; // the Erf/Erfc node (for the error)
+    };
+    std::map<std::string, PendingErf> pending_erf; // blob -> state
+    std::string gelu_source(const std::string& blob, bool erfc);
+    bool try_gelu(const pb::NodeDef& n, const Value& a, const Value& b);
 };
 
 } // namespace tf
+} // namespace convert
 } // namespace kite
 
 #endif // KITE_TOOLS_TF_CONVERT_IMPL_H

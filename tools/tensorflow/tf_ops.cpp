@@ -18,6 +18,7 @@
 #include <cstring>
 
 namespace kite {
+namespace convert {
 namespace tf {
 
 namespace {
@@ -36,7 +37,7 @@ std::vector<int64_t> four(const std::vector<int64_t>& v, const char* what)
     if (v.empty())
         return {1, 1, 1, 1};
     if (v.size() != 4 || v[0] != 1 || v[3] != 1 || v[1] <= 0 || v[2] <= 0 || v[1] > 65536 || v[2] > 65536)
-        throw std::runtime_error(std::string(what) + " must be [1, h, w, 1] with positive h, w");
+        throw ConvertError(std::string(what) + " must be [1, h, w, 1] with positive h, w");
     return v;
 }
 
@@ -56,7 +57,7 @@ Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const std::vect
     g.dh = dil[1];
     g.dw = dil[2];
     if (kh <= 0 || kw <= 0 || kh > 65536 || kw > 65536)
-        throw std::runtime_error("kernel size " + std::to_string(kh) + "x" + std::to_string(kw) + " out of range");
+        throw ConvertError("kernel size " + std::to_string(kh) + "x" + std::to_string(kw) + " out of range");
     const int64_t ekh = (kh - 1) * g.dh + 1, ekw = (kw - 1) * g.dw + 1;
     if (padding == "SAME")
     {
@@ -70,7 +71,7 @@ Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const std::vect
     else if (padding == "EXPLICIT")
     {
         if (explicit_pads.size() != 8)
-            throw std::runtime_error("explicit_paddings must hold 8 values");
+            throw ConvertError("explicit_paddings must hold 8 values");
         g.pt = explicit_pads[2];
         g.pb = explicit_pads[3];
         g.pl = explicit_pads[4];
@@ -79,7 +80,7 @@ Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const std::vect
             throw Unsupported("explicit padding of the batch or channel axis");
         for (int i = 2; i < 6; i++)
             if (explicit_pads[(size_t)i] < 0 || explicit_pads[(size_t)i] > 65536)
-                throw std::runtime_error("explicit padding out of range");
+                throw ConvertError("explicit padding out of range");
     }
     else
     {
@@ -88,68 +89,56 @@ Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const std::vect
     g.oh = (x[1] + g.pt + g.pb - ekh) / g.sh + 1;
     g.ow = (x[2] + g.pl + g.pr - ekw) / g.sw + 1;
     if (x[1] + g.pt + g.pb < ekh || x[2] + g.pl + g.pr < ekw || g.oh <= 0 || g.ow <= 0)
-        throw std::runtime_error("window larger than the padded input " + shape_string(x));
+        throw ConvertError("window larger than the padded input " + shape_string(x));
     return g;
 }
 
-void set_window_params(convert::Layer& l, const Geometry& g, bool conv)
+// kernel, dilation, stride and pads of a ConvolutionSpec or DeconvolutionSpec
+template<class Spec>
+void set_conv_window(Spec& s, const Geometry& g)
 {
-    // Convolution: 1 kw 11 kh 2 dw 12 dh 3 sw 13 sh 4 pl 15 pr 14 pt 16 pb
-    // Pooling:     1 kw 11 kh 2 sw 12 sh 3 pl 14 pr 13 pt 15 pb
-    l.params.set(1, (int)g.kw);
-    l.params.set(11, (int)g.kh);
-    if (conv)
-    {
-        l.params.set(2, (int)g.dw);
-        l.params.set(12, (int)g.dh);
-        l.params.set(3, (int)g.sw);
-        l.params.set(13, (int)g.sh);
-        l.params.set(4, (int)g.pl);
-        l.params.set(15, (int)g.pr);
-        l.params.set(14, (int)g.pt);
-        l.params.set(16, (int)g.pb);
-    }
-    else
-    {
-        l.params.set(2, (int)g.sw);
-        l.params.set(12, (int)g.sh);
-        l.params.set(3, (int)g.pl);
-        l.params.set(14, (int)g.pr);
-        l.params.set(13, (int)g.pt);
-        l.params.set(15, (int)g.pb);
-    }
+    s.kernel((int)g.kw, (int)g.kh).dilation((int)g.dw, (int)g.dh).stride((int)g.sw, (int)g.sh);
+    s.pads((int)g.pl, (int)g.pr, (int)g.pt, (int)g.pb);
+}
+
+void set_pool_window(convert::PoolingSpec& s, const Geometry& g)
+{
+    s.kernel((int)g.kw, (int)g.kh).stride((int)g.sw, (int)g.sh);
+    s.pads((int)g.pl, (int)g.pr, (int)g.pt, (int)g.pb);
 }
 
 int binary_code(const std::string& op)
 {
     if (op == "Add" || op == "AddV2" || op == "BiasAdd")
-        return 0;
+        return BinaryOp::Operation_ADD;
     if (op == "Sub")
-        return 1;
+        return BinaryOp::Operation_SUB;
     if (op == "Mul")
-        return 2;
+        return BinaryOp::Operation_MUL;
     if (op == "RealDiv" || op == "Div")
-        return 3;
+        return BinaryOp::Operation_DIV;
     if (op == "Maximum")
-        return 4;
+        return BinaryOp::Operation_MAX;
     if (op == "Minimum")
-        return 5;
+        return BinaryOp::Operation_MIN;
     if (op == "Pow")
-        return 6;
+        return BinaryOp::Operation_POW;
     return -1;
 }
 
 int unary_code(const std::string& op)
 {
+    // TensorFlow's names in UnaryOp::Operation_* order (ABS = 0 .. TANH = 16)
     static const char* const names[] = {"Abs", "Neg", "Floor", "Ceil", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Sin", "Cos", "Tan",
                                         "Asin", "Acos", "Atan", "Reciprocal", "Tanh"};
-    for (int i = 0; i < 17; i++)
+    static_assert(UnaryOp::Operation_TANH == 16, "UnaryOp codes moved");
+    for (int i = 0; i <= UnaryOp::Operation_TANH; i++)
         if (op == names[i])
             return i;
     if (op == "Inv")
-        return 15;
+        return UnaryOp::Operation_RECIPROCAL;
     if (op == "Round")
-        return 18;
+        return UnaryOp::Operation_ROUND;
     return -1;
 }
 
@@ -161,16 +150,16 @@ Const concat_consts(const std::vector<const Const*>& cs, int64_t axis)
     if (axis < 0)
         axis += r;
     if (axis < 0 || axis >= r)
-        throw std::runtime_error("concat axis out of range");
+        throw ConvertError("concat axis out of range");
     out.is_int = true;
     int64_t total = 0;
     for (const Const* c : cs)
     {
         if ((int64_t)c->shape.size() != r)
-            throw std::runtime_error("concat of constants with different ranks");
+            throw ConvertError("concat of constants with different ranks");
         for (int64_t i = 0; i < r; i++)
             if (i != axis && c->shape[(size_t)i] != out.shape[(size_t)i])
-                throw std::runtime_error("concat of constants with different shapes");
+                throw ConvertError("concat of constants with different shapes");
         total += c->shape[(size_t)axis];
         out.is_int = out.is_int && c->is_int;
     }
@@ -192,12 +181,12 @@ Const concat_consts(const std::vector<const Const*>& cs, int64_t axis)
 
 } // namespace
 
-std::string Converter::input_key(const kite_tf::NodeDef& n, int i)
+std::string Converter::input_key(const pb::NodeDef& n, int i)
 {
     return data_inputs[n.name()][(size_t)i];
 }
 
-void Converter::op_conv(const kite_tf::NodeDef& n, bool depthwise)
+void Converter::op_conv(const pb::NodeDef& n, bool depthwise)
 {
     const Value x = blob_input(n, 0);
     const Const& f = const_input(n, 1, "filter");
@@ -206,20 +195,20 @@ void Converter::op_conv(const kite_tf::NodeDef& n, bool depthwise)
     if (x.shape.size() != 4)
         throw Unsupported("input of rank " + std::to_string(x.shape.size()));
     if (f.rank() != 4)
-        throw std::runtime_error("filter must have rank 4, not " + std::to_string(f.rank()));
+        throw ConvertError("filter must have rank 4, not " + std::to_string(f.rank()));
     const Geometry geo = window_geometry(x.shape, f.shape[0], f.shape[1], four(attr_ints(n, "strides"), "strides"),
                                          four(attr_ints(n, "dilations"), "dilations"), attr_s(n, "padding", ""),
                                          attr_ints(n, "explicit_paddings"));
     const int64_t kh = f.shape[0], kw = f.shape[1], ci = f.shape[2], last = f.shape[3];
     const int64_t C = x.shape[3];
     if (ci <= 0 || last <= 0)
-        throw std::runtime_error("empty filter " + shape_string(f.shape));
+        throw ConvertError("empty filter " + shape_string(f.shape));
     int64_t num_output, group;
     std::vector<float> w((size_t)f.count());
     if (depthwise)
     {
         if (C != ci)
-            throw std::runtime_error("filter " + shape_string(f.shape) + " does not match input " + shape_string(x.shape));
+            throw ConvertError("filter " + shape_string(f.shape) + " does not match input " + shape_string(x.shape));
         num_output = ci * last;
         group = ci;
         // TF (kh, kw, ci, m) -> kite (ci * m, 1, kh, kw); output channel g * m + j
@@ -232,7 +221,7 @@ void Converter::op_conv(const kite_tf::NodeDef& n, bool depthwise)
     else
     {
         if (C % ci != 0 || last % (C / ci) != 0)
-            throw std::runtime_error("filter " + shape_string(f.shape) + " does not match input " + shape_string(x.shape));
+            throw ConvertError("filter " + shape_string(f.shape) + " does not match input " + shape_string(x.shape));
         num_output = last;
         group = C / ci;
         // HWIO -> OIHW
@@ -244,19 +233,21 @@ void Converter::op_conv(const kite_tf::NodeDef& n, bool depthwise)
     }
     const std::string top = out_blob(n);
     const bool grouped = group > 1;
-    convert::Layer& l = add_layer(grouped ? "ConvolutionDepthWise" : "Convolution", n.name(), {x.blob}, {top});
-    l.params.set(0, (int)num_output);
-    set_window_params(l, geo, true);
-    l.params.set(5, 0);
-    l.params.set(6, (int)w.size());
+    convert::ConvolutionSpec cs;
+    cs.type = grouped ? "ConvolutionDepthWise" : "Convolution";
+    cs.num_output = (int)num_output;
+    set_conv_window(cs, geo);
+    cs.bias_term = 0;
+    cs.weight_data_size = (int)w.size();
     if (grouped)
-        l.params.set(7, (int)group);
+        cs.group = (int)group;
+    convert::Layer& l = emit(cs, n.name(), {x.blob}, {top});
     l.weights.push_back(convert::Weight(w, true));
     blob_layer[top] = (int)g.layers.size() - 1;
     set_output(n, 0, blob_value(top, {1, geo.oh, geo.ow, num_output}));
 }
 
-void Converter::op_deconv(const kite_tf::NodeDef& n)
+void Converter::op_deconv(const pb::NodeDef& n)
 {
     // Conv2DBackpropInput(input_sizes, filter (kh, kw, out_c, in_c), x)
     const std::vector<int64_t> osz = const_input(n, 0, "input_sizes").ints();
@@ -265,11 +256,11 @@ void Converter::op_deconv(const kite_tf::NodeDef& n)
     if (attr_s(n, "data_format", "NHWC") != "NHWC")
         throw Unsupported("data_format " + attr_s(n, "data_format", ""));
     if (x.shape.size() != 4 || f.rank() != 4 || osz.size() != 4)
-        throw std::runtime_error("expects rank-4 input, filter and input_sizes");
+        throw ConvertError("expects rank-4 input, filter and input_sizes");
     const int64_t kh = f.shape[0], kw = f.shape[1], oc = f.shape[2], ic = f.shape[3];
     if (ic != x.shape[3] || oc <= 0 || osz[3] != oc || osz[0] != 1 || osz[1] <= 0 || osz[2] <= 0 || osz[1] > INT_MAX
         || osz[2] > INT_MAX)
-        throw std::runtime_error("filter " + shape_string(f.shape) + ", input " + shape_string(x.shape) + " and input_sizes "
+        throw ConvertError("filter " + shape_string(f.shape) + ", input " + shape_string(x.shape) + " and input_sizes "
                                  + shape_string(osz) + " do not match");
     // the forward conv of the output size gives the pads; the kite layer
     // computes the full output and cuts them (output_pad adds what is missing)
@@ -277,7 +268,7 @@ void Converter::op_deconv(const kite_tf::NodeDef& n)
                                          four(attr_ints(n, "dilations"), "dilations"), attr_s(n, "padding", ""),
                                          attr_ints(n, "explicit_paddings"));
     if (geo.oh != x.shape[1] || geo.ow != x.shape[2])
-        throw std::runtime_error("input " + shape_string(x.shape) + " is not the conv2d of input_sizes " + shape_string(osz));
+        throw ConvertError("input " + shape_string(x.shape) + " is not the conv2d of input_sizes " + shape_string(osz));
     const int64_t full_h = (x.shape[1] - 1) * geo.sh + (kh - 1) * geo.dh + 1;
     const int64_t full_w = (x.shape[2] - 1) * geo.sw + (kw - 1) * geo.dw + 1;
     int64_t pb = full_h - osz[1] - geo.pt, pr = full_w - osz[2] - geo.pl;
@@ -291,22 +282,23 @@ void Converter::op_deconv(const kite_tf::NodeDef& n)
                 for (int64_t xx = 0; xx < kw; xx++)
                     w[(size_t)(((o * ic + i) * kh + y) * kw + xx)] = (float)f.v[(size_t)(((y * kw + xx) * oc + o) * ic + i)];
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("Deconvolution", n.name(), {x.blob}, {top});
-    l.params.set(0, (int)oc);
+    convert::DeconvolutionSpec ds;
+    ds.num_output = (int)oc;
     Geometry kg = geo;
     kg.pb = pb;
     kg.pr = pr;
-    set_window_params(l, kg, true);
-    l.params.set(5, 0);
-    l.params.set(6, (int)w.size());
-    l.params.set(18, (int)opad_w);
-    l.params.set(19, (int)opad_h);
+    set_conv_window(ds, kg);
+    ds.bias_term = 0;
+    ds.weight_data_size = (int)w.size();
+    ds.output_pad_right = (int)opad_w;
+    ds.output_pad_bottom = (int)opad_h;
+    convert::Layer& l = emit(ds, n.name(), {x.blob}, {top});
     l.weights.push_back(convert::Weight(w, true));
     blob_layer[top] = (int)g.layers.size() - 1;
     set_output(n, 0, blob_value(top, {1, osz[1], osz[2], oc}));
 }
 
-void Converter::op_pool(const kite_tf::NodeDef& n)
+void Converter::op_pool(const pb::NodeDef& n)
 {
     const Value x = blob_input(n, 0);
     if (attr_s(n, "data_format", "NHWC") != "NHWC")
@@ -317,15 +309,16 @@ void Converter::op_pool(const kite_tf::NodeDef& n)
     const Geometry geo = window_geometry(x.shape, k[1], k[2], four(attr_ints(n, "strides"), "strides"), {1, 1, 1, 1},
                                          attr_s(n, "padding", ""), {});
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("Pooling", n.name(), {x.blob}, {top});
-    l.params.set(0, n.op() == "MaxPool" ? 0 : 1);
-    set_window_params(l, geo, false);
-    l.params.set(5, 1); // valid: the explicit pads above, floor
-    l.params.set(6, 0); // TF's average excludes the padding
+    convert::PoolingSpec ps;
+    ps.pooling_type = n.op() == "MaxPool" ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
+    set_pool_window(ps, geo);
+    ps.pad_mode = 1;                  // valid: the explicit pads above, floor
+    ps.avgpool_count_include_pad = 0; // TF's average excludes the padding
+    emit(ps, n.name(), {x.blob}, {top});
     set_output(n, 0, blob_value(top, {1, geo.oh, geo.ow, x.shape[3]}));
 }
 
-void Converter::op_batchnorm(const kite_tf::NodeDef& n)
+void Converter::op_batchnorm(const pb::NodeDef& n)
 {
     const Value x = blob_input(n, 0);
     if (attr_b(n, "is_training", true))
@@ -338,7 +331,7 @@ void Converter::op_batchnorm(const kite_tf::NodeDef& n)
     {
         p[i] = &const_input(n, i + 1, "batch norm parameter");
         if (p[i]->count() != C)
-            throw std::runtime_error("batch norm parameter " + std::to_string(i + 1) + " has " + std::to_string(p[i]->count())
+            throw ConvertError("batch norm parameter " + std::to_string(i + 1) + " has " + std::to_string(p[i]->count())
                                      + " values for " + std::to_string(C) + " channels");
     }
     const double eps = attr_f(n, "epsilon", 1e-4f);
@@ -355,15 +348,16 @@ void Converter::op_batchnorm(const kite_tf::NodeDef& n)
     if (x.shape.size() != 4 && x.shape.size() != 2)
         throw Unsupported("batch norm of a rank " + std::to_string(x.shape.size()) + " input");
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("BatchNorm", n.name(), {x.blob}, {top});
-    l.params.set(0, (int)C);
-    l.params.set(1, (float)eps);
+    convert::BatchNormSpec bn;
+    bn.channels = (int)C;
+    bn.eps = (float)eps;
+    convert::Layer& l = emit(bn, n.name(), {x.blob}, {top});
     for (int i : {0, 2, 3, 1}) // slope, mean, var, bias
         l.weights.push_back(convert::Weight(p[i]->floats(), false));
     set_output(n, 0, blob_value(top, x.shape));
 }
 
-bool Converter::is_swish(const kite_tf::NodeDef& n, const Value& a, const Value& b)
+bool Converter::is_swish(const pb::NodeDef& n, const Value& a, const Value& b)
 {
     // Mul(x, Sigmoid(x)) or Keras' Mul(x, Sigmoid(Mul(1.0, x)))
     (void)n;
@@ -371,14 +365,14 @@ bool Converter::is_swish(const kite_tf::NodeDef& n, const Value& a, const Value&
     {
         const Value& x = side ? b : a;
         const std::string sig_key = input_key(n, side ? 0 : 1);
-        const kite_tf::NodeDef* sig = nodes[key_node(sig_key)];
+        const pb::NodeDef* sig = nodes[key_node(sig_key)];
         if (!sig || sig->op() != "Sigmoid" || data_inputs[sig->name()].empty())
             continue;
         const std::string in_key = data_inputs[sig->name()][0];
         const Value& in = values[in_key];
         if (!in.is_const && in.blob == x.blob)
             return true;
-        const kite_tf::NodeDef* mul = nodes[key_node(in_key)];
+        const pb::NodeDef* mul = nodes[key_node(in_key)];
         if (mul && mul->op() == "Mul" && data_inputs[mul->name()].size() == 2)
         {
             const Value& m0 = values[data_inputs[mul->name()][0]];
@@ -392,7 +386,85 @@ bool Converter::is_swish(const kite_tf::NodeDef& n, const Value& a, const Value&
     return false;
 }
 
-void Converter::op_binary(const kite_tf::NodeDef& n)
+// x when `blob` is x * (-1/sqrt 2) or (-x) * (1/sqrt 2) (for Erfc), or
+// x * (1/sqrt 2) or x / sqrt 2 (for Erf), as the scalar BinaryOps emitted
+std::string Converter::gelu_source(const std::string& blob, bool erfc)
+{
+    const convert::Layer* m = producer_layer(blob, "BinaryOp");
+    if (!m || m->bottoms.size() != 1 || m->params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1)
+        return std::string();
+    const int op = m->params.get_int(BinaryOp::PARAM_OP_TYPE, -1);
+    const float s = m->params.get_float(BinaryOp::PARAM_B, 0.f);
+    const float r = 0.70710678f;
+    const std::string in = m->bottoms[0];
+    if (!erfc)
+    {
+        if ((op == BinaryOp::Operation_MUL && std::fabs(s - r) < 1e-6f) || (op == BinaryOp::Operation_DIV && std::fabs(s - 1.41421356f) < 1e-6f))
+            return in;
+        return std::string();
+    }
+    if (op == BinaryOp::Operation_MUL && std::fabs(s + r) < 1e-6f)
+        return in;
+    if ((op == BinaryOp::Operation_MUL && std::fabs(s - r) < 1e-6f) || (op == BinaryOp::Operation_DIV && std::fabs(s - 1.41421356f) < 1e-6f))
+    {
+        const convert::Layer* neg = producer_layer(in, "UnaryOp");
+        if (neg && neg->params.get_int(UnaryOp::PARAM_OP_TYPE, -1) == UnaryOp::Operation_NEG && neg->bottoms.size() == 1)
+            return neg->bottoms[0];
+    }
+    return std::string();
+}
+
+// one step of the exact-GELU pattern on a pending erf value; true when taken
+bool Converter::try_gelu(const pb::NodeDef& n, const Value& a, const Value& b)
+{
+    for (int side = 0; side < 2; side++)
+    {
+        const Value& p = side ? b : a;
+        const Value& o = side ? a : b;
+        if (p.is_const)
+            continue;
+        auto it = pending_erf.find(p.blob);
+        if (it == pending_erf.end())
+            continue;
+        const PendingErf pe = it->second;
+        const bool half = o.is_const && o.c.count() == 1 && std::fabs(o.c.v[0] - 0.5) < 1e-7;
+        const bool one = o.is_const && o.c.count() == 1 && std::fabs(o.c.v[0] - 1.0) < 1e-7;
+        bool is_x = !o.is_const && o.blob == pe.x, is_half_x = false;
+        if (!o.is_const && !is_x)
+        {
+            const convert::Layer* m = producer_layer(o.blob, "BinaryOp");
+            is_half_x = m && m->bottoms.size() == 1 && m->bottoms[0] == pe.x && m->params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) == 1
+                        && m->params.get_int(BinaryOp::PARAM_OP_TYPE, -1) == BinaryOp::Operation_MUL
+                        && std::fabs(m->params.get_float(BinaryOp::PARAM_B, 0.f) - 0.5f) < 1e-7f;
+        }
+        const bool add = n.op() == "AddV2" || n.op() == "Add", mul = n.op() == "Mul";
+        ErfState next;
+        bool done = false;
+        if (add && pe.state == ERF_E && one)
+            next = ERF_S;
+        else if (mul && pe.state == ERF_S && half)
+            next = ERF_H;
+        else if (mul && pe.state == ERF_S && is_x)
+            next = ERF_XS;
+        else if (mul && ((pe.state == ERF_S && is_half_x) || (pe.state == ERF_H && is_x) || (pe.state == ERF_XS && half)))
+            done = true;
+        else
+            throw Unsupported("reads the Erf/Erfc of node '" + pe.node + "' outside the exact-GELU pattern 0.5 * x * erfc(-x / sqrt 2)");
+        const std::string top = out_blob(n);
+        if (done)
+        {
+            emit(convert::GELUSpec(), n.name(), {pe.x}, {top}); // exact (erf) GELU
+            set_output(n, 0, blob_value(top, p.shape));
+            return true;
+        }
+        pending_erf[top] = PendingErf{pe.x, next, pe.node};
+        set_output(n, 0, blob_value(top, p.shape));
+        return true;
+    }
+    return false;
+}
+
+void Converter::op_binary(const pb::NodeDef& n)
 {
     const Value a = input(n, 0), b = input(n, 1);
     if (a.is_const && b.is_const)
@@ -401,6 +473,22 @@ void Converter::op_binary(const kite_tf::NodeDef& n)
         if (!const_binary(n.op(), a.c, b.c, out))
             throw Unsupported("on constants");
         set_output(n, 0, const_value(out));
+        return;
+    }
+    if (!pending_erf.empty() && try_gelu(n, a, b))
+        return;
+    if (n.op() == "SquaredDifference")
+    {
+        // (a - b)^2 on activations (the variance of moments / LayerNorm)
+        const Shape out_shape = broadcast_shape(a.shape, b.shape);
+        const size_t r = out_shape.size();
+        const std::string lhs = a.is_const ? emit_memorydata(a.c, r, n.name()) : expand_rank(a, r, n.name() + "_a").blob;
+        const std::string rhs = b.is_const ? emit_memorydata(b.c, r, n.name()) : expand_rank(b, r, n.name() + "_b").blob;
+        const std::string top = out_blob(n);
+        const std::string diff = g.unique_blob_name(top + "_diff");
+        emit(convert::BinaryOpSpec::op(BinaryOp::Operation_SUB), n.name() + "_sub", {lhs, rhs}, {diff});
+        emit(convert::UnaryOpSpec::op(UnaryOp::Operation_SQUARE), n.name(), {diff}, {top});
+        set_output(n, 0, blob_value(top, out_shape));
         return;
     }
     const int code = binary_code(n.op());
@@ -438,25 +526,21 @@ void Converter::op_binary(const kite_tf::NodeDef& n)
         if (c.count() == 1)
         {
             int op = code;
-            if (const_left && code == 1)
-                op = 7; // rsub
-            if (const_left && code == 3)
-                op = 8; // rdiv
-            if (const_left && code == 6)
-                op = 9; // rpow
-            convert::Layer& l = add_layer("BinaryOp", n.name(), {x.blob}, {top});
-            l.params.set(0, op);
-            l.params.set(1, 1);
-            l.params.set(2, (float)c.v[0]);
+            if (const_left && code == BinaryOp::Operation_SUB)
+                op = BinaryOp::Operation_RSUB;
+            if (const_left && code == BinaryOp::Operation_DIV)
+                op = BinaryOp::Operation_RDIV;
+            if (const_left && code == BinaryOp::Operation_POW)
+                op = BinaryOp::Operation_RPOW;
+            emit(convert::BinaryOpSpec::scalar(op, (float)c.v[0]), n.name(), {x.blob}, {top});
             set_output(n, 0, blob_value(top, out_shape));
             return;
         }
         const size_t r = std::max(x.shape.size(), c.shape.size());
         const Value xr = expand_rank(x, r, n.name());
         const std::string md = emit_memorydata(c, r, n.name());
-        convert::Layer& l = add_layer("BinaryOp", n.name(), const_left ? std::vector<std::string>{md, xr.blob} : std::vector<std::string>{xr.blob, md},
-                                      {top});
-        l.params.set(0, code);
+        emit(convert::BinaryOpSpec::op(code), n.name(),
+             const_left ? std::vector<std::string>{md, xr.blob} : std::vector<std::string>{xr.blob, md}, {top});
         set_output(n, 0, blob_value(top, out_shape));
         return;
     }
@@ -465,7 +549,7 @@ void Converter::op_binary(const kite_tf::NodeDef& n)
     if (code == 2 && a.shape == b.shape && is_swish(n, a, b))
     {
         // the Sigmoid side is left dead and removed by finalize()
-        const kite_tf::NodeDef* s0 = nodes[key_node(input_key(n, 0))];
+        const pb::NodeDef* s0 = nodes[key_node(input_key(n, 0))];
         const Value& x = s0 && s0->op() == "Sigmoid" ? b : a;
         add_layer("Swish", n.name(), {x.blob}, {top});
         set_output(n, 0, blob_value(top, out_shape));
@@ -474,11 +558,11 @@ void Converter::op_binary(const kite_tf::NodeDef& n)
     const size_t r = out_shape.size();
     const Value ar = expand_rank(a, r, n.name() + "_a");
     const Value br = expand_rank(b, r, n.name() + "_b");
-    add_layer("BinaryOp", n.name(), {ar.blob, br.blob}, {top}).params.set(0, code);
+    emit(convert::BinaryOpSpec::op(code), n.name(), {ar.blob, br.blob}, {top});
     set_output(n, 0, blob_value(top, out_shape));
 }
 
-void Converter::op_unary(const kite_tf::NodeDef& n)
+void Converter::op_unary(const pb::NodeDef& n)
 {
     const Value x = input(n, 0);
     const std::string& op = n.op();
@@ -494,7 +578,7 @@ void Converter::op_unary(const kite_tf::NodeDef& n)
     const std::string top = out_blob(n);
     if (op == "Relu")
     {
-        if (!try_fold_activation(n, x, key, 1, {}))
+        if (!try_fold_activation(n, x, key, ACTIVATION_RELU, {}))
         {
             add_layer("ReLU", n.name(), {x.blob}, {top});
             set_output(n, 0, blob_value(top, x.shape));
@@ -503,11 +587,12 @@ void Converter::op_unary(const kite_tf::NodeDef& n)
     }
     if (op == "Relu6")
     {
-        if (!try_fold_activation(n, x, key, 3, {0.f, 6.f}))
+        if (!try_fold_activation(n, x, key, ACTIVATION_CLIP, {0.f, 6.f}))
         {
-            convert::Layer& l = add_layer("Clip", n.name(), {x.blob}, {top});
-            l.params.set(0, 0.f);
-            l.params.set(1, 6.f);
+            convert::ClipSpec cs;
+            cs.min = 0.f;
+            cs.max = 6.f;
+            emit(cs, n.name(), {x.blob}, {top});
             set_output(n, 0, blob_value(top, x.shape));
         }
         return;
@@ -515,9 +600,11 @@ void Converter::op_unary(const kite_tf::NodeDef& n)
     if (op == "LeakyRelu")
     {
         const float alpha = attr_f(n, "alpha", 0.2f);
-        if (!try_fold_activation(n, x, key, 2, {alpha}))
+        if (!try_fold_activation(n, x, key, ACTIVATION_LEAKYRELU, {alpha}))
         {
-            add_layer("ReLU", n.name(), {x.blob}, {top}).params.set(0, alpha);
+            convert::ReLUSpec rs;
+            rs.slope = alpha;
+            emit(rs, n.name(), {x.blob}, {top});
             set_output(n, 0, blob_value(top, x.shape));
         }
         return;
@@ -531,14 +618,21 @@ void Converter::op_unary(const kite_tf::NodeDef& n)
     }
     if (op == "Elu" || op == "Softplus" || op == "Selu")
     {
-        convert::Layer& l = add_layer(op == "Elu" ? "ELU" : op == "Selu" ? "SELU" : "Softplus", n.name(), {x.blob}, {top});
         if (op == "Elu")
-            l.params.set(0, 1.f); // ncnn's ELU defaults to alpha 0.1
-        if (op == "Selu")
         {
-            l.params.set(0, 1.67326324f);
-            l.params.set(1, 1.05070098f);
+            convert::ELUSpec es;
+            es.alpha = 1.f; // ncnn's ELU defaults to alpha 0.1
+            emit(es, n.name(), {x.blob}, {top});
         }
+        else if (op == "Selu")
+        {
+            convert::SELUSpec ss;
+            ss.alpha = 1.67326324f;
+            ss.lambda = 1.05070098f;
+            emit(ss, n.name(), {x.blob}, {top});
+        }
+        else
+            emit(convert::PlainSpec("Softplus"), n.name(), {x.blob}, {top});
         set_output(n, 0, blob_value(top, x.shape));
         return;
     }
@@ -548,14 +642,23 @@ void Converter::op_unary(const kite_tf::NodeDef& n)
         set_output(n, 0, blob_value(top, x.shape));
         return;
     }
+    if (op == "Erf" || op == "Erfc")
+    {
+        const std::string src = gelu_source(x.blob, op == "Erfc");
+        if (src.empty())
+            throw Unsupported("on activations (converted only inside exact GELU: 0.5 * x * erfc(-x / sqrt 2))");
+        pending_erf[top] = PendingErf{src, op == "Erfc" ? ERF_S : ERF_E, n.name()};
+        set_output(n, 0, blob_value(top, x.shape));
+        return;
+    }
     const int code = unary_code(op);
     if (code < 0)
         throw Unsupported("on activations");
-    add_layer("UnaryOp", n.name(), {x.blob}, {top}).params.set(0, code);
+    emit(convert::UnaryOpSpec::op(code), n.name(), {x.blob}, {top});
     set_output(n, 0, blob_value(top, x.shape));
 }
 
-void Converter::op_reduce(const kite_tf::NodeDef& n)
+void Converter::op_reduce(const pb::NodeDef& n)
 {
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> raw_axes = const_input(n, 1, "reduction axes").ints();
@@ -567,7 +670,7 @@ void Converter::op_reduce(const kite_tf::NodeDef& n)
         if (a < 0)
             a += (int64_t)r;
         if (a < 0 || a >= (int64_t)r)
-            throw std::runtime_error("reduction axis out of range");
+            throw ConvertError("reduction axis out of range");
         if (std::find(axes.begin(), axes.end(), a) == axes.end())
             axes.push_back(a);
     }
@@ -587,9 +690,10 @@ void Converter::op_reduce(const kite_tf::NodeDef& n)
     if (r == 4 && axes == std::vector<int64_t>{1, 2} && (op == "Mean" || op == "Max"))
     {
         const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
-        convert::Layer& l = add_layer("Pooling", keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
-        l.params.set(0, op == "Max" ? 0 : 1);
-        l.params.set(4, 1);
+        convert::PoolingSpec ps;
+        ps.pooling_type = op == "Max" ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
+        ps.global_pooling = 1;
+        emit(ps, keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
         Value v = blob_value(pooled, {1, x.shape[3]});
         if (keep)
             v = emit_reshape(v, out_shape, n.name(), top);
@@ -598,15 +702,15 @@ void Converter::op_reduce(const kite_tf::NodeDef& n)
     }
     int code = -1;
     if (op == "Sum")
-        code = 0;
+        code = Reduction::OP_SUM;
     if (op == "Mean")
-        code = 3;
+        code = Reduction::OP_MEAN;
     if (op == "Max")
-        code = 4;
+        code = Reduction::OP_MAX;
     if (op == "Min")
-        code = 5;
+        code = Reduction::OP_MIN;
     if (op == "Prod")
-        code = 6;
+        code = Reduction::OP_PROD;
     if (code < 0 || axes.empty())
         throw Unsupported(axes.empty() ? "no axes" : "reduction");
     std::vector<int> kaxes;
@@ -617,39 +721,40 @@ void Converter::op_reduce(const kite_tf::NodeDef& n)
     // a reshape brings the result to TF's order
     const bool reshape_after = !keep && r == 4;
     const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
-    convert::Layer& l = add_layer("Reduction", reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
-    l.params.set(0, code);
-    l.params.set(1, 0);
-    l.params.set(2, 1.f);
-    l.params.set_ints(3, kaxes);
-    l.params.set(4, keep || reshape_after ? 1 : 0);
-    l.params.set(5, 1);
+    convert::ReductionSpec rs;
+    rs.operation = code;
+    rs.reduce_all = 0;
+    rs.coeff = 1.f;
+    rs.axes = kaxes;
+    rs.keepdims = keep || reshape_after ? 1 : 0;
+    rs.fixbug0 = 1;
+    emit(rs, reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
     Value v = blob_value(red, reshape_after ? kept : out_shape);
     if (reshape_after)
         v = emit_reshape(v, out_shape, n.name(), top);
     set_output(n, 0, v);
 }
 
-void Converter::op_pad(const kite_tf::NodeDef& n)
+void Converter::op_pad(const pb::NodeDef& n)
 {
     const Value x = blob_input(n, 0);
     const Const& pc = const_input(n, 1, "paddings");
     const size_t r = x.shape.size();
     if (pc.rank() != 2 || pc.shape[0] != (int64_t)r || pc.shape[1] != 2)
-        throw std::runtime_error("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
+        throw ConvertError("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
     const std::vector<int64_t> p = pc.ints();
     for (int64_t v : p)
         if (v < 0 || v > 65536)
             throw Unsupported("padding " + std::to_string(v));
     float value = 0.f;
-    int type = 0;
+    int type = Padding::PAD_CONSTANT;
     if (n.op() == "PadV2")
         value = (float)const_input(n, 2, "pad value").v.at(0);
     if (n.op() == "MirrorPad")
     {
         if (attr_s(n, "mode", "") != "REFLECT")
             throw Unsupported("mode " + attr_s(n, "mode", ""));
-        type = 2;
+        type = Padding::PAD_REFLECT;
     }
     if (r >= 2 && (p[0] || p[1]))
         throw Unsupported("padding of the batch axis");
@@ -674,30 +779,31 @@ void Converter::op_pad(const kite_tf::NodeDef& n)
     for (size_t i = 0; i < r; i++)
         out[i] += p[2 * i] + p[2 * i + 1];
     const std::string t = out_blob(n);
-    convert::Layer& l = add_layer("Padding", n.name(), {x.blob}, {t});
-    l.params.set(0, top);
-    l.params.set(1, bottom);
-    l.params.set(2, left);
-    l.params.set(3, right);
-    l.params.set(4, type);
-    l.params.set(5, value);
+    convert::PaddingSpec ps;
+    ps.top = top;
+    ps.bottom = bottom;
+    ps.left = left;
+    ps.right = right;
+    ps.pad_type = type;
+    ps.value = value;
     if (front || behind)
     {
-        l.params.set(7, front);
-        l.params.set(8, behind);
+        ps.front = front;
+        ps.behind = behind;
     }
+    emit(ps, n.name(), {x.blob}, {t});
     set_output(n, 0, blob_value(t, out));
 }
 
-void Converter::op_concat(const kite_tf::NodeDef& n)
+void Converter::op_concat(const pb::NodeDef& n)
 {
     const int count = input_count(n);
     if (count < 2)
-        throw std::runtime_error("needs inputs and an axis");
+        throw ConvertError("needs inputs and an axis");
     const bool v2 = n.op() == "ConcatV2";
     const Const& ac = const_input(n, v2 ? count - 1 : 0, "axis");
     if (ac.count() != 1)
-        throw std::runtime_error("axis must be a scalar");
+        throw ConvertError("axis must be a scalar");
     const int64_t axis = ac.ints()[0];
     std::vector<Value> ins;
     for (int i = v2 ? 0 : 1; i < (v2 ? count - 1 : count); i++)
@@ -725,7 +831,7 @@ void Converter::op_concat(const kite_tf::NodeDef& n)
     for (const Value& v : ins)
     {
         if (v.shape.size() != r)
-            throw std::runtime_error("concat of inputs with different ranks");
+            throw ConvertError("concat of inputs with different ranks");
         if (out.empty())
         {
             out = v.shape;
@@ -734,17 +840,17 @@ void Converter::op_concat(const kite_tf::NodeDef& n)
         {
             for (size_t i = 0; i < r; i++)
                 if ((int64_t)i != ta && v.shape[i] != out[i])
-                    throw std::runtime_error("concat of " + shape_string(v.shape) + " and " + shape_string(out));
+                    throw ConvertError("concat of " + shape_string(v.shape) + " and " + shape_string(out));
             out[(size_t)ta] += v.shape[(size_t)ta];
         }
         bottoms.push_back(v.is_const ? emit_memorydata(v.c, r, n.name()) : v.blob);
     }
     const std::string top = out_blob(n);
-    add_layer("Concat", n.name(), bottoms, {top}).params.set(0, ka);
+    emit(convert::ConcatSpec::on(ka), n.name(), bottoms, {top});
     set_output(n, 0, blob_value(top, out));
 }
 
-void Converter::op_reshape(const kite_tf::NodeDef& n)
+void Converter::op_reshape(const pb::NodeDef& n)
 {
     const Value x = input(n, 0);
     Shape target;
@@ -761,7 +867,7 @@ void Converter::op_reshape(const kite_tf::NodeDef& n)
             if (d < 0)
                 d += r;
             if (d < 0 || d >= r || x.shape[(size_t)d] != 1)
-                throw std::runtime_error("squeeze of a dimension that is not 1");
+                throw ConvertError("squeeze of a dimension that is not 1");
         }
         for (int64_t i = 0; i < r; i++)
         {
@@ -774,13 +880,13 @@ void Converter::op_reshape(const kite_tf::NodeDef& n)
     {
         const Const& ac = const_input(n, 1, "axis");
         if (ac.count() != 1)
-            throw std::runtime_error("axis must be a scalar");
+            throw ConvertError("axis must be a scalar");
         int64_t a = ac.ints()[0];
         const int64_t r = (int64_t)x.shape.size();
         if (a < 0)
             a += r + 1;
         if (a < 0 || a > r)
-            throw std::runtime_error("axis out of range");
+            throw ConvertError("axis out of range");
         target = x.shape;
         target.insert(target.begin() + a, 1);
     }
@@ -791,10 +897,14 @@ void Converter::op_reshape(const kite_tf::NodeDef& n)
         set_output(n, 0, const_value(c));
         return;
     }
+    // rows of a Dense on a feature map (Keras' Tensordot: [1, H, W, C] -> [H * W, C]):
+    // the rows keep a batch of 1, as [1, rows, C]; MatMul applies per row
+    if (target.size() == 2 && target[0] > 1)
+        target.insert(target.begin(), 1);
     set_output(n, 0, emit_reshape(x, target, n.name(), out_blob(n)));
 }
 
-void Converter::op_slice(const kite_tf::NodeDef& n)
+void Converter::op_slice(const pb::NodeDef& n)
 {
     const Value x = input(n, 0);
     std::vector<int64_t> begin = const_input(n, 1, "begin").ints();
@@ -804,14 +914,14 @@ void Converter::op_slice(const kite_tf::NodeDef& n)
     {
         const std::vector<int64_t> size = const_input(n, 2, "size").ints();
         if (size.size() != begin.size())
-            throw std::runtime_error("begin and size lengths differ");
+            throw ConvertError("begin and size lengths differ");
         for (size_t i = 0; i < begin.size(); i++)
         {
             if (i >= x.shape.size() || begin[i] < 0 || begin[i] > x.shape[i])
-                throw std::runtime_error("slice begin out of range");
+                throw ConvertError("slice begin out of range");
             end.push_back(size[i] == -1 ? x.shape[i] : begin[i] + size[i]);
             if (end.back() > x.shape[i] || end.back() < begin[i])
-                throw std::runtime_error("slice size out of range");
+                throw ConvertError("slice size out of range");
         }
         strides.assign(begin.size(), 1);
         s = resolve_strided_slice(x.shape, begin, end, strides, 0, 0, 0, 0, 0);
@@ -847,10 +957,11 @@ void Converter::op_slice(const kite_tf::NodeDef& n)
     {
         const bool shrink = s.out_shape != s.out_shape_full;
         const std::string crop = shrink ? g.unique_blob_name(top + "_crop") : top;
-        convert::Layer& l = add_layer("Crop", shrink ? n.name() + "_crop" : n.name(), {x.blob}, {crop});
-        l.params.set_ints(9, starts);
-        l.params.set_ints(10, ends);
-        l.params.set_ints(11, axes);
+        convert::CropSpec cs;
+        cs.starts = starts;
+        cs.ends = ends;
+        cs.axes = axes;
+        emit(cs, shrink ? n.name() + "_crop" : n.name(), {x.blob}, {crop});
         full = blob_value(crop, s.out_shape_full);
     }
     if (s.out_shape != s.out_shape_full)
@@ -858,7 +969,7 @@ void Converter::op_slice(const kite_tf::NodeDef& n)
     set_output(n, 0, full);
 }
 
-void Converter::op_matmul(const kite_tf::NodeDef& n)
+void Converter::op_matmul(const pb::NodeDef& n)
 {
     const Value a = blob_input(n, 0);
     const Value& bv = input(n, 1);
@@ -867,34 +978,37 @@ void Converter::op_matmul(const kite_tf::NodeDef& n)
     if (attr_b(n, "transpose_a", false))
         throw Unsupported("transpose_a");
     const Const& b = bv.c;
-    if (a.shape.size() != 2 || b.rank() != 2)
+    // [1, rows, K]: the rows of a Tensordot (op_reshape), one InnerProduct per row
+    const bool rows = a.shape.size() == 3 && a.shape[0] == 1;
+    if ((a.shape.size() != 2 && !rows) || b.rank() != 2)
         throw Unsupported("operands of rank " + std::to_string(a.shape.size()) + " and " + std::to_string(b.rank()));
     const bool tb = attr_b(n, "transpose_b", false);
     const int64_t K = tb ? b.shape[1] : b.shape[0], M = tb ? b.shape[0] : b.shape[1];
-    if (K != a.shape[1] || M <= 0)
-        throw std::runtime_error("MatMul of " + shape_string(a.shape) + " and " + shape_string(b.shape));
+    if (K != a.shape.back() || M <= 0)
+        throw ConvertError("MatMul of " + shape_string(a.shape) + " and " + shape_string(b.shape));
     std::vector<float> w((size_t)(K * M));
     for (int64_t m = 0; m < M; m++)
         for (int64_t k = 0; k < K; k++)
             w[(size_t)(m * K + k)] = (float)b.v[(size_t)(tb ? m * K + k : k * M + m)];
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("InnerProduct", n.name(), {a.blob}, {top});
-    l.params.set(0, (int)M);
-    l.params.set(1, 0);
-    l.params.set(2, (int)w.size());
+    convert::InnerProductSpec ip;
+    ip.num_output = (int)M;
+    ip.bias_term = 0;
+    ip.weight_data_size = (int)w.size();
+    convert::Layer& l = emit(ip, n.name(), {a.blob}, {top});
     l.weights.push_back(convert::Weight(w, true));
     blob_layer[top] = (int)g.layers.size() - 1;
-    set_output(n, 0, blob_value(top, {1, M}));
+    set_output(n, 0, blob_value(top, rows ? Shape{1, a.shape[1], M} : Shape{1, M}));
 }
 
-void Converter::op_resize(const kite_tf::NodeDef& n)
+void Converter::op_resize(const pb::NodeDef& n)
 {
     const Value x = blob_input(n, 0);
     if (x.shape.size() != 4)
         throw Unsupported("input of rank " + std::to_string(x.shape.size()));
     const std::vector<int64_t> size = const_input(n, 1, "size").ints();
     if (size.size() != 2 || size[0] <= 0 || size[1] <= 0 || size[0] > INT_MAX || size[1] > INT_MAX)
-        throw std::runtime_error("size must hold two positive ints");
+        throw ConvertError("size must hold two positive ints");
     const bool align = attr_b(n, "align_corners", false), half = attr_b(n, "half_pixel_centers", false);
     const bool nearest = n.op() == "ResizeNearestNeighbor";
     // kite's Interp: nearest takes floor(dst * in / out) (TF's legacy mode;
@@ -910,27 +1024,28 @@ void Converter::op_resize(const kite_tf::NodeDef& n)
         throw Unsupported("bilinear without half_pixel_centers or align_corners (TF1's legacy mode)");
     }
     const std::string top = out_blob(n);
-    convert::Layer& l = add_layer("Interp", n.name(), {x.blob}, {top});
-    l.params.set(0, nearest ? 1 : 2);
-    l.params.set(3, (int)size[0]);
-    l.params.set(4, (int)size[1]);
-    l.params.set(6, align ? 1 : 0);
+    convert::InterpSpec is;
+    is.resize_type = nearest ? 1 : 2;
+    is.output_height = (int)size[0];
+    is.output_width = (int)size[1];
+    is.align_corner = align ? 1 : 0;
+    emit(is, n.name(), {x.blob}, {top});
     set_output(n, 0, blob_value(top, {1, size[0], size[1], x.shape[3]}));
 }
 
-void Converter::op_transpose(const kite_tf::NodeDef& n)
+void Converter::op_transpose(const pb::NodeDef& n)
 {
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> p = const_input(n, 1, "perm").ints();
     const size_t r = x.shape.size();
     if (p.size() != r)
-        throw std::runtime_error("perm length differs from the input rank");
+        throw ConvertError("perm length differs from the input rank");
     Shape out(r);
     std::vector<bool> seen(r, false);
     for (size_t i = 0; i < r; i++)
     {
         if (p[i] < 0 || p[i] >= (int64_t)r || seen[(size_t)p[i]])
-            throw std::runtime_error("perm is not a permutation");
+            throw ConvertError("perm is not a permutation");
         seen[(size_t)p[i]] = true;
         out[i] = x.shape[(size_t)p[i]];
     }
@@ -961,12 +1076,12 @@ void Converter::op_transpose(const kite_tf::NodeDef& n)
         return;
     }
     const std::string top = out_blob(n);
-    add_layer("Permute", n.name(), {x.blob}, {top}).params.set(0, order);
+    emit(convert::PermuteSpec::order(order), n.name(), {x.blob}, {top});
     set_output(n, 0, blob_value(top, out));
 }
 
 // shape arithmetic that must fold to constants
-void Converter::op_const_only(const kite_tf::NodeDef& n)
+void Converter::op_const_only(const pb::NodeDef& n)
 {
     const std::string& op = n.op();
     if (op == "Shape" || op == "Size" || op == "Rank")
@@ -1007,12 +1122,12 @@ void Converter::op_const_only(const kite_tf::NodeDef& n)
             const int64_t r = (int64_t)c.shape.size();
             const int64_t a = axis < 0 ? axis + r + 1 : axis;
             if (a < 0 || a > r)
-                throw std::runtime_error("axis out of range");
+                throw ConvertError("axis out of range");
             c.shape.insert(c.shape.begin() + a, 1);
             parts.push_back(c);
         }
         if (parts.empty())
-            throw std::runtime_error("no inputs");
+            throw ConvertError("no inputs");
         for (const Const& c : parts)
             ps.push_back(&c);
         const int64_t r = (int64_t)parts[0].shape.size();
@@ -1046,28 +1161,29 @@ bool known_op(const std::string& op)
         "FusedBatchNormV2", "FusedBatchNormV3", "BiasAdd", "FloorDiv", "FloorMod", "SquaredDifference", "Relu", "Relu6",
         "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Mean", "Max", "Min", "Sum", "Prod", "Pad", "PadV2",
         "MirrorPad", "ConcatV2", "Concat", "Reshape", "Squeeze", "ExpandDims", "StridedSlice", "Slice", "MatMul", "Softmax",
-        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput"};
+        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput",
+        "Erf", "Erfc"};
     for (const char* o : ops)
         if (op == o)
             return true;
     return binary_code(op) >= 0 || unary_code(op) >= 0;
 }
 
-void Converter::convert_node(const kite_tf::NodeDef& n)
+void Converter::convert_node(const pb::NodeDef& n)
 {
     const std::string& op = n.op();
     if (op == "Const")
     {
-        const kite_tf::AttrValue* a = attr(n, "value");
-        if (!a || a->value_case() != kite_tf::AttrValue::kTensor)
-            throw std::runtime_error("Const without a value");
+        const pb::AttrValue* a = attr(n, "value");
+        if (!a || a->value_case() != pb::AttrValue::kTensor)
+            throw ConvertError("Const without a value");
         set_output(n, 0, const_value(const_from_proto(a->tensor())));
         return;
     }
     if (op == "NoOp")
         return;
     if (op == "Placeholder")
-        throw std::runtime_error("placeholder is not among the declared inputs");
+        throw ConvertError("placeholder is not among the declared inputs");
     if (op == "Identity" || op == "StopGradient" || op == "Snapshot" || op == "PreventGradient" || op == "PlaceholderWithDefault"
         || op == "EnsureShape")
     {
@@ -1117,7 +1233,7 @@ void Converter::convert_node(const kite_tf::NodeDef& n)
     if (binary_code(op) >= 0 || op == "FloorDiv" || op == "FloorMod" || op == "SquaredDifference")
         return op_binary(n);
     if (op == "Relu" || op == "Relu6" || op == "LeakyRelu" || op == "Sigmoid" || op == "Tanh" || op == "Elu" || op == "Selu"
-        || op == "Softplus" || unary_code(op) >= 0)
+        || op == "Softplus" || op == "Erf" || op == "Erfc" || unary_code(op) >= 0)
         return op_unary(n);
     if (op == "Mean" || op == "Max" || op == "Min" || op == "Sum" || op == "Prod")
         return op_reduce(n);
@@ -1137,9 +1253,10 @@ void Converter::convert_node(const kite_tf::NodeDef& n)
     {
         const Value x = blob_input(n, 0);
         const std::string top = out_blob(n);
-        convert::Layer& l = add_layer("Softmax", n.name(), {x.blob}, {top});
-        l.params.set(0, kaxis((int64_t)x.shape.size() - 1, x.shape.size()));
-        l.params.set(1, 1);
+        convert::SoftmaxSpec sm;
+        sm.axis = kaxis((int64_t)x.shape.size() - 1, x.shape.size());
+        sm.fixbug0 = 1;
+        emit(sm, n.name(), {x.blob}, {top});
         set_output(n, 0, blob_value(top, x.shape));
         return;
     }
@@ -1156,7 +1273,9 @@ void Converter::convert_node(const kite_tf::NodeDef& n)
             bottoms.push_back(v.blob);
         }
         const std::string top = out_blob(n);
-        add_layer("Eltwise", n.name(), bottoms, {top}).params.set(0, 1);
+        convert::EltwiseSpec es;
+        es.op_type = Eltwise::Operation_SUM;
+        emit(es, n.name(), bottoms, {top});
         set_output(n, 0, blob_value(top, s));
         return;
     }
@@ -1164,4 +1283,5 @@ void Converter::convert_node(const kite_tf::NodeDef& n)
 }
 
 } // namespace tf
+} // namespace convert
 } // namespace kite

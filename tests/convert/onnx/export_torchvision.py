@@ -39,6 +39,9 @@ def main():
     ap.add_argument("--opset", type=int, default=17)
     ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--dynamo", action="store_true",
+                    help="torch's current default exporter (torch.export + onnxscript, opset >= 18, local functions inlined by onnx2kite)")
+    ap.add_argument("--size", type=int, default=224, help="input height and width")
     args = ap.parse_args()
 
     import onnx
@@ -63,10 +66,15 @@ def main():
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
-        x = torch.rand(1, 3, 224, 224)
-        onnx_path = os.path.join(args.out, name + ".onnx")
-        torch.onnx.export(model, x, onnx_path, opset_version=args.opset, input_names=["input"],
-                          output_names=["output"], dynamo=False)
+        x = torch.rand(1, 3, args.size, args.size)
+        onnx_path = os.path.join(args.out, name + (".dynamo" if args.dynamo else "") + ".onnx")
+        if args.dynamo:
+            prog = torch.onnx.export(model, (x,), None, opset_version=max(args.opset, 18), input_names=["input"],
+                                     output_names=["output"], dynamo=True, verbose=False)
+            prog.save(onnx_path)
+        else:
+            torch.onnx.export(model, x, onnx_path, opset_version=args.opset, input_names=["input"],
+                              output_names=["output"], dynamo=False)
         ops = collections.Counter(n.op_type for n in onnx.load(onnx_path).graph.node)
         sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
         ref = sess.run(None, {"input": x.numpy()})[0].reshape(-1)
@@ -79,7 +87,7 @@ def main():
 
         param = os.path.join(args.out, name + ".param")
         binf = os.path.join(args.out, name + ".bin")
-        conv, conv_s, conv_cpu = convert_report.run_timed([args.onnx2kite, onnx_path, param, binf])
+        conv, conv_s, conv_cpu, conv_mb = convert_report.run_timed_mem([args.onnx2kite, onnx_path, param, binf])
         if conv.returncode != 0:
             print("FAIL %s: onnx2kite: %s" % (name, (conv.stderr or conv.stdout).strip()[-400:]))
             failed += 1
@@ -87,8 +95,9 @@ def main():
         err, diff = run_kite(args, param, binf, inp, ref, os.path.join(args.out, name + "_kite"))
         rng = float(ref.max() - ref.min())
         ok = err is None and diff <= 1e-4 * max(rng, 1e-30)
-        print("%s %s: convert %.2f s, %s" % ("ok  " if ok else "FAIL", name, conv_s,
-                                            err or "max diff %.3g (range %.3g)" % (diff, rng)), flush=True)
+        print("%s %s: %d nodes, convert %.2f s (cpu %.2f s, peak %.0f MiB), %s" % (
+            "ok  " if ok else "FAIL", name, sum(ops.values()), conv_s, conv_cpu, conv_mb,
+            err or "max diff %.3g (range %.3g, %.2g of it)" % (diff, rng, diff / max(rng, 1e-30))), flush=True)
         opt = None
         if args.kiteoptimize and err is None:
             oparam, obin = os.path.join(args.out, name + ".opt.param"), os.path.join(args.out, name + ".opt.bin")

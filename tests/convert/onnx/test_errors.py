@@ -96,7 +96,11 @@ expect_fail("short_tensor", m.SerializeToString(), "tensor 'w'")
 # weights that do not fit the input
 m = small_model()
 m.graph.initializer[0].CopyFrom(numpy_helper.from_array(np.zeros((4, 2, 3, 3), np.float32), "w"))
-expect_fail("bad_weight", m.SerializeToString(), "Conv node 'conv'")
+expect_fail("bad_weight", m.SerializeToString(), "node 'conv' (Conv)")
+# an input shape that does not fit the model's input: refused at once, naming it
+expect_fail("inputshape_rank", good, "graph input 'x'", "rank 2", "[1,3,8,8]", extra=["inputshape=x:[1,2]"])
+expect_fail("inputshape_dim", good, "graph input 'x'", "dimension 1 is fixed", extra=["inputshape=x:[1,4,8,8]"])
+expect_fail("inputshape_name", good, "'nosuch'", "not a graph input", "'x'", extra=["inputshape=nosuch:[1,3,8,8]"])
 # an input nobody produces
 m = small_model()
 m.graph.node[1].input[0] = "nowhere"

@@ -61,6 +61,14 @@ def main():
         ("bad input format", write("good2.pb", good), ["input_formats=NHCW"], "NHWC, NCHW or NONE"),
         ("bad input shape", write("good3.pb", good), ["input_shapes=1,x,8,4"], "positive ints"),
         ("unknown argument", write("good4.pb", good), ["colour=blue"], "unknown argument"),
+        # an input shape that does not fit the model's input: refused at once, naming the input
+        ("input shape of another rank", write("good5.pb", good), ["input_shapes=1,2"],
+         ["input 'x' (Placeholder)", "[1,2] (rank 2)", "[1,8,8,4] (rank 4)"]),
+        ("input shape against a fixed dim", write("good6.pb", good), ["input_shapes=1,8,8,3"],
+         ["input 'x' (Placeholder)", "dimension 3 is fixed to 4"]),
+        ("NCHW for a rank-2 input", write("good7.pb", frozen_bytes(lambda x: tf.nn.relu(x), [1, 8])), ["input_formats=NCHW"],
+         ["input 'x' (Placeholder)", "NCHW for a rank-2 input"]),
+        ("more shapes than inputs", write("good8.pb", good), ["input_shapes=1,8,8,4:1,8,8,4"], "2 entries for 1 input"),
     ]
     failures = 0
     usage_errors = ("bad input format", "bad input shape", "unknown argument")

@@ -50,6 +50,8 @@ APPS = {
     "InceptionV3": (75, {}),
     "EfficientNetB0": (64, {}),
     "DenseNet121": (64, {}),
+    "ConvNeXtTiny": (64, {}),
+    "RegNetX002": (64, {}),
 }
 
 
@@ -122,6 +124,30 @@ def op_graphs():
     g.append(("deconv_valid_s3", [1, 4, 5, 5], lambda x: tf.nn.conv2d_transpose(x, wt2, [1, 13, 15, 6], 3, "VALID")))
     g.append(("deconv_valid_s2_extra", [1, 4, 5, 5], lambda x: tf.nn.conv2d_transpose(x, wt2, [1, 11, 12, 6], 2, "VALID")))
     g.append(("maxpool_same_odd", [1, 11, 9, 4], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME")))
+    # LayerNorm as Keras writes it: moments with SquaredDifference on activations
+    ln_g, ln_b = const(rng, 6), const(rng, 6)
+
+    def layer_norm(x):
+        mean, var = tf.nn.moments(x, axes=[3], keepdims=True)
+        return tf.nn.batch_normalization(x, mean, var, ln_b, ln_g, 1e-6)
+    g.append(("layernorm_moments_squared_difference", [1, 5, 7, 6], layer_norm))
+    g.append(("squared_difference_activations", [1, 4, 5, 3], lambda x: tf.math.squared_difference(x, tf.nn.relu(x))))
+    # Keras 3's graph shapes: a jit-compiled function left as a (Stateful)PartitionedCall
+    # (nested), exact GELU (erfc), a Dense on a feature map (Tensordot: rows of a reshape)
+    wdw = const(rng, 3, 3, 6, 1)
+    wtd = const(rng, 6, 10)
+
+    @tf.function(jit_compile=True)
+    def dwconv(x):
+        return tf.nn.depthwise_conv2d(x, wdw, [1, 1, 1, 1], "SAME")
+
+    @tf.function(jit_compile=True)
+    def block(x):
+        return dwconv(x) + x
+
+    g.append(("function_call_gelu_tensordot", [1, 5, 6, 6],
+              lambda x: tf.tensordot(tf.nn.gelu(block(x), approximate=False), wtd, 1)))
+    g.append(("gelu_erf_form", [1, 4, 5, 3], lambda x: 0.5 * x * (1.0 + tf.math.erf(x / 1.4142135623730951))))
     g.append(("avgpool_same_excludes_pad", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME")))
     g.append(("avgpool_valid", [1, 10, 11, 4], lambda x: tf.nn.avg_pool2d(x, [2, 3], [2, 1], "VALID")))
     g.append(("activations", [1, 5, 6, 7], lambda x: tf.concat(

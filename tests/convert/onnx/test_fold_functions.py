@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""onnx2kite on what torch's exporters write around attention blocks:
+
+- shape-only subgraphs folded at conversion: a Swin-style shifted-window mask
+  built from the input's shape (Shape, Gather, ConstantOfShape, Range,
+  ScatterND, Where, Expand, Equal, CumSum, ...) and added to activations;
+  nothing of it may remain as a layer;
+- model-local functions (ModelProto.functions, as the dynamo exporter writes
+  them), nested, with attribute references and defaults, called twice;
+- opset 18 and 21 headers.
+
+Each model runs in onnxruntime and in kite (kiterun) on a seeded input: max
+abs diff <= 1e-4 of the output range. Models are made here (onnx.helper).
+usage: test_fold_functions.py ONNX2KITE KITERUN WORKDIR"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import kite_npy  # noqa: E402
+
+onnx2kite, kiterun, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+SEED = 20261126
+
+
+def const(name, arr):
+    return helper.make_node("Constant", [], [name], name=name, value=numpy_helper.from_array(np.asarray(arr), name + "_v"))
+
+
+def mask_model(opset):
+    """x [1, 4, 8, 8] -> x + mask(shape of x), the mask made like Swin's
+    attention mask: zeros of the window's shape, regions labelled by
+    ScatterND writes at index ranges from Range, compared, Where -> -100."""
+    n = []
+    n.append(helper.make_node("Shape", ["x"], ["xs"], name="shape"))
+    n.append(const("i2", np.array([2], np.int64)))
+    n.append(const("i3", np.array([3], np.int64)))
+    n.append(helper.make_node("Gather", ["xs", "i2"], ["h"], name="gh", axis=0))
+    n.append(helper.make_node("Gather", ["xs", "i3"], ["w"], name="gw", axis=0))
+    n.append(helper.make_node("Concat", ["h", "w"], ["hw"], name="hw", axis=0))
+    # img_mask = zeros(h, w); img_mask[4:, :] = 1 (ScatterND over rows from Range)
+    n.append(helper.make_node("ConstantOfShape", ["hw"], ["zeros"], name="zeros",
+                              value=numpy_helper.from_array(np.array([0.0], np.float32), "z")))
+    n.append(const("four", np.array(4, np.int64)))
+    n.append(const("one", np.array(1, np.int64)))
+    n.append(helper.make_node("Squeeze", ["h"], ["hs"], name="hs"))
+    n.append(helper.make_node("Range", ["four", "hs", "one"], ["rows"], name="rows"))
+    n.append(const("ax1", np.array([1], np.int64)))
+    n.append(helper.make_node("Unsqueeze", ["rows", "ax1"], ["idx"], name="idx"))
+    n.append(helper.make_node("Shape", ["idx"], ["idxs"], name="idxs"))
+    n.append(const("i0", np.array([0], np.int64)))
+    n.append(helper.make_node("Gather", ["idxs", "i0"], ["nrows"], name="nrows", axis=0))
+    n.append(helper.make_node("Concat", ["nrows", "w"], ["ushape"], name="ushape", axis=0))
+    n.append(helper.make_node("ConstantOfShape", ["ushape"], ["ones"], name="ones",
+                              value=numpy_helper.from_array(np.array([1.0], np.float32), "o")))
+    n.append(helper.make_node("ScatterND", ["zeros", "idx", "ones"], ["img"], name="scatter"))
+    # region id + 2 * column half (CumSum of a constant row, Where on a compare)
+    n.append(helper.make_node("ConstantOfShape", ["w"], ["wones"], name="wones",
+                              value=numpy_helper.from_array(np.array([1.0], np.float32), "o2")))
+    n.append(const("ax0", np.array(0, np.int64)))
+    n.append(helper.make_node("CumSum", ["wones", "ax0"], ["colno"], name="cumsum"))
+    n.append(const("half", np.array([4.5], np.float32)))
+    n.append(helper.make_node("Greater", ["colno", "half"], ["right"], name="right"))
+    n.append(const("two", np.array([2.0], np.float32)))
+    n.append(const("zero", np.array([0.0], np.float32)))
+    n.append(helper.make_node("Where", ["right", "two", "zero"], ["colid"], name="colid"))
+    n.append(helper.make_node("Add", ["img", "colid"], ["region"], name="region"))
+    # mask[i, j] = region[i, j] != region[0, 0] ? -100 : 0, expanded to x's shape
+    n.append(const("corner", np.array([[0.0]], np.float32)))
+    n.append(helper.make_node("Equal", ["region", "corner"], ["same"], name="same"))
+    n.append(const("neg", np.array([-100.0], np.float32)))
+    n.append(helper.make_node("Where", ["same", "zero", "neg"], ["m2"], name="m2"))
+    n.append(helper.make_node("Expand", ["m2", "xs"], ["mask"], name="expand"))
+    n.append(helper.make_node("Mul", ["x", "x"], ["xx"], name="sq"))
+    n.append(helper.make_node("Add", ["xx", "mask"], ["y"], name="addmask"))
+    n.append(helper.make_node("Softmax", ["y"], ["out"], name="softmax", axis=-1))
+    g = helper.make_graph(n, "mask", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 4, 8, 8])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def function_model(opset):
+    """two calls of a local function `block` (Conv -> Relu -> inner(alpha)),
+    `inner` itself a local function whose LeakyRelu alpha refers to the
+    caller's attribute (given once, defaulted once)."""
+    rng = np.random.default_rng(SEED)
+    inner = helper.make_function(
+        "kite.test", "inner", ["a"], ["b"],
+        [helper.make_node("LeakyRelu", ["a"], ["t"], alpha=0.0),
+         helper.make_node("Mul", ["t", "t"], ["b"])],
+        [helper.make_opsetid("", opset)], attributes=[])
+    # the attribute reference: LeakyRelu.alpha = caller's `slope`
+    leaky = inner.node[0]
+    del leaky.attribute[:]
+    ref = onnx.AttributeProto()
+    ref.name = "alpha"
+    ref.type = onnx.AttributeProto.FLOAT
+    ref.ref_attr_name = "slope"
+    leaky.attribute.append(ref)
+    default = helper.make_attribute("slope", 0.25)
+    inner.attribute_proto.append(default)
+    block = helper.make_function(
+        "kite.test", "block", ["x", "w"], ["y"],
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("inner", ["c"], ["y"], domain="kite.test")],
+        [helper.make_opsetid("", opset), helper.make_opsetid("kite.test", 1)])
+    w1 = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3, "w1")
+    w2 = numpy_helper.from_array(rng.standard_normal((4, 4, 3, 3)).astype(np.float32) * 0.3, "w2")
+    nodes = [helper.make_node("block", ["x", "w1"], ["b1"], name="call1", domain="kite.test"),
+             helper.make_node("block", ["b1", "w2"], ["b2"], name="call2", domain="kite.test"),
+             helper.make_node("inner", ["b2"], ["y"], name="call3", domain="kite.test", slope=0.1)]
+    g = helper.make_graph(nodes, "fn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], [w1, w2])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid("kite.test", 1)],
+                             functions=[inner, block])
+
+
+def window_model(opset):
+    """Swin's tensors of more than 4 axes: x [1, 8, 8, 6] (NHWC) partitioned
+    into 2x2 windows of 4x4 (Reshape to 6-D, Transpose, Reshape), a q/k/v
+    split (Reshape to 5-D, Transpose (2,0,3,1,4), Gather on axis 0), windows
+    put back, and the strided slices of patch merging (x[:, 0::2, 1::2, :])."""
+    rng = np.random.default_rng(SEED)
+    n = []
+    n.append(const("s6", np.array([1, 2, 4, 2, 4, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["x", "s6"], ["w6"], name="part_view"))
+    n.append(helper.make_node("Transpose", ["w6"], ["w6t"], name="part_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(const("s3", np.array([4, 16, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["w6t", "s3"], ["win"], name="windows"))
+    wq = numpy_helper.from_array(rng.standard_normal((6, 18)).astype(np.float32) * 0.5, "wq")
+    n.append(helper.make_node("MatMul", ["win", "wq"], ["qkv0"], name="qkv"))
+    n.append(const("s5", np.array([4, 16, 3, 2, 3], np.int64)))
+    n.append(helper.make_node("Reshape", ["qkv0", "s5"], ["qkv5"], name="qkv_view"))
+    n.append(helper.make_node("Transpose", ["qkv5"], ["qkvt"], name="qkv_perm", perm=[2, 0, 3, 1, 4]))
+    for i, nm in enumerate("qkv"):
+        n.append(const("i" + nm, np.array(i, np.int64)))
+        n.append(helper.make_node("Gather", ["qkvt", "i" + nm], [nm], name="take_" + nm, axis=0))
+    n.append(helper.make_node("Transpose", ["k"], ["kt"], name="kt", perm=[0, 1, 3, 2]))
+    n.append(helper.make_node("MatMul", ["q", "kt"], ["att0"], name="qk"))
+    n.append(helper.make_node("Softmax", ["att0"], ["att"], name="sm", axis=-1))
+    n.append(helper.make_node("MatMul", ["att", "v"], ["o4"], name="av"))  # [4, 2, 16, 3]
+    n.append(helper.make_node("Transpose", ["o4"], ["o4t"], name="heads", perm=[0, 2, 1, 3]))
+    n.append(const("sb", np.array([1, 2, 2, 4, 4, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["o4t", "sb"], ["b6"], name="rev_view"))
+    n.append(helper.make_node("Transpose", ["b6"], ["b6t"], name="rev_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(const("s4", np.array([1, 8, 8, 6], np.int64)))
+    n.append(helper.make_node("Reshape", ["b6t", "s4"], ["y4"], name="merge"))
+    n.append(const("st", np.array([0, 1], np.int64)))
+    n.append(const("en", np.array([8, 8], np.int64)))
+    n.append(const("ax", np.array([1, 2], np.int64)))
+    n.append(const("sp", np.array([2, 2], np.int64)))
+    n.append(helper.make_node("Slice", ["y4", "st", "en", "ax", "sp"], ["y"], name="patch_merge"))
+    # the dynamo exporter's as_strided: a Gather of a flat tensor with an N-D block of contiguous indices
+    n.append(const("flat", np.array([96], np.int64)))
+    n.append(helper.make_node("Reshape", ["y", "flat"], ["yf"], name="flatten"))
+    n.append(const("block", np.arange(6, 54, dtype=np.int64).reshape(1, 6, 8)))
+    n.append(helper.make_node("Gather", ["yf", "block"], ["z"], name="as_strided", axis=0))
+    g = helper.make_graph(n, "win", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 6]),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 6, 8])], [wq])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def check(tag, model, max_layers=None, forbidden=()):
+    import onnxruntime as ort
+    path = os.path.join(work, tag + ".onnx")
+    onnx.save(model, path)
+    rng = np.random.default_rng(SEED)
+    inputs = {vi.name: rng.uniform(-1, 1, [d.dim_value for d in vi.type.tensor_type.shape.dim]).astype(np.float32)
+              for vi in model.graph.input}
+    outs = [o.name for o in model.graph.output]
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    expected = sess.run(outs, inputs)
+    param, binf = os.path.join(work, tag + ".param"), os.path.join(work, tag + ".bin")
+    r = subprocess.run([onnx2kite, path, param, binf], capture_output=True, text=True, errors="replace")
+    if r.returncode != 0:
+        failures.append("%s: onnx2kite: %s" % (tag, r.stderr.strip()[-400:]))
+        return
+    types = [l.split()[0] for l in open(param).read().split("\n")[2:] if l.strip()]
+    for t in forbidden:
+        if t in types:
+            failures.append("%s: a %s layer is left (the shape-only subgraph was not folded): %s" % (tag, t, types))
+    if max_layers is not None and len(types) > max_layers:
+        failures.append("%s: %d layers (at most %d expected): %s" % (tag, len(types), max_layers, types))
+    err, got = kite_npy.run_kite(kiterun, param, binf, inputs, outs, os.path.join(work, tag + "-run"))
+    if err:
+        failures.append("%s: kiterun: %s" % (tag, err))
+        return
+    for name, e in zip(outs, expected):
+        d, rng_ = kite_npy.max_diff(e, got[name])
+        ok = d <= 1e-4 * max(rng_, 1e-30)
+        print("%s %s: %d layers, max diff %.3g of range %.3g (seed %d)" % ("ok  " if ok else "FAIL", tag, len(types), d, rng_, SEED))
+        if not ok:
+            failures.append("%s: output %s differs by %.3g (range %.3g, seed %d)" % (tag, name, d, rng_, SEED))
+
+
+for opset in (18, 21):
+    # only Input, the square, the mask's MemoryData, the add and the softmax stay
+    check("mask_opset%d" % opset, mask_model(opset), max_layers=6,
+          forbidden=("Reduction", "Crop", "Concat", "Gather", "BinaryOp_Equal"))
+    check("functions_opset%d" % opset, function_model(opset))
+check("windows_opset17", window_model(17))
+
+for f in failures:
+    print("FAIL", f)
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
