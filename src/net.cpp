@@ -341,34 +341,16 @@ bool parse_int(const std::string& s, int& v)
     return true;
 }
 
-// the -23330 shape hint: count, then dims,w,h,(d,)c per blob
-std::vector<Mat> parse_shape_hint(const std::vector<std::string>& tokens)
+// the -23330 shape hint's values: count, then dims,w,h,(d,)c per blob
+std::vector<Mat> shapes_of_hint(const std::vector<int>& v)
 {
     std::vector<Mat> shapes;
-    for (const std::string& t : tokens)
     {
-        if (t.compare(0, 7, "-23330=") != 0)
-            continue;
-        std::vector<int> v;
-        size_t start = 7;
-        while (start <= t.size())
-        {
-            size_t p = t.find(',', start);
-            int x;
-            if (!parse_int(t.substr(start, p == std::string::npos ? std::string::npos : p - start), x))
-                return shapes;
-            v.push_back(x);
-            if (p == std::string::npos)
-                break;
-            start = p + 1;
-        }
         size_t k = 1;
         while (k < v.size())
         {
             int dims = v[k];
-            if (dims < 1 || dims > 4 || k + dims >= v.size() + 0 || k + dims > v.size() - 1 + 1)
-                break;
-            if (k + 1 + dims > v.size())
+            if (dims < 1 || dims > 4 || k + 1 + dims > v.size())
                 break;
             Mat m;
             m.dims = dims;
@@ -381,6 +363,31 @@ std::vector<Mat> parse_shape_hint(const std::vector<std::string>& tokens)
         }
     }
     return shapes;
+}
+
+// the -23330 token of a text layer line
+std::vector<Mat> parse_shape_hint(const std::vector<std::string>& tokens)
+{
+    for (const std::string& t : tokens)
+    {
+        if (t.compare(0, 7, "-23330=") != 0)
+            continue;
+        std::vector<int> v;
+        size_t start = 7;
+        while (start <= t.size())
+        {
+            size_t p = t.find(',', start);
+            int x;
+            if (!parse_int(t.substr(start, p == std::string::npos ? std::string::npos : p - start), x))
+                return std::vector<Mat>();
+            v.push_back(x);
+            if (p == std::string::npos)
+                break;
+            start = p + 1;
+        }
+        return shapes_of_hint(v);
+    }
+    return std::vector<Mat>();
 }
 
 } // namespace
@@ -667,7 +674,7 @@ int Net::load_param_bin(const DataReader& dr)
         }
         char name[32];
         snprintf(name, sizeof(name), "%d", i);
-        ret = add_layer(type, typeindex, name, bottoms, tops, pd, std::vector<Mat>(), where);
+        ret = add_layer(type, typeindex, name, bottoms, tops, pd, shapes_of_hint(pd.shape_hint), where);
         if (ret == 1)
         {
             KITE_LOGE("%s: layer type %s (%d) is not built into kite", where, type.c_str(), typeindex);

@@ -28,6 +28,7 @@ void ParamDict::clear()
         params[i].v.release();
         params[i].s.clear();
     }
+    shape_hint.clear();
 }
 
 int ParamDict::type(int id) const
@@ -341,6 +342,8 @@ int ParamDict::load_param_bin(const DataReader& dr, const char* where)
                 m.w = 0, m.cstep = 0;
             if (id != 30)
                 set(id, m);
+            else
+                shape_hint.assign((const int*)m.data, (const int*)m.data + n);
             continue;
         }
         int bits = 0;

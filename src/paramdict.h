@@ -4,6 +4,7 @@
 #include "mat.h"
 
 #include <string>
+#include <vector>
 
 namespace kite {
 
@@ -49,6 +50,11 @@ public:
     int load_param_text(const std::string* tokens, int count, const char* where);
     // Parse the binary id/value list up to the -233 terminator.
     int load_param_bin(const DataReader& dr, const char* where);
+
+    // The values of the -23330 shape hint (count, then dims,w,h,(d,)c per
+    // blob) as load_param_bin read them; empty when the layer has none. The
+    // text loader leaves it to the Net, which reads the token itself.
+    std::vector<int> shape_hint;
 
 private:
     struct Param

@@ -364,6 +364,48 @@ TEST(Net, load_param_file_memory_reader)
     }
 }
 
+// the -23330 shape hint reaches the layers from a .param.bin as from the text
+// form (drivers choose kernels by it)
+TEST(Net, load_param_bin_keeps_shape_hints)
+{
+    const int relu = layer_to_index("ReLU");
+    const int input = layer_to_index("Input");
+    ASSERT_GE(relu, 0);
+    ASSERT_GE(input, 0);
+    // Input in0 (hint [w=7 h=5 c=3]), ReLU in0 -> x (hint [7,5,3]), ReLU x -> y (no hint)
+    const std::vector<int> words = {7767517, 3, 3,
+                                    input, 0, 1, 0, 0, 7, 1, 5, 2, 3, -23330, 4, 1, 3, 7, 5, 3, -233,
+                                    relu, 1, 1, 0, 1, -23330, 4, 1, 3, 7, 5, 3, -233,
+                                    relu, 1, 1, 1, 2, -233};
+    DataReaderFromMemory dr((const unsigned char*)words.data(), words.size() * 4);
+    Net net;
+    ASSERT_EQ(net.load_param_bin(dr), 0);
+    ASSERT_EQ(net.layers().size(), 3u);
+    for (int li = 0; li < 2; li++)
+    {
+        const Layer* l = net.layers()[li];
+        ASSERT_EQ(l->top_shapes.size(), 1u) << "layer " << li;
+        EXPECT_EQ(l->top_shapes[0].dims, 3);
+        EXPECT_EQ(l->top_shapes[0].w, 7);
+        EXPECT_EQ(l->top_shapes[0].h, 5);
+        EXPECT_EQ(l->top_shapes[0].c, 3);
+    }
+    ASSERT_EQ(net.layers()[2]->bottom_shapes.size(), 1u);
+    EXPECT_EQ(net.layers()[2]->bottom_shapes[0].w, 7); // from the producer's hint
+    ASSERT_EQ(net.layers()[2]->top_shapes.size(), 1u);
+    EXPECT_EQ(net.layers()[2]->top_shapes[0].dims, 0); // none given
+    // the same graph in text gives the same shapes
+    Net text;
+    ASSERT_EQ(text.load_param_mem("7767517\n3 3\nInput in0 0 1 in0 0=7 1=5 2=3 -23330=4,1,3,7,5,3\n"
+                                  "ReLU r0 1 1 in0 x -23330=4,1,3,7,5,3\nReLU r1 1 1 x y\n"),
+              0);
+    for (int li = 0; li < 3; li++)
+    {
+        ASSERT_EQ(text.layers()[li]->top_shapes.size(), net.layers()[li]->top_shapes.size());
+        EXPECT_EQ(text.layers()[li]->top_shapes[0].w, net.layers()[li]->top_shapes[0].w) << "layer " << li;
+    }
+}
+
 TEST(Net, load_param_bin)
 {
     std::vector<unsigned char> bin = model_bin();
