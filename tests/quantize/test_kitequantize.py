@@ -2,7 +2,7 @@
 """kitequantize on a small generated conv net (fixed seed, made here with numpy).
 
 The net: Input 12x10x3 -> Convolution 3x3 (4, ReLU) -> Convolution 3x3 (8, ReLU)
--> Split -> [ConvolutionDepthWise 3x3 (8, ReLU), Convolution 1x1 (8)] -> BinaryOp add
+-> Split -> [Padding 1 + ConvolutionDepthWise 3x3 pad 0 (8, ReLU), Convolution 1x1 (8)] -> BinaryOp add
 -> Convolution 1x1 (6) -> Pooling global avg -> InnerProduct (5).
 
 Checks:
@@ -11,6 +11,7 @@ Checks:
     depth-wise layer), minmax input scales are 127 / absmax of the blob (computed here
     with numpy on the same data)
   - `table` on images (PNG written here with zlib, a PPM, a list file) with shape/mean/norm/pixel
+  - the zero Padding before the depth-wise convolution is folded into its pads
   - `int8` with a table written by hand in ncnn2table's layout (%f values, weight lines
     first): int8_scale_term 2 / 1 / 102 (requantize fusion of the first pair only), the
     int8 weights in the .bin equal round(w * scale) clamped to 127, the output close to fp32
@@ -35,14 +36,15 @@ SEED = 20261126
 W, H, C = 12, 10, 3
 
 
-def conv(name, bottom, top, cin, cout, k, act, group=1, bias=True):
-    return dict(name=name, bottom=bottom, top=top, cin=cin, cout=cout, k=k, act=act, group=group, bias=bias)
+def conv(name, bottom, top, cin, cout, k, act, group=1, bias=True, pad=None):
+    return dict(name=name, bottom=bottom, top=top, cin=cin, cout=cout, k=k, act=act, group=group, bias=bias,
+                pad=k // 2 if pad is None else pad)
 
 
 LAYERS = [
     conv("conv0", "data", "c0", 3, 4, 3, 1),
     conv("conv1", "c0", "c1", 4, 8, 3, 1),
-    conv("dw2", "c1_s0", "c2", 8, 8, 3, 1, group=8),
+    conv("dw2", "c1_pad", "c2", 8, 8, 3, 1, group=8, pad=0),
     conv("conv3", "c1_s1", "c3", 8, 8, 1, 0, bias=False),
     conv("conv4", "sum", "c4", 8, 6, 1, 0),
 ]
@@ -60,7 +62,7 @@ def make_model(d, rng):
         b = (rng.standard_normal(L["cout"]) * 0.1).astype(np.float32)
         weights[L["name"]] = (w, b if L["bias"] else None)
         typ = "ConvolutionDepthWise" if L["group"] > 1 else "Convolution"
-        p = "0=%d 1=%d 4=%d 5=%d 6=%d" % (L["cout"], L["k"], L["k"] // 2, 1 if L["bias"] else 0, wsize)
+        p = "0=%d 1=%d 4=%d 5=%d 6=%d" % (L["cout"], L["k"], L["pad"], 1 if L["bias"] else 0, wsize)
         if L["group"] > 1:
             p += " 7=%d" % L["group"]
         if L["act"]:
@@ -77,6 +79,7 @@ def make_model(d, rng):
         ("Input", "input", [], ["data"], "0=%d 1=%d 2=%d" % (W, H, C)),
         lines[0], lines[1],
         ("Split", "split", ["c1"], ["c1_s0", "c1_s1"], ""),
+        ("Padding", "pad2", ["c1_s0"], ["c1_pad"], "0=1 1=1 2=1 3=1"),
         lines[2], lines[3],
         ("BinaryOp", "add", ["c2", "c3"], ["sum"], "0=0"),
         lines[4],
@@ -225,7 +228,8 @@ def main():
             f.write("%s %f \n" % (n, tables["kl"][n]))
     P8, B8 = os.path.join(d, "int8.param"), os.path.join(d, "int8.bin")
     p = run([Q, "int8", P, B, ncnn_table, P8, B8])
-    assert "fuse_requantize conv0 conv1" in p.stderr, p.stderr
+    assert "fuse_requantize conv0 conv1" in p.stderr and "fold_padding pad2 dw2" in p.stderr, p.stderr
+    assert "Padding" not in open(P8).read()
     params = {l.split()[1]: l for l in open(P8).read().splitlines()[2:]}
     want = {"conv0": "8=102", "conv1": "8=2", "dw2": "8=1", "conv3": "8=2", "conv4": "8=2", "fc": "8=2"}
     for n, kv in want.items():

@@ -5,11 +5,12 @@
 //       runs the fp32 model on DATA (a folder of images or .npy tensors, or a text file listing
 //       them), collects the input statistics of every Convolution / ConvolutionDepthWise /
 //       InnerProduct and writes a calibration table in ncnn2table's format.
-//   kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0]
+//   kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]
 //                [data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1]
 //                [keep-fp32=N|name,name,...] [report=FILE] [threads=N]
 //       writes the int8 model (ncnn2int8's form). With data=: bias correction (on by default),
 //       the per-layer cosine report (int8 vs fp32) and keep-fp32=N (the N layers that lose most).
+//       A zero Padding read only by a quantized convolution is folded into its pads (fold-padding=0: not).
 //   kitequantize report FP32.param FP32.bin INT8.param INT8.bin DATA [shape..mean..norm..pixel..limit..]
 //       per-layer output cosine of an int8 model (kitequantize's or ncnn2int8's) against fp32;
 //       save=DIR writes the first output of every input as DIR/fp32.npy and DIR/int8.npy (N x K).
@@ -61,7 +62,7 @@ static void usage()
     fprintf(stderr,
             "usage: kitequantize table MODEL.param MODEL.bin DATA TABLE [method=kl|minmax|percentile|aciq|mse]\n"
             "                    [shape=[w,h,c]] [mean=[..]] [norm=[..]] [pixel=RGB|BGR|GRAY|RGBA|BGRA] [threads=N] [limit=N]\n"
-            "       kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0]\n"
+            "       kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]\n"
             "                    [data=DATA shape=.. mean=.. norm=.. pixel=.. limit=N] [bias-correct=0|1]\n"
             "                    [keep-fp32=N|name,name] [report=FILE] [threads=N]\n"
             "       kitequantize report FP32.param FP32.bin INT8.param INT8.bin DATA [shape=..] [mean=..] [norm=..]\n"
@@ -77,6 +78,7 @@ struct Common
     Method method = METHOD_KL;
     bool fp16_rest = false;
     bool requantize = true;
+    bool fold_padding = true;
     int bias_correct = -1; // -1: on when data is given
     std::string keep;
     std::string report;
@@ -119,7 +121,7 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
                 return "pixel must be RGB, BGR, GRAY, RGBA or BGRA, got '" + v + "'";
             c.data.pixel = v;
         }
-        else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct")
+        else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding")
         {
             if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000)
                 return k + " must be a non-negative integer, got '" + v + "'";
@@ -129,6 +131,8 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
                 c.data.limit = (int)n;
             else if (k == "requantize")
                 c.requantize = n != 0;
+            else if (k == "fold-padding")
+                c.fold_padding = n != 0;
             else
                 c.bias_correct = (int)(n != 0);
         }
@@ -503,6 +507,7 @@ static int cmd_int8(int argc, char** argv)
     Int8Options opt;
     opt.fp16_rest = c.fp16_rest;
     opt.requantize = c.requantize;
+    opt.fold_padding = c.fold_padding;
     long long keep_n = -1;
     if (!c.keep.empty() && !tools::parse_int_arg(c.keep, keep_n))
     {

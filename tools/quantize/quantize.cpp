@@ -327,6 +327,14 @@ double threshold_for(const BlobStat& st, Method method, double percentile)
     const double width = st.hist_max / bins;
     if (method == METHOD_KL)
     {
+        // a histogram with fewer filled bins than the 128 target bins (an
+        // 8-bit image input, a few distinct values) gives KL nothing to
+        // choose between: keep the whole range
+        int filled = 0;
+        for (double h : st.hist)
+            filled += h > 0;
+        if (filled < 128)
+            return st.absmax;
         int b = kl_threshold_bin(st.hist);
         return std::min(st.absmax, (b + 0.5) * width);
     }
@@ -519,9 +527,56 @@ static int quantize_layer(convert::Layer& l, const std::vector<float>& ws, float
     return 0;
 }
 
+int fold_padding(convert::Graph& g, std::vector<std::string>& log)
+{
+    // Padding params: 0 top, 1 bottom, 2 left, 3 right, 4 type, 5 value, 6 per-channel values, 7 front, 8 behind
+    // Convolution pads: 4 left, 14 top, 15 right, 16 bottom (-233/-234: SAME), 18 pad value
+    std::vector<bool> dead(g.layers.size(), false);
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        const convert::Layer& p = g.layers[i];
+        if (p.type != "Padding" || p.bottoms.size() != 1 || p.tops.size() != 1 || g.consumer_count(p.tops[0]) != 1)
+            continue;
+        const convert::ParamSet& pp = p.params;
+        int top = pp.get_int(0, 0), bottom = pp.get_int(1, 0), left = pp.get_int(2, 0), right = pp.get_int(3, 0);
+        if (pp.get_int(4, 0) != 0 || pp.get_float(5, 0.f) != 0.f || pp.get_int(6, 0) != 0 || pp.get_int(7, 0) != 0
+            || pp.get_int(8, 0) != 0 || top < 0 || bottom < 0 || left < 0 || right < 0)
+            continue;
+        for (size_t j = i + 1; j < g.layers.size(); j++)
+        {
+            convert::Layer& c = g.layers[j];
+            if (std::find(c.bottoms.begin(), c.bottoms.end(), p.tops[0]) == c.bottoms.end())
+                continue;
+            if (conv_like(c) && c.bottoms.size() == 1 && is_quantizable(c) && c.params.get_float(18, 0.f) == 0.f)
+            {
+                int cl = c.params.get_int(4, 0);
+                int ct = c.params.get_int(14, cl), cr = c.params.get_int(15, cl), cb = c.params.get_int(16, ct);
+                if (cl >= 0 && ct >= 0 && cr >= 0 && cb >= 0)
+                {
+                    c.params.set(4, cl + left);
+                    c.params.set(15, cr + right);
+                    c.params.set(14, ct + top);
+                    c.params.set(16, cb + bottom);
+                    c.bottoms[0] = p.bottoms[0];
+                    dead[i] = true;
+                    n++;
+                    log.push_back("fold_padding " + p.name + " " + c.name);
+                }
+            }
+            break;
+        }
+    }
+    if (n)
+        g.erase_layers(dead);
+    return n;
+}
+
 int make_int8(convert::Graph& g, const Table& t, const Int8Options& opt, std::vector<std::string>& log,
               std::string& error)
 {
+    if (opt.fold_padding)
+        fold_padding(g, log);
     std::vector<bool> q(g.layers.size(), false);
     for (size_t i = 0; i < g.layers.size(); i++)
     {

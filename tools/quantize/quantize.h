@@ -81,6 +81,7 @@ struct Int8Options
 {
     bool fp16_rest = false;          // other layers' weights stored as fp16
     bool requantize = true;          // fuse requantize between consecutive int8 conv layers
+    bool fold_padding = true;        // zero Padding before a convolution becomes the convolution's pads
     std::set<std::string> keep_fp32; // layer names left in fp32
     // bias correction: per layer, the mean of its input per input channel
     // (Convolution / ConvolutionDepthWise) or per input element (InnerProduct);
@@ -96,6 +97,12 @@ struct Int8Options
 // another one. `log` gets one line per change. 0 or -1 with `error`.
 int make_int8(convert::Graph& g, const Table& t, const Int8Options& opt, std::vector<std::string>& log,
               std::string& error);
+
+// A zero-constant spatial Padding whose only reader is a Convolution /
+// ConvolutionDepthWise (TensorFlow-style SAME padding as onnx exports it) is
+// folded into the convolution's pads, so that int8 convolutions meet without
+// an fp32 layer between them. Returns the number folded.
+int fold_padding(convert::Graph& g, std::vector<std::string>& log);
 
 // cosine similarity accumulator
 struct Cosine
