@@ -1,10 +1,11 @@
 // kitequantize: int8 post-training quantization of a kite/ncnn model.
 //
-//   kitequantize table MODEL.param MODEL.bin DATA TABLE [method=kl|minmax|percentile|aciq|mse]
+//   kitequantize table MODEL.param MODEL.bin DATA TABLE [method=mse|kl|minmax|percentile|aciq]
 //                [shape=[w,h,c]] [mean=[..]] [norm=[..]] [pixel=RGB|BGR|GRAY|RGBA|BGRA] [threads=N] [limit=N]
 //       runs the fp32 model on DATA (a folder of images or .npy tensors, or a text file listing
 //       them), collects the input statistics of every Convolution / ConvolutionDepthWise /
-//       InnerProduct and writes a calibration table in ncnn2table's format.
+//       InnerProduct and writes a calibration table in ncnn2table's format (method: quantize.h;
+//       mse, the default, picks the threshold with the least expected squared error).
 //   kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]
 //                [data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1]
 //                [keep-fp32=N|name,name,...] [report=FILE] [threads=N]
@@ -60,7 +61,7 @@ static int fail(const std::string& msg)
 static void usage()
 {
     fprintf(stderr,
-            "usage: kitequantize table MODEL.param MODEL.bin DATA TABLE [method=kl|minmax|percentile|aciq|mse]\n"
+            "usage: kitequantize table MODEL.param MODEL.bin DATA TABLE [method=mse|kl|minmax|percentile|aciq]\n"
             "                    [shape=[w,h,c]] [mean=[..]] [norm=[..]] [pixel=RGB|BGR|GRAY|RGBA|BGRA] [threads=N] [limit=N]\n"
             "       kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]\n"
             "                    [data=DATA shape=.. mean=.. norm=.. pixel=.. limit=N] [bias-correct=0|1]\n"
@@ -75,7 +76,7 @@ struct Common
     DataOptions data;
     std::string data_path;
     int threads = 0;
-    Method method = METHOD_KL;
+    Method method = METHOD_MSE;
     bool fp16_rest = false;
     bool requantize = true;
     bool fold_padding = true;
@@ -366,7 +367,8 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
     std::vector<std::string> want;
     for (const QLayer& q : layers)
     {
-        want.push_back(q.bottom);
+        if (isolated)
+            want.push_back(q.bottom);
         want.push_back(q.top);
     }
     for (const std::string& o : outs)

@@ -103,8 +103,9 @@ def digits(T, work, lines):
     if not os.path.exists(os.path.join(d, "digits_cnn.onnx")):
         run([sys.executable, os.path.join(HERE, "make_digits_cnn.py"), "--out", d])
     P, B = os.path.join(d, "digits.param"), os.path.join(d, "digits.bin")
-    run([T.onnx2kite, os.path.join(d, "digits_cnn.onnx"), os.path.join(d, "raw.param"), os.path.join(d, "raw.bin")])
-    run([T.kiteoptimize, os.path.join(d, "raw.param"), os.path.join(d, "raw.bin"), P, B])
+    if not os.path.exists(P):
+        run([T.onnx2kite, os.path.join(d, "digits_cnn.onnx"), os.path.join(d, "raw.param"), os.path.join(d, "raw.bin")])
+        run([T.kiteoptimize, os.path.join(d, "raw.param"), os.path.join(d, "raw.bin"), P, B])
     y = np.load(os.path.join(d, "test_labels.npy"))
     calib, test = os.path.join(d, "calib"), os.path.join(d, "test")
     lines.append("### Digits CNN (scikit-learn digits, 360 test images, calibration on a separate 360)\n")
@@ -182,7 +183,7 @@ def topk(x, k):
     return np.argsort(-x, axis=1)[:, :k]
 
 
-def effnet(T, work, lines, ncalib, neval, state):
+def effnet(T, work, lines, ncalib, neval, state, methods):
     d = os.path.join(work, "effnet")
     os.makedirs(d, exist_ok=True)
     script = os.path.join(REPO, "examples", "models", "make_efficientnet_lite0.py")
@@ -191,7 +192,8 @@ def effnet(T, work, lines, ncalib, neval, state):
     if not os.path.exists(os.path.join(d, "efficientnet_lite0.param")):
         run([sys.executable, script, "--out", d, "--tools", T.tools_dir])
     P, B = os.path.join(d, "lite0.param"), os.path.join(d, "lite0.bin")
-    run([T.kiteoptimize, os.path.join(d, "efficientnet_lite0.param"), os.path.join(d, "efficientnet_lite0.bin"), P, B])
+    if not os.path.exists(P):
+        run([T.kiteoptimize, os.path.join(d, "efficientnet_lite0.param"), os.path.join(d, "efficientnet_lite0.bin"), P, B])
     state["effnet"] = (P, B)
     srcs = source_images()
     calib_dir, eval_dir = os.path.join(d, "calib"), os.path.join(d, "eval")
@@ -200,7 +202,7 @@ def effnet(T, work, lines, ncalib, neval, state):
     make_crops(srcs, ncalib, 1, calib_dir, lambda i: i % 2 == 1)
     ev = make_crops(srcs, neval, 2, eval_dir, lambda i: True)
     held = np.array([i % 2 == 0 for _, i in ev])
-    data_args = ["shape=[224,224,3]", "mean=" + MEAN, "norm=" + NORM, "pixel=RGB", "threads=2"]
+    data_args = ["shape=[224,224,3]", "mean=" + MEAN, "norm=" + NORM, "pixel=RGB", "threads=%d" % state["threads"]]
     lines.append("### EfficientNet-Lite0 (ImageNet weights), int8 vs fp32 on %d evaluation crops\n" % neval)
     lines.append("%d source pictures (%s); %d calibration crops from the %d odd-numbered pictures; %d evaluation crops "
                  "from all, %d of them from the pictures calibration never saw.\n"
@@ -209,11 +211,12 @@ def effnet(T, work, lines, ncalib, neval, state):
     lines.append("| method | kept fp32 | top-1 agreement | top-5 overlap | top-1 agreement, unseen pictures | logits cosine (mean) | int8 layers |")
     lines.append("|---|---|---|---|---|---|---|")
     best = None
-    for method, keep in (("mse", "0"), ("kl", "0"), ("minmax", "0"), ("mse", "3")):
+    for mk in methods.split(","):
+        method, keep = (mk.split(":") + ["0"])[:2]
         tag = method if keep == "0" else "%s_keep%s" % (method, keep)
         extra = ["keep-fp32=" + keep] if keep != "0" else []
-        # the int8 step measures layers on 32 calibration crops (bias correction uses the same)
-        p8, b8, rep, oc = quantize(T, P, B, calib_dir, d, tag, data_args, method, extra=extra, limit=32)
+        # the int8 step measures layers on 16 calibration crops (bias correction uses the same)
+        p8, b8, rep, oc = quantize(T, P, B, calib_dir, d, tag, data_args, method, extra=extra, limit=16)
         a, b = evaluate(T, P, B, p8, b8, eval_dir, d, tag, data_args)
         t1 = topk(a, 1)[:, 0] == topk(b, 1)[:, 0]
         t5a, t5b = topk(a, 5), topk(b, 5)
@@ -223,22 +226,40 @@ def effnet(T, work, lines, ncalib, neval, state):
         lines.append("| %s | %s | %.1f%% | %.1f%% | %.1f%% | %.5f | %d |" % (method, keep, t1.mean() * 100, ov.mean() * 100,
                                                                         t1[held].mean() * 100, cos, nint8))
         print(lines[-1], flush=True)
-        if method == "mse" and keep == "0":
+        if best is None:
             best = (p8, b8, rep)
     lines.append("")
     p8, b8, rep = best
     state["effnet_int8"] = (p8, b8)
     rows = read_report(rep)
-    lines.append("Worst five layers of the mse model (kitequantize int8 ... report=: isolated = the layer alone in int8 "
-                 "with the fp32 input; cumulative = its output in the whole int8 net; 32 calibration crops):\n")
+    lines.append("Worst five layers of the %s model (kitequantize int8 ... report=: isolated = the layer alone in int8 "
+                 "with the fp32 input; cumulative = its output in the whole int8 net; %d calibration crops):\n"
+                 % (methods.split(",")[0], min(16, ncalib)))
     lines.append("| layer | type | isolated cosine | cumulative cosine |")
     lines.append("|---|---|---|---|")
     for r in rows[:5]:
         lines.append("| %s | %s | %s | %s |" % (r[0], r[1], r[2], r[3]))
     lines.append("")
     # one evaluation crop as npy for the GPU comparison
+    save_x0(d, os.path.join(eval_dir, ev[0][0]), state)
+
+
+def effnet_model_only(T, work, state, int8_param):
+    d = os.path.join(work, "effnet")
+    P, B = os.path.join(d, "lite0.param"), os.path.join(d, "lite0.bin")
+    if not os.path.exists(P):
+        run([T.kiteoptimize, os.path.join(d, "efficientnet_lite0.param"), os.path.join(d, "efficientnet_lite0.bin"), P, B])
+    state["effnet"] = (P, B)
+    state["effnet_int8"] = (int8_param, int8_param[:-len(".param")] + ".bin")
+    eval_dir = os.path.join(d, "eval")
+    shutil.rmtree(eval_dir, ignore_errors=True)
+    ev = make_crops(source_images(), 1, 2, eval_dir, lambda i: True)
+    save_x0(d, os.path.join(eval_dir, ev[0][0]), state)
+
+
+def save_x0(d, png, state):
     from PIL import Image
-    img = np.asarray(Image.open(os.path.join(eval_dir, ev[0][0])).convert("RGB"), np.float32)
+    img = np.asarray(Image.open(png).convert("RGB"), np.float32)
     x = (img - np.array([123.675, 116.28, 103.53], np.float32)) * np.array([0.017124754, 0.017507003, 0.017429194], np.float32)
     np.save(os.path.join(d, "x0.npy"), np.ascontiguousarray(x.transpose(2, 0, 1)))
     state["x0"] = os.path.join(d, "x0.npy")
@@ -303,16 +324,24 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--calib", type=int, default=100)
     ap.add_argument("--eval", type=int, default=240)
+    ap.add_argument("--effnet-methods", default="mse,kl,minmax,mse:3",
+                    help="EfficientNet-Lite0 runs: method[:N layers kept fp32], comma-separated; the first is timed")
+    ap.add_argument("--threads", type=int, default=2, help="kitequantize threads (accuracy steps)")
+    ap.add_argument("--effnet-int8", default=None,
+                    help="speed/gpu only: this int8 EfficientNet-Lite0 .param (its .bin beside it), no accuracy runs")
     a = ap.parse_args()
     T = Tools(a.build)
     os.makedirs(a.work, exist_ok=True)
     skip = set(a.skip.split(","))
     lines = []
-    state = {}
+    state = {"threads": a.threads}
     if "digits" not in skip:
         digits(T, a.work, lines)
-    if "effnet" not in skip:
-        effnet(T, a.work, lines, a.calib, a.eval, state)
+    if a.effnet_int8:
+        effnet_model_only(T, a.work, state, a.effnet_int8)
+    elif "effnet" not in skip:
+        effnet(T, a.work, lines, a.calib, a.eval, state, a.effnet_methods)
+    if "effnet" not in skip or a.effnet_int8:
         if "speed" not in skip:
             speed(T, a.work, lines, state, a.repeats)
         if "gpu" not in skip:
