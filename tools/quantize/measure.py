@@ -234,9 +234,10 @@ def effnet(T, work, lines, ncalib, neval, state, methods):
     p8, b8, rep = best
     state["effnet_int8"] = (p8, b8)
     rows = read_report(rep)
-    lines.append("Worst five layers of the %s model (kitequantize int8 ... report=: isolated = the layer alone in int8 "
-                 "with the fp32 input; cumulative = its output in the whole int8 net; %d calibration crops):\n"
-                 % (methods.split(",")[0], min(16, ncalib)))
+    lines.append("Worst five layers, %s table (kitequantize int8 ... data= report=, measured with every layer int8: "
+                 "the ranking keep-fp32=N takes from; isolated = the layer alone in int8 with the fp32 input; "
+                 "cumulative = its output in the whole int8 net; %d calibration crops):\n"
+                 % (methods.split(",")[0].split(":")[0], min(16, ncalib)))
     lines.append("| layer | type | isolated cosine | cumulative cosine |")
     lines.append("|---|---|---|---|")
     for r in rows[:5]:
@@ -316,7 +317,8 @@ def gpu(T, work, lines, state):
         net.opt.num_threads = 2
         if net.load_param(p8) == 0 and net.load_model(b8) == 0:
             ex = net.create_extractor()
-            ex.input("input", ncnn.Mat(np.load(x0)))
+            xin = np.load(x0)  # ncnn.Mat wraps the array's memory: keep it alive until the extract
+            ex.input("input", ncnn.Mat(xin))
             r, o = ex.extract("logits")
             if r == 0:
                 outs["pip ncnn %s" % getattr(ncnn, "__version__", "")] = np.array(o).ravel()
