@@ -186,6 +186,12 @@ std::vector<float> weight_scales(const convert::Layer& l)
 
 signed char float2int8(float v)
 {
+    if (!(v == v))
+        return 0;
+    if (v > 127.f)
+        return 127;
+    if (v < -127.f)
+        return -127;
     int i = (int)std::round(v);
     if (i > 127)
         return 127;
@@ -198,6 +204,8 @@ void BlobStat::add_absmax(const float* p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
     {
+        if (!std::isfinite(p[i]))
+            continue; // counted nowhere: a non-finite activation has no int8 value
         double a = std::fabs(p[i]);
         absmax = std::max(absmax, a);
         sum_abs += a;
@@ -219,7 +227,7 @@ void BlobStat::add_hist(const float* p, size_t n)
     const double inv = bins / hist_max;
     for (size_t i = 0; i < n; i++)
     {
-        if (p[i] == 0.f)
+        if (p[i] == 0.f || !std::isfinite(p[i]))
             continue; // zeros (ReLU's) carry no information for the search
         int b = (int)(std::fabs(p[i]) * inv);
         hist[std::min(b, bins - 1)] += 1;
