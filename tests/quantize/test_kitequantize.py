@@ -145,6 +145,13 @@ def ref_weight_scales(name, weights):
     return np.where(m == 0, 1.0, 127.0 / m)
 
 
+def kept_guess(stderr):
+    for line in stderr.splitlines():
+        if "keep fp32 " in line:
+            return line.split("keep fp32 ")[1].strip()
+    return None
+
+
 def cosine(a, b):
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     return float(a @ b / np.sqrt((a @ a) * (b @ b)))
@@ -276,6 +283,7 @@ def main():
     p = run([Q, "int8", P, B, os.path.join(d, "t_mse.table"), P8b, B8b, "data=" + npy, "keep-fp32=1",
              "report=" + rep, "threads=1"])
     assert "bias_correct conv0" in p.stderr and "output cosine of the written model" in p.stderr, p.stderr
+    assert all(("output_shift " + n) in p.stderr for n in want if n != kept_guess(p.stderr)), p.stderr
     rows = [l.split("\t") for l in open(rep).read().splitlines() if not l.startswith("#")]
     assert sorted(r[0] for r in rows) == sorted(want), rows
     kept = [r[0] for r in rows if r[4] == "1"]

@@ -7,11 +7,14 @@
 //       InnerProduct and writes a calibration table in ncnn2table's format (method: quantize.h;
 //       mse, the default, picks the threshold with the least expected squared error).
 //   kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]
-//                [data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1]
+//                [data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2]
 //                [keep-fp32=N|name,name,...] [report=FILE] [threads=N]
 //       writes the int8 model (ncnn2int8's form). With data=: bias correction (on by default),
 //       the per-layer cosine report (int8 vs fp32) and keep-fp32=N (the N layers that lose most).
 //       A zero Padding read only by a quantized convolution is folded into its pads (fold-padding=0: not).
+//       With data= the biases are corrected twice: for the weights' rounding (bias-correct=0: off) and,
+//       layer after layer, for the mean shift each layer's output channels still have in the whole int8
+//       net (shift-correct=2, the default; 1: only layers without activation; 0: off).
 //   kitequantize report FP32.param FP32.bin INT8.param INT8.bin DATA [shape..mean..norm..pixel..limit..]
 //       per-layer output cosine of an int8 model (kitequantize's or ncnn2int8's) against fp32;
 //       save=DIR writes the first output of every input as DIR/fp32.npy and DIR/int8.npy (N x K).
@@ -64,7 +67,7 @@ static void usage()
             "usage: kitequantize table MODEL.param MODEL.bin DATA TABLE [method=mse|kl|minmax|percentile|aciq]\n"
             "                    [shape=[w,h,c]] [mean=[..]] [norm=[..]] [pixel=RGB|BGR|GRAY|RGBA|BGRA] [threads=N] [limit=N]\n"
             "       kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]\n"
-            "                    [data=DATA shape=.. mean=.. norm=.. pixel=.. limit=N] [bias-correct=0|1]\n"
+            "                    [data=DATA shape=.. mean=.. norm=.. pixel=.. limit=N] [bias-correct=0|1] [shift-correct=0|1|2]\n"
             "                    [keep-fp32=N|name,name] [report=FILE] [threads=N]\n"
             "       kitequantize report FP32.param FP32.bin INT8.param INT8.bin DATA [shape=..] [mean=..] [norm=..]\n"
             "                    [pixel=..] [limit=N] [threads=N] [report=FILE] [save=DIR]\n");
@@ -80,6 +83,7 @@ struct Common
     bool fp16_rest = false;
     bool requantize = true;
     bool fold_padding = true;
+    int shift_correct = 2; // with data: 0 off, 1 layers without activation, 2 every quantized layer
     int bias_correct = -1; // -1: on when data is given
     std::string keep;
     std::string report;
@@ -122,10 +126,11 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
                 return "pixel must be RGB, BGR, GRAY, RGBA or BGRA, got '" + v + "'";
             c.data.pixel = v;
         }
-        else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding")
+        else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding" || k == "shift-correct")
         {
-            if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000)
-                return k + " must be a non-negative integer, got '" + v + "'";
+            if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000 || (k == "shift-correct" && n > 2))
+                return k + " must be a non-negative integer" + (k == "shift-correct" ? std::string(" <= 2") : "") + ", got '"
+                       + v + "'";
             if (k == "threads")
                 c.threads = (int)n;
             else if (k == "limit")
@@ -134,6 +139,8 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
                 c.requantize = n != 0;
             else if (k == "fold-padding")
                 c.fold_padding = n != 0;
+            else if (k == "shift-correct")
+                c.shift_correct = (int)n;
             else
                 c.bias_correct = (int)(n != 0);
         }
@@ -599,6 +606,72 @@ static int cmd_int8(int argc, char** argv)
     }
 
     std::vector<std::string> log;
+    if (bias_correct && c.shift_correct)
+    {
+        // the mean shift each linear int8 layer's output still has in the whole
+        // int8 net (activation rounding, errors of the layers before), per
+        // channel; one layer after the other, each measured with the earlier
+        // ones corrected
+        std::vector<std::string> tops, names;
+        for (const convert::Layer& l : g.layers)
+            if ((l.type == "Convolution" || l.type == "InnerProduct" || (c.shift_correct == 2 && l.type == "ConvolutionDepthWise"))
+                && is_quantizable(l) && t.blob.count(l.name)
+                && (c.shift_correct == 2 || l.params.get_int(9, 0) == 0) && l.tops.size() == 1)
+            {
+                tops.push_back(l.tops[0]);
+                names.push_back(l.name);
+            }
+        std::vector<std::map<std::string, std::vector<float> > > ref(inputs.size());
+        for (size_t i = 0; i < inputs.size(); i++)
+        {
+            e = run_blobs(*n32, input_blob(*n32), inputs[i], tops,
+                          [&](const std::string& n, const Mat& m) { ref[i][n] = flatten(m); });
+            if (!e.empty())
+                return fail(e);
+        }
+        for (size_t k = 0; k < tops.size(); k++)
+        {
+            progress("output shift", k, tops.size());
+            convert::Graph gm = g;
+            Int8Options mo = opt;
+            mo.requantize = false;
+            mo.fp16_rest = false;
+            mo.keep_fp32.clear();
+            if (make_int8(gm, t, mo, log, e) != 0)
+                return fail(e);
+            log.clear();
+            MemNet mn;
+            e = load_graph(gm, c.threads, mn);
+            if (!e.empty())
+                return fail(e);
+            std::vector<double> d;
+            for (size_t i = 0; i < inputs.size(); i++)
+            {
+                Mat mb;
+                e = run_blobs(mn.net, input_blob(*n32), inputs[i], std::vector<std::string>(1, tops[k]),
+                              [&](const std::string&, const Mat& m) { mb = m; });
+                if (!e.empty())
+                    return fail(e);
+                std::vector<float> vb = flatten(mb);
+                const std::vector<float>& va = ref[i][tops[k]];
+                if (va.size() != vb.size() || va.empty())
+                    continue;
+                const int ch = mb.dims == 3 ? mb.c : (int)va.size();
+                const size_t plane = va.size() / ch;
+                if (d.empty())
+                    d.assign(ch, 0.0);
+                for (int q = 0; q < ch; q++)
+                {
+                    double acc = 0;
+                    for (size_t j = 0; j < plane; j++)
+                        acc += vb[q * plane + j] - va[q * plane + j];
+                    d[q] += acc / plane / inputs.size();
+                }
+            }
+            if (!d.empty())
+                opt.output_shift[names[k]] = d;
+        }
+    }
     std::vector<LayerCos> res;
     if (have_data)
     {

@@ -527,6 +527,24 @@ static int quantize_layer(convert::Layer& l, const std::vector<float>& ws, float
         }
     }
 
+    // measured shift of the layer's output in the whole int8 net (for a layer with an
+    // activation the shift after it, removed before it: an approximation that pays
+    // on EfficientNet-Lite0's ReLU6 layers, tools/quantize/README.md)
+    auto sit = opt.output_shift.find(l.name);
+    const int nout = l.params.get_int(CONV_NUM_OUTPUT, 0);
+    if (sit != opt.output_shift.end() && (int)sit->second.size() == nout)
+    {
+        if ((int)l.weights.size() < 2)
+        {
+            l.weights.push_back(convert::Weight(std::vector<float>(nout, 0.f), false));
+            l.params.set(bias_id, 1);
+        }
+        std::vector<float>& b = l.weights[1].data;
+        for (int o = 0; o < nout; o++)
+            b[o] = (float)(b[o] - sit->second[o]);
+        log.push_back("output_shift " + l.name);
+    }
+
     l.weights[0] = w8;
     l.weights.push_back(convert::Weight(ws, false));
     l.weights.push_back(convert::Weight(std::vector<float>(1, in_scale), false));

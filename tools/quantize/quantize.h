@@ -87,6 +87,9 @@ struct Int8Options
     // (Convolution / ConvolutionDepthWise) or per input element (InnerProduct);
     // layers absent are not corrected
     std::map<std::string, std::vector<double> > input_mean;
+    // empirical correction: per layer, the mean shift of each output channel
+    // (int8 net - fp32 net) measured on data, removed from the bias
+    std::map<std::string, std::vector<double> > output_shift;
 };
 
 // Turn every quantizable layer that has table entries (and is not kept fp32)
