@@ -606,6 +606,39 @@ static int cmd_int8(int argc, char** argv)
     }
 
     std::vector<std::string> log;
+    std::vector<LayerCos> res;
+    if (have_data)
+    {
+        // measure every layer in int8 (unfused: each layer's output is fp32)
+        convert::Graph gm = g;
+        Int8Options mo = opt;
+        mo.requantize = false;
+        mo.fp16_rest = false;
+        mo.keep_fp32.clear();
+        if (make_int8(gm, t, mo, log, e) != 0)
+            return fail(e);
+        log.clear();
+        MemNet mn;
+        e = load_graph(gm, c.threads, mn);
+        if (!e.empty())
+            return fail(e);
+        Cosine oc;
+        e = measure(*n32, gm, mn.net, inputs, true, res, oc);
+        if (!e.empty())
+            return fail(e);
+        fprintf(stderr, "kitequantize: output cosine with every layer int8 (before shift correction): %.6f\n", oc.value());
+        if (keep_n > 0)
+        {
+            std::vector<size_t> idx(res.size());
+            for (size_t i = 0; i < idx.size(); i++)
+                idx[i] = i;
+            std::stable_sort(idx.begin(), idx.end(),
+                             [&](size_t a, size_t b) { return res[a].isolated.value() < res[b].isolated.value(); });
+            for (size_t i = 0; i < idx.size() && (long long)i < keep_n; i++)
+                opt.keep_fp32.insert(res[idx[i]].name);
+        }
+    }
+
     if (bias_correct && c.shift_correct)
     {
         // the mean shift each linear int8 layer's output still has in the whole
@@ -636,7 +669,7 @@ static int cmd_int8(int argc, char** argv)
             Int8Options mo = opt;
             mo.requantize = false;
             mo.fp16_rest = false;
-            mo.keep_fp32.clear();
+            // the final model's fp32 layers: the shifts are measured in the net they will correct
             if (make_int8(gm, t, mo, log, e) != 0)
                 return fail(e);
             log.clear();
@@ -672,39 +705,6 @@ static int cmd_int8(int argc, char** argv)
                 opt.output_shift[names[k]] = d;
         }
     }
-    std::vector<LayerCos> res;
-    if (have_data)
-    {
-        // measure every layer in int8 (unfused: each layer's output is fp32)
-        convert::Graph gm = g;
-        Int8Options mo = opt;
-        mo.requantize = false;
-        mo.fp16_rest = false;
-        mo.keep_fp32.clear();
-        if (make_int8(gm, t, mo, log, e) != 0)
-            return fail(e);
-        log.clear();
-        MemNet mn;
-        e = load_graph(gm, c.threads, mn);
-        if (!e.empty())
-            return fail(e);
-        Cosine oc;
-        e = measure(*n32, gm, mn.net, inputs, true, res, oc);
-        if (!e.empty())
-            return fail(e);
-        fprintf(stderr, "kitequantize: output cosine with every layer int8: %.6f\n", oc.value());
-        if (keep_n > 0)
-        {
-            std::vector<size_t> idx(res.size());
-            for (size_t i = 0; i < idx.size(); i++)
-                idx[i] = i;
-            std::stable_sort(idx.begin(), idx.end(),
-                             [&](size_t a, size_t b) { return res[a].isolated.value() < res[b].isolated.value(); });
-            for (size_t i = 0; i < idx.size() && (long long)i < keep_n; i++)
-                opt.keep_fp32.insert(res[idx[i]].name);
-        }
-    }
-
     if (make_int8(g, t, opt, log, e) != 0)
         return fail(e);
     int nq = 0;

@@ -3,7 +3,7 @@
 
     python3 tools/quantize/measure.py --build build --work /tmp/kq [--out results.md]
         [--skip digits,effnet,speed,gpu] [--repeats 7] [--eval 200] [--calib 64]
-        [--effnet-methods mse:20,mse,mse:5,kl] [--threads 1]
+        [--effnet-methods mse:10,mse,mse:20,mse:5,kl] [--threads 1]
 
 digits: tools/quantize/make_digits_cnn.py trains a small CNN on scikit-learn's
     digits (fixed seed; 1077 train / 360 calibration / 360 test images), onnx2kite +
@@ -110,7 +110,7 @@ def digits(T, work, lines):
     y = np.load(os.path.join(d, "test_labels.npy"))
     calib, test = os.path.join(d, "calib"), os.path.join(d, "test")
     lines.append("### Digits CNN (scikit-learn digits, 360 test images, calibration on a separate 360)\n")
-    lines.append("| method | bias correction | fp32 test accuracy | int8 test accuracy | difference (points) | int8 = fp32 prediction |")
+    lines.append("| method | bias + shift correction | fp32 test accuracy | int8 test accuracy | difference (points) | int8 = fp32 prediction |")
     lines.append("|---|---|---|---|---|---|")
     for method in ("mse", "kl", "minmax", "percentile", "aciq"):
         for bc in ("1", "0"):
@@ -347,7 +347,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--calib", type=int, default=64)
     ap.add_argument("--eval", type=int, default=200)
-    ap.add_argument("--effnet-methods", default="mse:20,mse,mse:5,kl",
+    ap.add_argument("--effnet-methods", default="mse:10,mse,mse:20,mse:5,kl",
                     help="EfficientNet-Lite0 runs: method[:N layers kept fp32], comma-separated; the first is timed")
     ap.add_argument("--threads", type=int, default=1, help="kitequantize threads (accuracy steps)")
     ap.add_argument("--effnet-int8", default=None,
