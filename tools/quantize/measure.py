@@ -209,13 +209,17 @@ def effnet(T, work, lines, ncalib, neval, state, methods):
                  "from all, %d of them from the pictures calibration never saw.\n"
                  % (len(srcs), ", ".join(n for n, _ in srcs), ncalib, len([i for i in range(len(srcs)) if i % 2]), neval,
                     int(held.sum())))
-    lines.append("| method | kept fp32 | top-1 agreement | top-5 overlap | top-1 agreement, unseen pictures | logits cosine (mean) | int8 layers |")
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("| method | kept fp32 | shift-correct | top-1 agreement | top-5 overlap | top-1 agreement, unseen pictures | logits cosine (mean) | int8 layers |")
+    lines.append("|---|---|---|---|---|---|---|---|")
     best = None
     for mk in methods.split(","):
-        method, keep = (mk.split(":") + ["0"])[:2]
+        parts = mk.split(":")
+        method, keep, shift = parts[0], parts[1] if len(parts) > 1 else "0", parts[2] if len(parts) > 2 else ""
         tag = method if keep == "0" else "%s_keep%s" % (method, keep)
         extra = ["keep-fp32=" + keep] if keep != "0" else []
+        if shift:
+            tag += "_shift" + shift
+            extra.append("shift-correct=" + shift)
         # the int8 step measures layers on 16 calibration crops (bias correction uses the same)
         p8, b8, rep, oc = quantize(T, P, B, calib_dir, d, tag, data_args, method, extra=extra, limit=16)
         a, b = evaluate(T, P, B, p8, b8, eval_dir, d, tag, data_args)
@@ -224,7 +228,7 @@ def effnet(T, work, lines, ncalib, neval, state, methods):
         ov = np.array([len(set(x) & set(y)) / 5.0 for x, y in zip(t5a, t5b)])
         cos = np.mean([cosine(x, y) for x, y in zip(a, b)])
         nint8 = sum(1 for l in open(p8) if re.search(r" 8=\d", l))
-        lines.append("| %s | %s | %.1f%% | %.1f%% | %.1f%% | %.5f | %d |" % (method, keep, t1.mean() * 100, ov.mean() * 100,
+        lines.append("| %s | %s | %s | %.1f%% | %.1f%% | %.1f%% | %.5f | %d |" % (method, keep, shift or "2", t1.mean() * 100, ov.mean() * 100,
                                                                         t1[held].mean() * 100, cos, nint8))
         print(lines[-1], flush=True)
         if best is None:
@@ -348,7 +352,8 @@ def main():
     ap.add_argument("--calib", type=int, default=64)
     ap.add_argument("--eval", type=int, default=200)
     ap.add_argument("--effnet-methods", default="mse:10,mse,mse:20,mse:5,kl",
-                    help="EfficientNet-Lite0 runs: method[:N layers kept fp32], comma-separated; the first is timed")
+                    help="EfficientNet-Lite0 runs: method[:N layers kept fp32[:shift-correct]], comma-separated; "
+                         "the first three are timed")
     ap.add_argument("--threads", type=int, default=1, help="kitequantize threads (accuracy steps)")
     ap.add_argument("--effnet-int8", default=None,
                     help="speed/gpu only: this int8 EfficientNet-Lite0 .param (its .bin beside it), no accuracy runs")
