@@ -341,12 +341,12 @@ bool parse_int(const std::string& s, int& v)
     return true;
 }
 
-// the -23330 shape hint's values: count, then dims,w,h,(d,)c per blob
+// the -23330 shape hint's values (after the array length): dims,w,h,(d,)c per blob
 std::vector<Mat> shapes_of_hint(const std::vector<int>& v)
 {
     std::vector<Mat> shapes;
     {
-        size_t k = 1;
+        size_t k = 0;
         while (k < v.size())
         {
             int dims = v[k];
@@ -385,6 +385,8 @@ std::vector<Mat> parse_shape_hint(const std::vector<std::string>& tokens)
                 break;
             start = p + 1;
         }
+        if (!v.empty())
+            v.erase(v.begin()); // the array length
         return shapes_of_hint(v);
     }
     return std::vector<Mat>();

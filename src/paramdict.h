@@ -51,8 +51,8 @@ public:
     // Parse the binary id/value list up to the -233 terminator.
     int load_param_bin(const DataReader& dr, const char* where);
 
-    // The values of the -23330 shape hint (count, then dims,w,h,(d,)c per
-    // blob) as load_param_bin read them; empty when the layer has none. The
+    // The values of the -23330 shape hint (dims,w,h,(d,)c per blob) as
+    // load_param_bin read them; empty when the layer has none. The
     // text loader leaves it to the Net, which reads the token itself.
     std::vector<int> shape_hint;
 

@@ -374,8 +374,8 @@ TEST(Net, load_param_bin_keeps_shape_hints)
     ASSERT_GE(input, 0);
     // Input in0 (hint [w=7 h=5 c=3]), ReLU in0 -> x (hint [7,5,3]), ReLU x -> y (no hint)
     const std::vector<int> words = {7767517, 3, 3,
-                                    input, 0, 1, 0, 0, 7, 1, 5, 2, 3, -23330, 4, 1, 3, 7, 5, 3, -233,
-                                    relu, 1, 1, 0, 1, -23330, 4, 1, 3, 7, 5, 3, -233,
+                                    input, 0, 1, 0, 0, 7, 1, 5, 2, 3, -23330, 4, 3, 7, 5, 3, -233,
+                                    relu, 1, 1, 0, 1, -23330, 4, 3, 7, 5, 3, -233,
                                     relu, 1, 1, 1, 2, -233};
     DataReaderFromMemory dr((const unsigned char*)words.data(), words.size() * 4);
     Net net;
@@ -396,8 +396,8 @@ TEST(Net, load_param_bin_keeps_shape_hints)
     EXPECT_EQ(net.layers()[2]->top_shapes[0].dims, 0); // none given
     // the same graph in text gives the same shapes
     Net text;
-    ASSERT_EQ(text.load_param_mem("7767517\n3 3\nInput in0 0 1 in0 0=7 1=5 2=3 -23330=4,1,3,7,5,3\n"
-                                  "ReLU r0 1 1 in0 x -23330=4,1,3,7,5,3\nReLU r1 1 1 x y\n"),
+    ASSERT_EQ(text.load_param_mem("7767517\n3 3\nInput in0 0 1 in0 0=7 1=5 2=3 -23330=4,3,7,5,3\n"
+                                  "ReLU r0 1 1 in0 x -23330=4,3,7,5,3\nReLU r1 1 1 x y\n"),
               0);
     for (int li = 0; li < 3; li++)
     {
