@@ -78,8 +78,13 @@ int BatchNorm::forward_inplace(Mat& bottom_top_blob, const Option& opt) const
         float* ptr = (float*)bottom_top_blob.data + step * q;
         const float a = a_data[q];
         const float b = b_data[q];
+        // one rounding, as ncnn's x86 build computes it (fused multiply-add
+        // on every packing): an int8 layer after a BatchNorm quantizes its
+        // output, so a 1-ulp difference here can move a value to the next
+        // int8 step (squeezenet_ssd_int8's fire5_mbox_loc). std::fma also
+        // gives every build the same bits, with or without FMA contraction.
         for (size_t i = 0; i < size; i++)
-            ptr[i] = b * ptr[i] + a;
+            ptr[i] = std::fma(b, ptr[i], a);
     }
     return 0;
 }

@@ -95,7 +95,9 @@ def compared_blobs(layers):
 def compare_blob(blob, gpu, cpu, fp16, detections):
     """(ok, description): a detection output (a key of `detections`) by
     matching boxes, anything else by compare_dense"""
-    if blob in detections:
+    # a detection list is [n, 6] (or empty); mobilenet_yolo's YoloDetectionOutput gives
+    # a [125, 13, 13] blob instead (as ncnn's does): compared as dense values
+    if blob in detections and np.ndim(cpu) < 3:
         tol, margin = DETECTION_TOL[bool(fp16)]
         thr, nms = detections[blob]
         return compare_detections(gpu, cpu, thr, tol, margin, nms)

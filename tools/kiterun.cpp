@@ -435,6 +435,7 @@ int main(int argc, char** argv)
         clear_last_error();
         int ret = 0;
         RandomModelBin rmb((uint64_t)seed);
+        rmb.follow_graph(net); // residual branches scaled down, see random_modelbin.h
         FILE* binfp = nullptr;
         DataReaderFromStdio* dr = nullptr;
         ModelBinFromDataReader* fmb = nullptr;

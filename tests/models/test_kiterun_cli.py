@@ -29,6 +29,25 @@ Input in1 0 1 in1
 Eltwise add 2 1 in0 in1 sum 0=1
 """
 
+
+
+def residual_stack(blocks, ch):
+    """blocks of x + conv(relu(conv(x))) and, every other one, of
+    conv(x) + conv(relu(conv(x))) (a projection shortcut)"""
+    lines = ["Input in0 0 1 x0"]
+    for i in range(blocks):
+        x, y = "x%d" % i, "x%d" % (i + 1)
+        lines.append("Split s%d 1 2 %s t%d u%d" % (i, x, i, i))
+        lines.append("Convolution c%d 1 1 u%d v%d 0=%d 1=1 5=1 6=%d 9=1" % (i, i, i, ch, ch * ch))
+        lines.append("Convolution d%d 1 1 v%d w%d 0=%d 1=1 5=1 6=%d" % (i, i, i, ch, ch * ch))
+        short = "t%d" % i
+        if i % 2:
+            lines.append("Convolution p%d 1 1 t%d q%d 0=%d 1=1 5=1 6=%d" % (i, i, i, ch, ch * ch))
+            short = "q%d" % i
+        lines.append("Eltwise e%d 2 1 %s w%d %s 0=1" % (i, short, i, y))
+    return "7767517\n%d %d\n%s\n" % (len(lines), len(lines) * 2, "\n".join(lines))
+
+
 failures = []
 
 
@@ -100,6 +119,15 @@ def main():
         rc, out, err = run(exe, g, "random", "writebin=" + wb, "loop=3", "threads=2", "device=vulkan")
         check(rc == 0 and os.path.getsize(wb) == 0 and "time: loops=3" in out, "writebin/loop/threads (%s)" % err.strip())
         check(sum(1 for l in out.splitlines() if "vulkan" in l.lower()) == 1, "one-line notice for an unbuilt backend")
+
+        # random weights keep a deep residual stack at the input's scale: the
+        # branches are scaled down (tools/common/random_modelbin.h); unscaled,
+        # every sum doubles the variance (12 blocks: std x64)
+        rs = os.path.join(tmp, "res.param")
+        open(rs, "w").write(residual_stack(12, 16))
+        rc, out, err = run(exe, rs, "random", "seed=3", "shape=[8,8,16]", "save=" + os.path.join(tmp, "o5"))
+        ratio = float(np.load(os.path.join(tmp, "o5", "x12.npy")).std()) / np.sqrt(1 / 3.0) if rc == 0 else float("nan")
+        check(rc == 0 and 0.3 < ratio < 3, "residual stack of random weights: output std / input std = %.3g (%s)" % (ratio, err.strip()))
 
         # errors
         expect_error(exe, "missing param", os.path.join(tmp, "nope.param"), "random")

@@ -1,6 +1,7 @@
 #include "random_modelbin.h"
 
 #include "layer.h"
+#include "net.h"
 #include "rng.h"
 
 #include <cmath>
@@ -65,6 +66,101 @@ RandomModelBin::RandomModelBin(uint64_t _seed) : seed(_seed), first_scale(-1)
 {
 }
 
+static bool is_weight_layer(const std::string& t)
+{
+    return starts_with(t, "Convolution") || starts_with(t, "Deconvolution") || t == "InnerProduct";
+}
+
+// one input, one output, value by value: a branch runs through these
+static bool is_elementwise(const std::string& t)
+{
+    static const char* const types[] = {"ReLU", "PReLU", "ELU", "SELU", "GELU", "Clip", "Sigmoid", "TanH", "Swish",
+                                        "HardSwish", "HardSigmoid", "Mish", "BNLL", "AbsVal", "BatchNorm", "Scale",
+                                        "Bias", "Dropout", "Noop", "Power"};
+    for (const char* x : types)
+        if (t == x)
+            return true;
+    return false;
+}
+
+// the weight layer that ends the branch producing blob b (index into
+// net.layers()), or -1 when b is an identity input: a blob read elsewhere
+// too (the trunk of a residual block), or one that reaches anything but a
+// weight layer through element-wise layers
+static int branch_end(const Net& net, int b)
+{
+    for (int hops = 0; hops < 64 && b >= 0 && b < (int)net.blobs().size(); hops++)
+    {
+        const Blob& blob = net.blobs()[b];
+        if (blob.producer < 0 || blob.consumers.size() != 1)
+            return -1;
+        const Layer* l = net.layers()[blob.producer];
+        if (is_weight_layer(l->type))
+            return blob.producer;
+        if (!is_elementwise(l->type) || l->bottoms.size() != 1 || l->tops.size() != 1)
+            return -1;
+        b = l->bottoms[0];
+    }
+    return -1;
+}
+
+static bool is_sum(const Net& net, int i)
+{
+    const Layer* l = net.layers()[i];
+    const ParamDict& pd = net.layer_param(i);
+    if (l->bottoms.size() < 2)
+        return false;
+    if (l->type == "Eltwise")
+        return pd.get(0, 0) == 1; // SUM
+    if (l->type == "BinaryOp")
+        return pd.get(0, 0) == 0 && pd.get(1, 0) == 0; // ADD of two blobs
+    return false;
+}
+
+void RandomModelBin::follow_graph(const Net& net)
+{
+    branch_gains.clear();
+    struct Sum
+    {
+        std::vector<int> branches;
+        int identities;
+    };
+    std::vector<Sum> sums;
+    int residual = 0;
+    for (int i = 0; i < (int)net.layers().size(); i++)
+    {
+        if (!is_sum(net, i))
+            continue;
+        Sum s;
+        s.identities = 0;
+        for (int b : net.layers()[i]->bottoms)
+        {
+            const int end = branch_end(net, b);
+            if (end >= 0)
+                s.branches.push_back(end);
+            else
+                s.identities++;
+        }
+        if (s.branches.empty())
+            continue;
+        if (s.identities > 0)
+            residual++;
+        sums.push_back(s);
+    }
+    for (const Sum& s : sums)
+    {
+        const double n = s.identities > 0 ? (double)residual * s.branches.size() : (double)s.branches.size();
+        for (int end : s.branches)
+            branch_gains[net.layers()[end]] = 1.0 / std::sqrt(n);
+    }
+}
+
+double RandomModelBin::branch_gain(const Layer* layer) const
+{
+    std::map<const Layer*, double>::const_iterator it = branch_gains.find(layer);
+    return it == branch_gains.end() ? 1.0 : it->second;
+}
+
 void RandomModelBin::begin_layer(const Layer* layer, const ParamDict& pd) const
 {
     layer_type = layer ? layer->type : std::string();
@@ -73,6 +169,7 @@ void RandomModelBin::begin_layer(const Layer* layer, const ParamDict& pd) const
     loaded.clear();
     first_scale = -1;
     const std::string& t = layer_type;
+    const double branch = branch_gain(layer);
 
     if (starts_with(t, "Convolution") || starts_with(t, "Deconvolution"))
     {
@@ -88,7 +185,7 @@ void RandomModelBin::begin_layer(const Layer* layer, const ParamDict& pd) const
             const int stride_h = std::max(1, pd.get(13, stride_w));
             fan_in /= (double)stride_w * stride_h;
         }
-        plan.push_back(weight(fan_in, activation_gain(activation_type)));
+        plan.push_back(weight(fan_in, activation_gain(activation_type) * branch));
         if (bias_term)
             plan.push_back(kBias);
         if (int8_scale_term)
@@ -105,7 +202,7 @@ void RandomModelBin::begin_layer(const Layer* layer, const ParamDict& pd) const
         const int weight_data_size = pd.get(2, 0);
         const int int8_scale_term = pd.get(8, 0);
         const int activation_type = pd.get(9, 0);
-        plan.push_back(weight(num_output > 0 ? (double)weight_data_size / num_output : 1.0, activation_gain(activation_type)));
+        plan.push_back(weight(num_output > 0 ? (double)weight_data_size / num_output : 1.0, activation_gain(activation_type) * branch));
         if (bias_term)
             plan.push_back(kBias);
         if (int8_scale_term)
