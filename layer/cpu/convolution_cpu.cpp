@@ -29,6 +29,23 @@
 namespace kite {
 namespace KITE_ISA_NS {
 
+// the int8 kernel family of this build (kernel_path)
+static inline const char* int8_kernel_name(int isa)
+{
+    (void)isa;
+#if defined(KITE_X86_VNNI_NS)
+    if (isa == CPU_ISA_AVX512VNNI || isa == CPU_ISA_AVXVNNI)
+        return "int8-vnni";
+#endif
+#if defined(__ARM_FEATURE_DOTPROD)
+    return "int8-sdot";
+#elif defined(__ARM_NEON)
+    return "int8-smlal";
+#else
+    return "int8";
+#endif
+}
+
 class Convolution_cpu : public Convolution
 {
 public:
@@ -50,7 +67,13 @@ public:
         if (ret == 0)
             ret = create_pipeline_fp16(opt);
 #endif
+        path = choose_path();
         return ret;
+    }
+
+    const char* kernel_path() const override
+    {
+        return path;
     }
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
@@ -499,6 +522,30 @@ private:
     Activation act16;
 #endif
 
+    // the kernel create_pipeline prepared (kernel_path); shapes that turn up
+    // at run time outside it (non-3-D inputs, cropping SAME pads) run the reference
+    const char* choose_path() const
+    {
+        if (weight_data.elemsize == 1u)
+            return int8_kernel_name(isa);
+#if KITE_CPU_CONV_FP16
+        if (fp16w.M != 0)
+            return "fp16-gemm";
+#endif
+        if (packed.M == 0)
+            return "reference";
+        if (wino.m == 6)
+            return "winograd63";
+        if (wino.m == 4)
+            return "winograd43";
+        if (wino.m == 2)
+            return "winograd23";
+        if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1)
+            return "gemm-1x1";
+        return "gemm";
+    }
+
+    const char* path = nullptr;
     ConvPackedWeights packed;
     ConvInt8PackedWeights packed_int8;
     ConvInt8VnniWeights packed_vnni; // VNNI rows only

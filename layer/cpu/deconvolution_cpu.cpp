@@ -21,6 +21,11 @@ namespace KITE_ISA_NS {
 class Deconvolution_cpu : public Deconvolution
 {
 public:
+    const char* kernel_path() const override
+    {
+        return packed.M != 0 ? "sgemm-col2im" : "reference";
+    }
+
     int create_pipeline(const Option& opt) override
     {
         int ret = Deconvolution::create_pipeline(opt);

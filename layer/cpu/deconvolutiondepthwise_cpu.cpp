@@ -104,6 +104,11 @@ public:
         support_packing = true;
     }
 
+    const char* kernel_path() const override
+    {
+        return packed[0].empty() && packed[1].empty() ? "reference" : "depthwise";
+    }
+
     int create_pipeline(const Option& opt) override
     {
         int ret = DeconvolutionDepthWise::create_pipeline(opt);

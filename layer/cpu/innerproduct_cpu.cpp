@@ -56,12 +56,36 @@ static inline void dot4(const float* x, const float* w0, const float* w1, const 
 }
 } // namespace
 
+// the int8 kernel family of this build (kernel_path)
+static inline const char* int8_kernel_name(int isa)
+{
+    (void)isa;
+#if defined(KITE_X86_VNNI_NS)
+    if (isa == CPU_ISA_AVX512VNNI || isa == CPU_ISA_AVXVNNI)
+        return "int8-vnni";
+#endif
+#if defined(__ARM_FEATURE_DOTPROD)
+    return "int8-sdot";
+#elif defined(__ARM_NEON)
+    return "int8-smlal";
+#else
+    return "int8";
+#endif
+}
+
 class InnerProduct_cpu : public InnerProduct
 {
 public:
     bool accept() const override
     {
         return true;
+    }
+
+    const char* kernel_path() const override
+    {
+        if (weight_data.elemsize == 1u)
+            return int8_kernel_name(isa);
+        return packed_weight.M != 0 ? "sgemm" : "reference";
     }
 
     int create_pipeline(const Option& opt) override
