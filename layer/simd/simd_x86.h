@@ -348,28 +348,6 @@ struct VI
 #define KITE_SIMD_F16C 0
 #endif
 
-// f(VF<N>(), i) over lanes [0, n): the widest vectors first, then narrower
-// ones, then scalars, so one generic body serves the bulk and the tail
-template<class F>
-static inline void for_widths(int n, const F& f)
-{
-    int i = 0;
-#if KITE_SIMD_MAX_N >= 16
-    for (; i + 16 <= n; i += 16)
-        f(VF<16>(), i);
-#endif
-#if KITE_SIMD_MAX_N >= 8
-    for (; i + 8 <= n; i += 8)
-        f(VF<8>(), i);
-#endif
-#if KITE_SIMD_MAX_N >= 4
-    for (; i + 4 <= n; i += 4)
-        f(VF<4>(), i);
-#endif
-    for (; i < n; i++)
-        f(VF<1>(), i);
-}
-
 } // namespace simd
 } // namespace KITE_ISA_NS
 } // namespace kite
