@@ -33,7 +33,7 @@ set(KITE_X86_ENUM_avx2 CPU_ISA_AVX2)
 set(KITE_X86_ENUM_avx CPU_ISA_AVX)
 set(KITE_X86_ENUM_sse2 CPU_ISA_SSE2)
 
-# VNNI levels: the avx512 / avx2 drivers of the layers in
+# VNNI levels: the avx512 / avx2 builds of the CPU drivers of the layers in
 # KITE_X86_VNNI_LAYERS get a second registry row at CPU_ISA_AVX512VNNI /
 # CPU_ISA_AVXVNNI, ahead of their own (same creator: the driver reads its
 # Layer::isa and then runs the vpdpbusd int8 kernels of
@@ -116,7 +116,7 @@ endwhile()
 
 # kite_generate_layers(<out sources var>)
 # Writes the registry tables into ${CMAKE_BINARY_DIR}/generated and returns the
-# list of layer sources to compile (reference + per-ISA x86 wrappers).
+# list of layer sources to compile (reference + per-ISA CPU driver wrappers).
 function(kite_generate_layers out_srcs)
     set(srcs)
     # the per-ISA wrappers, collected per ISA and appended last, lowest ISA
@@ -160,32 +160,38 @@ function(kite_generate_layers out_srcs)
                 string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_${GPU}, CPU_ISA_NONE, ${name}_${gpu}_layer_creator},\n")
             endif()
         endforeach()
-        # x86 and arm: one source, compiled once per ISA inside namespace kite::<isa>
-        foreach(fam IN ITEMS x86 arm)
-            string(TOUPPER ${fam} FAM)
-            if(NOT KITE_TARGET_${FAM} OR NOT EXISTS ${PROJECT_SOURCE_DIR}/layer/${fam}/${lower}_${fam}.cpp)
-                continue()
-            endif()
-            foreach(isa IN LISTS KITE_${FAM}_ISAS)
-                if(NOT KITE_${FAM}_ENABLE_${isa})
+        # layer/cpu: one portable driver, compiled once per CPU ISA level of the
+        # target (x86: avx512 avx2 avx sse2; ARM: arm82 neon) inside
+        # namespace kite::<isa>, one registry row per level (BACKEND_CPU, its
+        # CPU_ISA_* enum)
+        if(KITE_TARGET_X86)
+            set(cpu_fam X86)
+        elseif(KITE_TARGET_ARM)
+            set(cpu_fam ARM)
+        else()
+            set(cpu_fam "")
+        endif()
+        if(cpu_fam AND EXISTS ${PROJECT_SOURCE_DIR}/layer/cpu/${lower}_cpu.cpp)
+            foreach(isa IN LISTS KITE_${cpu_fam}_ISAS)
+                if(NOT KITE_${cpu_fam}_ENABLE_${isa})
                     continue()
                 endif()
-                set(wrapper ${gen}/layer_isa/${lower}_${fam}_${isa}.cpp)
+                set(wrapper ${gen}/layer_isa/${lower}_cpu_${isa}.cpp)
                 set(vnni_def "")
                 set(vnni "${KITE_X86_VNNI_${isa}}")
-                if(fam STREQUAL "x86" AND vnni AND KITE_X86_ENABLE_${vnni} AND name IN_LIST KITE_X86_VNNI_LAYERS)
+                if(cpu_fam STREQUAL "X86" AND vnni AND KITE_X86_ENABLE_${vnni} AND name IN_LIST KITE_X86_VNNI_LAYERS)
                     # the namespace of this level's VNNI kernels
                     set(vnni_def "#define KITE_X86_VNNI_NS ${vnni}\n")
-                    string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_X86_ENUM_${vnni}}, ${isa}::${name}_${fam}_layer_creator},\n")
+                    string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_X86_ENUM_${vnni}}, ${isa}::${name}_cpu_layer_creator},\n")
                 endif()
                 file(CONFIGURE OUTPUT ${wrapper} CONTENT
-                    "// generated: ${name} ${fam} driver compiled for ${isa}\n#define KITE_ISA_NS ${isa}\n${vnni_def}#include \"${PROJECT_SOURCE_DIR}/layer/${fam}/${lower}_${fam}.cpp\"\n")
-                set_source_files_properties(${wrapper} PROPERTIES COMPILE_OPTIONS "${KITE_${FAM}_FLAGS_${isa}}")
+                    "// generated: ${name} CPU driver compiled for ${isa}\n#define KITE_ISA_NS ${isa}\n${vnni_def}#include \"${PROJECT_SOURCE_DIR}/layer/cpu/${lower}_cpu.cpp\"\n")
+                set_source_files_properties(${wrapper} PROPERTIES COMPILE_OPTIONS "${KITE_${cpu_fam}_FLAGS_${isa}}")
                 list(APPEND isa_srcs_${isa} ${wrapper})
-                string(APPEND decls "namespace ${isa} { Layer* ${name}_${fam}_layer_creator(void*); }\n")
-                string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_${FAM}_ENUM_${isa}}, ${isa}::${name}_${fam}_layer_creator},\n")
+                string(APPEND decls "namespace ${isa} { Layer* ${name}_cpu_layer_creator(void*); }\n")
+                string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, ${KITE_${cpu_fam}_ENUM_${isa}}, ${isa}::${name}_cpu_layer_creator},\n")
             endforeach()
-        endforeach()
+        endif()
         string(APPEND decls "Layer* ${name}_layer_creator(void*);\n")
         string(APPEND rows "    {\"${name}\", ${typeindex}, BACKEND_CPU, CPU_ISA_NONE, ${name}_layer_creator},\n")
     endforeach()

@@ -1,6 +1,6 @@
 // 4x4 transposes of 4-byte units with SSE2 (the x86-64 baseline, so no
 // run-time check): convert_packing (src/mat.cpp) and the x86 channel copies
-// between elempacks (layer/x86/packing_x86.h: Concat, Slice, Crop) share it.
+// between elempacks (layer/cpu/packing_cpu.h: Concat, Slice, Crop) share it.
 // Static: every translation unit (each per-ISA layer wrapper) keeps its own copy.
 #ifndef KITE_PACK_TRANSPOSE_H
 #define KITE_PACK_TRANSPOSE_H

@@ -26,8 +26,8 @@
 // Included by arm/conv_int8_arm.h (its includes, Int8Lane and
 // conv_int8_reference); compiled once per ARM level in kite::KITE_ISA_NS.
 
-#include "simd/simd_neon.h"
-#include "x86/conv_vec_x86.h"
+#include "simd/simd.h"
+#include "cpu/conv_vec_cpu.h"
 
 namespace kite {
 namespace KITE_ISA_NS {

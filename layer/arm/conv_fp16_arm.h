@@ -16,9 +16,9 @@
 // accumulates the whole sum in fp16; that drifts by several fp16 steps over
 // a few dozen inputs). Depth-wise: one vfmaq_f16 per tap per 8 channels,
 // accumulated in fp16 (kernel_w * kernel_h terms), 4 output pixels per weight
-// load. The fused activation runs in fp32 (conv_vec_x86.h's activate<4>).
+// load. The fused activation runs in fp32 (cpu/conv_vec_cpu.h's activate<4>).
 
-#include "../x86/conv_vec_x86.h"
+#include "cpu/conv_vec_cpu.h"
 #include "log.h"
 #include "mat.h"
 #include "option.h"

@@ -1,10 +1,9 @@
 #ifndef KITE_LAYER_ARM_CONV_INT8_ARM_H
 #define KITE_LAYER_ARM_CONV_INT8_ARM_H
 
-// The int8 interface layer/x86/convolution_x86.cpp and
-// convolutiondepthwise_x86.cpp expect from conv_int8_x86.h (pmaddwd
-// kernels, x86 only), for their ARM builds: included first, it also defines
-// that header's guard so the x86 one is skipped.
+// The ARM int8 kernels behind cpu/conv_int8_cpu.h's interface (the x86
+// family's are x86/conv_int8_x86.h), for the CPU drivers' neon and arm82
+// builds.
 //
 // Convolution (group 1, 2-D): a GEMM with implicit im2col over the padded
 // int8 input, tiles of 8 output pixels x 8 output channels in sixteen int32x4
@@ -21,8 +20,6 @@
 //    product per lane.
 // Depth-wise: arm/conv_dw_int8_arm.h. Everything else runs the reference's
 // kernels (common/conv_kernel.h, common/conv_int8_planes.h).
-#define KITE_X86_CONV_INT8_H
-
 #include "common/conv_int8_planes.h"
 #include "common/conv_kernel.h"
 #include "mat.h"

@@ -26,7 +26,7 @@
 // The test measures and prints the actual figures; the bounds above are what
 // it enforces.
 
-#include "simd_x86.h"
+#include "simd.h"
 
 namespace kite {
 namespace KITE_ISA_NS {

@@ -6,7 +6,7 @@
 // simd_math.h templates written on VF<N> run on ARM unchanged. VF<1> is the
 // scalar wrapper of simd_x86.h (plain C++, no x86 code without __SSE2__).
 //
-// layer/arm/*.cpp are compiled once per ARM level (neon, arm82) inside
+// layer/cpu/*.cpp are compiled once per ARM level (neon, arm82) inside
 // kite::KITE_ISA_NS. On arm82 (armv8.2-a+fp16) HF8 below is eight fp16 lanes
 // in one float16x8_t with fp16 arithmetic: the elempack 8 fp16 path.
 

@@ -4,7 +4,7 @@
 // Thin x86 vector wrappers: VF<N> holds N fp32 lanes (1 scalar, 4 SSE2,
 // 8 AVX, 16 AVX-512) behind one set of static functions, so a kernel written
 // as a template on VF<N> serves every width and every ISA the driver is
-// compiled for (layer/x86/*.cpp are compiled once per ISA level; only the
+// compiled for (layer/cpu/*.cpp are compiled once per ISA level; only the
 // widths that ISA has are defined: KITE_SIMD_MAX_N says the widest).
 //
 //   T            the register type; M the comparison mask type
@@ -43,7 +43,7 @@
 #endif
 
 #ifndef KITE_ISA_NS
-#error "layer/simd/simd_x86.h needs KITE_ISA_NS (the per-ISA namespace CMake sets for layer/x86 sources)"
+#error "layer/simd/simd_x86.h needs KITE_ISA_NS (the per-ISA namespace CMake sets for layer/cpu sources)"
 #endif
 
 namespace kite {
@@ -278,6 +278,65 @@ struct VF<16>
 };
 #endif // __AVX512F__
 
+#if defined(__SSE2__)
+// VI: the L int32 lanes of the x86 int8 kernels (pmaddwd; 16 AVX-512BW, 8
+// AVX2, 4 SSE2). madd(acc, pair, w): acc + pairwise int16 products of the
+// broadcast pair with w; madd16(a, b): pairwise int16 products of a and b;
+// load_s8: L int8 values sign-extended
+#if defined(__AVX512BW__)
+struct VI
+{
+    typedef __m512i T;
+    static const int L = 16;
+    static T zero() { return _mm512_setzero_si512(); }
+    static T load(const int32_t* p) { return _mm512_loadu_si512((const void*)p); }
+    static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
+    static T madd(T acc, int32_t pair, T w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_set1_epi32(pair), w)); }
+    static T madd16(T a, T b) { return _mm512_madd_epi16(a, b); }
+    static T add(T a, T b) { return _mm512_add_epi32(a, b); }
+    static __m512 to_float(T v) { return _mm512_cvtepi32_ps(v); }
+    static T load_s8(const signed char* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)p)); }
+};
+#elif defined(__AVX2__)
+struct VI
+{
+    typedef __m256i T;
+    static const int L = 8;
+    static T zero() { return _mm256_setzero_si256(); }
+    static T load(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
+    static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
+    static T madd(T acc, int32_t pair, T w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_set1_epi32(pair), w)); }
+    static T madd16(T a, T b) { return _mm256_madd_epi16(a, b); }
+    static T add(T a, T b) { return _mm256_add_epi32(a, b); }
+    static __m256 to_float(T v) { return _mm256_cvtepi32_ps(v); }
+    static T load_s8(const signed char* p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)p)); }
+};
+#else
+struct VI
+{
+    typedef __m128i T;
+    static const int L = 4;
+    static T zero() { return _mm_setzero_si128(); }
+    static T load(const int32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
+    static void store(int32_t* p, T v) { _mm_storeu_si128((__m128i*)p, v); }
+    static T madd(T acc, int32_t pair, T w) { return _mm_add_epi32(acc, _mm_madd_epi16(_mm_set1_epi32(pair), w)); }
+    static T madd16(T a, T b) { return _mm_madd_epi16(a, b); }
+    static T add(T a, T b) { return _mm_add_epi32(a, b); }
+    static __m128 to_float(T v) { return _mm_cvtepi32_ps(v); }
+    static T load_s8(const signed char* p)
+    {
+        int32_t v;
+        memcpy(&v, p, 4);
+        __m128i x = _mm_cvtsi32_si128(v);
+        x = _mm_unpacklo_epi8(x, x);
+        x = _mm_unpacklo_epi16(x, x);
+        return _mm_srai_epi32(x, 24);
+    }
+};
+#endif
+
+#endif // __SSE2__
+
 #ifndef KITE_SIMD_MAX_N
 #define KITE_SIMD_MAX_N 1
 #endif
@@ -288,28 +347,6 @@ struct VF<16>
 #else
 #define KITE_SIMD_F16C 0
 #endif
-
-// f(VF<N>(), i) over lanes [0, n): the widest vectors first, then narrower
-// ones, then scalars, so one generic body serves the bulk and the tail
-template<class F>
-static inline void for_widths(int n, const F& f)
-{
-    int i = 0;
-#if KITE_SIMD_MAX_N >= 16
-    for (; i + 16 <= n; i += 16)
-        f(VF<16>(), i);
-#endif
-#if KITE_SIMD_MAX_N >= 8
-    for (; i + 8 <= n; i += 8)
-        f(VF<8>(), i);
-#endif
-#if KITE_SIMD_MAX_N >= 4
-    for (; i + 4 <= n; i += 4)
-        f(VF<4>(), i);
-#endif
-    for (; i < n; i++)
-        f(VF<1>(), i);
-}
 
 } // namespace simd
 } // namespace KITE_ISA_NS

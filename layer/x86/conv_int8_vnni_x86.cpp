@@ -42,7 +42,7 @@ struct VecQ
 #error "conv_int8_vnni_x86.cpp needs -mavx512vnni or -mavxvnni"
 #endif
 
-static const int kL = VecI::L;  // lanes (pixels per vector)
+static const int kL = simd::VI::L;  // lanes (pixels per vector)
 static const int kNV = 2;       // pixel vectors per tile
 static const int kTN = kNV * kL; // pixels per tile
 static const int kNC = VecQ::NC;
@@ -159,7 +159,7 @@ static void panel_pixel_lanes(const VnniJob& c, const int32_t* btile, int n0, in
     {
         const int m = m0 + ch;
         const VecQ::T comp = VecQ::set1(c.pw->comp[m]);
-        const VecIF::T si = VecIF::set1(c.scale_in[m]), bi = VecIF::set1(c.bias[m]), so = VecIF::set1(c.scale_out[m]);
+        const VIF::T si = VIF::set1(c.scale_in[m]), bi = VIF::set1(c.bias[m]), so = VIF::set1(c.scale_out[m]);
         const size_t om = c.out_offset(m);
         for (int v = 0; v < kNV; v++)
         {
@@ -170,7 +170,7 @@ static void panel_pixel_lanes(const VnniJob& c, const int32_t* btile, int n0, in
             const VecQ::T s = VecQ::sub(VecQ::load(sums), comp);
             if (c.vec_finish && (c.requant || c.op == 1))
             {
-                const VecIF::T f = int8_vec_finish(VecI::to_float(s), si, bi, so, c.requant, j.numerics, j.act);
+                const VIF::T f = int8_vec_finish(simd::VI::to_float(s), si, bi, so, c.requant, j.numerics, j.act);
                 if (c.requant)
                     store_int8((signed char*)j.out.data + om + nv0, f, cnt);
                 else
@@ -233,8 +233,8 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
                 if (c.vec_finish)
                 {
                     float* lanes = (float*)sums; // finished in place
-                    VecIF::store(lanes, int8_vec_finish(VecI::to_float(VecQ::load(sums)), VecIF::load(c.scale_in.data() + m),
-                                                        VecIF::load(c.bias.data() + m), VecIF::load(c.scale_out.data() + m),
+                    VIF::store(lanes, int8_vec_finish(simd::VI::to_float(VecQ::load(sums)), VIF::load(c.scale_in.data() + m),
+                                                        VIF::load(c.bias.data() + m), VIF::load(c.scale_out.data() + m),
                                                         false, j.numerics, j.act));
                     store_channels<kL>((float*)j.out.data, j.out.cstep, c.op, M, m, n, lanes);
                     continue;

@@ -9,12 +9,12 @@
 // input is packed as the matching pairs [K/2][MR], and one broadcast pair
 // times one weight vector adds two products per lane.
 //
-// Included by layer/x86/*_x86.cpp; compiled once per ISA in kite::KITE_ISA_NS.
+// Included through cpu/conv_int8_cpu.h by the layer/cpu drivers; compiled once per ISA in kite::KITE_ISA_NS.
 #ifndef KITE_X86_CONV_INT8_H
 #define KITE_X86_CONV_INT8_H
 
 #include "common/conv_kernel.h"
-#include "conv_vec_x86.h"
+#include "cpu/conv_vec_cpu.h"
 
 #include <immintrin.h>
 
@@ -26,62 +26,7 @@
 namespace kite {
 namespace KITE_ISA_NS {
 
-// L int32 lanes; madd(acc, pair, w): acc + pairwise int16 products of the
-// broadcast pair with w; madd16(a, b): pairwise int16 products of a and b;
-// load_s8: L int8 values sign-extended
-#if defined(__AVX512BW__)
-struct VecI
-{
-    typedef __m512i T;
-    static const int L = 16;
-    static T zero() { return _mm512_setzero_si512(); }
-    static T load(const int32_t* p) { return _mm512_loadu_si512((const void*)p); }
-    static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
-    static T madd(T acc, int32_t pair, T w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_set1_epi32(pair), w)); }
-    static T madd16(T a, T b) { return _mm512_madd_epi16(a, b); }
-    static T add(T a, T b) { return _mm512_add_epi32(a, b); }
-    static __m512 to_float(T v) { return _mm512_cvtepi32_ps(v); }
-    static T load_s8(const signed char* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)p)); }
-};
-#elif defined(__AVX2__)
-struct VecI
-{
-    typedef __m256i T;
-    static const int L = 8;
-    static T zero() { return _mm256_setzero_si256(); }
-    static T load(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
-    static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
-    static T madd(T acc, int32_t pair, T w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_set1_epi32(pair), w)); }
-    static T madd16(T a, T b) { return _mm256_madd_epi16(a, b); }
-    static T add(T a, T b) { return _mm256_add_epi32(a, b); }
-    static __m256 to_float(T v) { return _mm256_cvtepi32_ps(v); }
-    static T load_s8(const signed char* p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)p)); }
-};
-#else
-struct VecI
-{
-    typedef __m128i T;
-    static const int L = 4;
-    static T zero() { return _mm_setzero_si128(); }
-    static T load(const int32_t* p) { return _mm_loadu_si128((const __m128i*)p); }
-    static void store(int32_t* p, T v) { _mm_storeu_si128((__m128i*)p, v); }
-    static T madd(T acc, int32_t pair, T w) { return _mm_add_epi32(acc, _mm_madd_epi16(_mm_set1_epi32(pair), w)); }
-    static T madd16(T a, T b) { return _mm_madd_epi16(a, b); }
-    static T add(T a, T b) { return _mm_add_epi32(a, b); }
-    static __m128 to_float(T v) { return _mm_cvtepi32_ps(v); }
-    static T load_s8(const signed char* p)
-    {
-        int32_t v;
-        memcpy(&v, p, 4);
-        __m128i x = _mm_cvtsi32_si128(v);
-        x = _mm_unpacklo_epi8(x, x);
-        x = _mm_unpacklo_epi16(x, x);
-        return _mm_srai_epi32(x, 24);
-    }
-};
-#endif
-
-typedef VecF<VecI::L> VecIF; // float lanes matching VecI
+typedef simd::VF<simd::VI::L> VIF; // float lanes matching simd::VI
 
 // conv_int8_finish on L lanes (sums already as float: exact below 2^24, else
 // rounded as the scalar (float) cast): same operations and roundings, so the
@@ -114,12 +59,12 @@ static inline typename V::T float2int8_ps(typename V::T v)
     return V::select(V::eq(v, v), t, V::zero());
 }
 
-static inline VecIF::T int8_vec_finish(VecIF::T sum, VecIF::T scale_in, VecIF::T bias, VecIF::T scale_out, bool requant,
+static inline VIF::T int8_vec_finish(VIF::T sum, VIF::T scale_in, VIF::T bias, VIF::T scale_out, bool requant,
                                        int numerics, const Activation& act)
 {
-    typedef VecIF V;
+    typedef VIF V;
     V::T v = (numerics & CONV_INT8_FMA_BIAS) ? V::fmadd(sum, scale_in, bias) : V::add(V::mul(sum, scale_in), bias);
-    v = activate<VecI::L>(v, act);
+    v = activate<simd::VI::L>(v, act);
     if (!requant)
         return v;
     v = V::mul(v, scale_out);
@@ -136,7 +81,7 @@ static inline VecIF::T int8_vec_finish(VecIF::T sum, VecIF::T scale_in, VecIF::T
 }
 
 // the first n of the L lanes of integral floats in [-127, 127] as int8
-static inline void store_int8(signed char* p, VecIF::T f, int n)
+static inline void store_int8(signed char* p, VIF::T f, int n)
 {
 #if defined(__AVX512BW__)
     const __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f));
@@ -164,7 +109,7 @@ static inline void store_int8(signed char* p, VecIF::T f, int n)
 }
 
 // the first n of the L float lanes
-static inline void store_f32(float* p, VecIF::T f, int n)
+static inline void store_f32(float* p, VIF::T f, int n)
 {
 #if defined(__AVX512BW__)
     if (n == 16)
@@ -172,12 +117,12 @@ static inline void store_f32(float* p, VecIF::T f, int n)
     else
         _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), f);
 #else
-    if (n == VecI::L)
-        VecIF::store(p, f);
+    if (n == simd::VI::L)
+        VIF::store(p, f);
     else
     {
-        float tmp[VecI::L];
-        VecIF::store(tmp, f);
+        float tmp[simd::VI::L];
+        VIF::store(tmp, f);
         memcpy(p, tmp, n * sizeof(float));
     }
 #endif
@@ -215,7 +160,7 @@ static inline void transpose_16x16_i8(const __m128i* in, __m128i* out)
 template<int P>
 static inline int quantize_unpack_int8(const Mat& in, Mat& out, float scale, Allocator* allocator, int num_threads)
 {
-    typedef VecF<P == 1 ? VecI::L : P> V;
+    typedef simd::VF<P == 1 ? simd::VI::L : P> V;
     out.create(in.w, in.h, in.c * P, (size_t)1u, allocator);
     if (out.empty())
         return -100;
@@ -230,8 +175,8 @@ static inline int quantize_unpack_int8(const Mat& in, Mat& out, float scale, All
         if constexpr (P == 1)
         {
             // runs of L values, the tail as the reference
-            for (; n + VecI::L <= size; n += VecI::L)
-                store_int8(dst + n, float2int8_ps<V>(V::mul(V::load(src + n), s)), VecI::L);
+            for (; n + simd::VI::L <= size; n += simd::VI::L)
+                store_int8(dst + n, float2int8_ps<V>(V::mul(V::load(src + n), s)), simd::VI::L);
             for (; n < size; n++)
                 dst[n] = float2int8(src[n] * scale);
             continue;
@@ -262,8 +207,8 @@ static inline int quantize_unpack_int8(const Mat& in, Mat& out, float scale, All
     return 0;
 }
 
-static const int kInt8MR = VecI::L == 16 ? 8 : 6; // pixels per tile
-static const int kInt8NR = 2 * VecI::L;           // output channels per panel
+static const int kInt8MR = simd::VI::L == 16 ? 8 : 6; // pixels per tile
+static const int kInt8NR = 2 * simd::VI::L;           // output channels per panel
 
 static inline int32_t int16_pair(int lo, int hi)
 {
@@ -353,7 +298,7 @@ static inline void conv_int8_tap_offsets(const ConvInt8Job& j, int W, size_t cs,
 // Convolution (group 1, 2-D) for the job: bit-identical to the reference
 static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeights& pw, int num_threads)
 {
-    const int MR = kInt8MR, NR = kInt8NR, L = VecI::L;
+    const int MR = kInt8MR, NR = kInt8NR, L = simd::VI::L;
     const ConvGeometry& g = j.g;
     int W = 0, H = 0;
     size_t cs = 0;
@@ -424,18 +369,18 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                     const int n0 = t * MR, nn = std::min(MR, N - n0);
                     const int32_t* a = tile.data() + (size_t)(t - t0) * K2 * MR;
                     const int32_t* w = wp;
-                    VecI::T c0[kInt8MR], c1[kInt8MR];
+                    simd::VI::T c0[kInt8MR], c1[kInt8MR];
 #pragma GCC unroll 16
                     for (int r = 0; r < MR; r++)
-                        c0[r] = c1[r] = VecI::zero();
+                        c0[r] = c1[r] = simd::VI::zero();
                     for (int k2 = 0; k2 < K2; k2++)
                     {
-                        const VecI::T w0 = VecI::load(w), w1 = VecI::load(w + L);
+                        const simd::VI::T w0 = simd::VI::load(w), w1 = simd::VI::load(w + L);
 #pragma GCC unroll 16
                         for (int r = 0; r < MR; r++)
                         {
-                            c0[r] = VecI::madd(c0[r], a[r], w0);
-                            c1[r] = VecI::madd(c1[r], a[r], w1);
+                            c0[r] = simd::VI::madd(c0[r], a[r], w0);
+                            c1[r] = simd::VI::madd(c1[r], a[r], w1);
                         }
                         a += MR;
                         w += NR;
@@ -446,8 +391,8 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
 #pragma GCC unroll 16
                     for (int r = 0; r < MR; r++)
                     {
-                        VecI::store(sums + r * NR, c0[r]);
-                        VecI::store(sums + r * NR + L, c1[r]);
+                        simd::VI::store(sums + r * NR, c0[r]);
+                        simd::VI::store(sums + r * NR + L, c1[r]);
                     }
                     if (vec_finish)
                     {
@@ -456,10 +401,10 @@ static inline void conv_int8_gemm(const ConvInt8Job& j, const ConvInt8PackedWeig
                         for (int jv = 0; jv < 2; jv++)
                         {
                             const int o = m0 + jv * L;
-                            const VecIF::T si = VecIF::load(scale_in.data() + o), bi = VecIF::load(bias.data() + o);
-                            const VecIF::T so = VecIF::load(scale_out.data() + o);
+                            const VIF::T si = VIF::load(scale_in.data() + o), bi = VIF::load(bias.data() + o);
+                            const VIF::T so = VIF::load(scale_out.data() + o);
                             for (int r = 0; r < nn; r++)
-                                VecIF::store(fin + r * NR + jv * L, int8_vec_finish(VecI::to_float(VecI::load(sums + r * NR + jv * L)),
+                                VIF::store(fin + r * NR + jv * L, int8_vec_finish(simd::VI::to_float(simd::VI::load(sums + r * NR + jv * L)),
                                                                                     si, bi, so, requant, j.numerics, j.act));
                         }
                         for (int jj = 0; jj < mm; jj++)
@@ -532,7 +477,7 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
     const int H = (j.out.h - 1) * g.stride_h + conv_kernel_extent(g.kernel_h, g.dilation_h);
     const int maxk = g.kernel_w * g.kernel_h;
     const int outw = j.out.w, outh = j.out.h;
-    const int L = VecI::L;
+    const int L = simd::VI::L;
     const bool requant = j.scale_out != nullptr;
     const bool vec_finish = int8_vec_finish_ok(j.act, j.numerics);
     const int sw = g.stride_w;
@@ -598,8 +543,8 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                     const int kx = 2 * t;
                     wpair[ky * npair_row + t] = int16_pair(wq[ky * g.kernel_w + kx], kx + 1 < g.kernel_w ? wq[ky * g.kernel_w + kx + 1] : 0);
                 }
-            const VecIF::T si = VecIF::set1(j.scale_in[q]), bi = VecIF::set1(j.bias ? j.bias[q] : 0.f);
-            const VecIF::T so = VecIF::set1(requant ? j.scale_out[q] : 1.f);
+            const VIF::T si = VIF::set1(j.scale_in[q]), bi = VIF::set1(j.bias ? j.bias[q] : 0.f);
+            const VIF::T so = VIF::set1(requant ? j.scale_out[q] : 1.f);
             const char* base = pairs1 ? (const char*)pairs.data() : (const char*)plane16.data();
             const int np = npair_row * g.kernel_h;
             for (int oy = 0; oy < outh; oy++)
@@ -625,10 +570,10 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                 for (int ox0 = 0; ox0 < outw; ox0 += kCV * L)
                 {
                     const int nv = std::min(kCV, (outw - ox0 + L - 1) / L);
-                    VecI::T a[kCV];
+                    simd::VI::T a[kCV];
 #pragma GCC unroll 8
                     for (int v = 0; v < kCV; v++)
-                        a[v] = VecI::zero();
+                        a[v] = simd::VI::zero();
                     const char* r0 = row + (size_t)ox0 * 4;
                     for (int t = 0; t < np; t++)
                     {
@@ -638,7 +583,7 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 #pragma GCC unroll 8
                         for (int v = 0; v < kCV; v++)
                             if (v < nv)
-                                a[v] = VecI::madd(a[v], wp, VecI::load((const int32_t*)(s + v * L * 4)));
+                                a[v] = simd::VI::madd(a[v], wp, simd::VI::load((const int32_t*)(s + v * L * 4)));
                     }
 #pragma GCC unroll 8
                     for (int v = 0; v < kCV; v++)
@@ -648,14 +593,14 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                             break;
                         if (vec_finish)
                         {
-                            const VecIF::T f = int8_vec_finish(VecI::to_float(a[v]), si, bi, so, requant, j.numerics, j.act);
+                            const VIF::T f = int8_vec_finish(simd::VI::to_float(a[v]), si, bi, so, requant, j.numerics, j.act);
                             if (requant)
                                 store_int8((signed char*)j.out.data + o + ox, f, cnt);
                             else
                                 store_f32((float*)j.out.data + o + ox, f, cnt);
                             continue;
                         }
-                        VecI::store(acc.data(), a[v]);
+                        simd::VI::store(acc.data(), a[v]);
                         for (int r = 0; r < cnt; r++)
                             conv_int8_finish(acc[r], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
                                              o + ox + r);
@@ -666,8 +611,8 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
     }
 }
 
-// 2L int8 values sign-extended to int16: one VecI of int16 pairs
-static inline VecI::T load_s8_pairs(const signed char* p)
+// 2L int8 values sign-extended to int16: one simd::VI of int16 pairs
+static inline simd::VI::T load_s8_pairs(const signed char* p)
 {
 #if defined(__AVX512BW__)
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)p));
@@ -679,12 +624,12 @@ static inline VecI::T load_s8_pairs(const signed char* p)
 #endif
 }
 
-static inline int32_t reduce_add_i32(VecI::T v)
+static inline int32_t reduce_add_i32(simd::VI::T v)
 {
-    int32_t lanes[VecI::L];
-    VecI::store(lanes, v);
+    int32_t lanes[simd::VI::L];
+    simd::VI::store(lanes, v);
     int32_t s = 0;
-    for (int i = 0; i < VecI::L; i++)
+    for (int i = 0; i < simd::VI::L; i++)
         s += lanes[i];
     return s;
 }
@@ -720,17 +665,17 @@ static inline void int8_gemv_quads(const signed char* x, const signed char* w, i
 // time and multiplied pairwise (pmaddwd); four rows share each load of x
 static inline void int8_gemv(const signed char* x, const signed char* w, int M, int K, int32_t* sums, int num_threads)
 {
-    const int V = 2 * VecI::L; // int8 values per step
+    const int V = 2 * simd::VI::L; // int8 values per step
     const int Kv = K / V * V;
     int8_gemv_quads(x, w, M, K, Kv, sums, num_threads, [&](const signed char* const* wr, int32_t* s) {
-        VecI::T a0 = VecI::zero(), a1 = VecI::zero(), a2 = VecI::zero(), a3 = VecI::zero();
+        simd::VI::T a0 = simd::VI::zero(), a1 = simd::VI::zero(), a2 = simd::VI::zero(), a3 = simd::VI::zero();
         for (int k = 0; k < Kv; k += V)
         {
-            const VecI::T xv = load_s8_pairs(x + k);
-            a0 = VecI::add(a0, VecI::madd16(xv, load_s8_pairs(wr[0] + k)));
-            a1 = VecI::add(a1, VecI::madd16(xv, load_s8_pairs(wr[1] + k)));
-            a2 = VecI::add(a2, VecI::madd16(xv, load_s8_pairs(wr[2] + k)));
-            a3 = VecI::add(a3, VecI::madd16(xv, load_s8_pairs(wr[3] + k)));
+            const simd::VI::T xv = load_s8_pairs(x + k);
+            a0 = simd::VI::add(a0, simd::VI::madd16(xv, load_s8_pairs(wr[0] + k)));
+            a1 = simd::VI::add(a1, simd::VI::madd16(xv, load_s8_pairs(wr[1] + k)));
+            a2 = simd::VI::add(a2, simd::VI::madd16(xv, load_s8_pairs(wr[2] + k)));
+            a3 = simd::VI::add(a3, simd::VI::madd16(xv, load_s8_pairs(wr[3] + k)));
         }
         s[0] = reduce_add_i32(a0);
         s[1] = reduce_add_i32(a1);

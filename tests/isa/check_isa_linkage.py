@@ -50,9 +50,10 @@ def namespace_level(name):
 
 
 def file_level(path):
-    """The ISA level of a per-ISA wrapper source (<layer>_x86_<isa>.cpp,
+    """The ISA level of a per-ISA wrapper source (<layer>_cpu_<isa>.cpp,
+    conv_int8_vnni_x86_<vnni>.cpp;
     cmake/kite_layers.cmake), None for any other file."""
-    m = re.search(r"_x86_(\w+)\.(?:cpp|cc|c)(?:\.o)?$", path)
+    m = re.search(r"_(?:cpu|x86)_(\w+)\.(?:cpp|cc|c)(?:\.o)?$", path)
     if not m:
         return None
     isa = m.group(1)

@@ -6,9 +6,9 @@
 using namespace kite;
 using namespace kite::test;
 
-// (channels, num_output, group, kernel, dilation, stride, pad, act, pad_value)
+// (channels, num_output, group, kernel, dilation, stride, pad, act, pad_value, bias)
 static std::string run_dw(int w, int h, int c, int outc, int group, int k, int dil, int stride, int pad, int act,
-                          const std::vector<float>& ap, float pad_value = 0.f)
+                          const std::vector<float>& ap, float pad_value = 0.f, bool bias = true)
 {
     ParamDict pd;
     const int wsize = outc * (c / group) * k * k;
@@ -18,13 +18,15 @@ static std::string run_dw(int w, int h, int c, int outc, int group, int k, int d
     pd.set(3, stride);
     pd.set(4, pad);
     pd.set(18, pad_value);
-    pd.set(5, 1);
+    pd.set(5, bias ? 1 : 0);
     pd.set(6, wsize);
     pd.set(7, group);
     pd.set(9, act);
     if (!ap.empty())
         pd.set(10, FloatArrayMat(ap));
-    std::vector<Mat> weights = {RandomMat(wsize), RandomMat(outc)};
+    std::vector<Mat> weights = {RandomMat(wsize)};
+    if (bias)
+        weights.push_back(RandomMat(outc));
     Mat in = RandomMat(w, h, c, -2.f, 2.f);
     std::vector<Mat> out;
     std::string r = test_layer("ConvolutionDepthWise", pd, weights, {in}, TestLayerFlags(), &out);
@@ -41,7 +43,7 @@ static std::string run_dw(int w, int h, int c, int outc, int group, int k, int d
     p.pad_value = pad_value;
     p.act = act;
     p.act_params = ap;
-    Dense want = naive_conv(to_dense(in), mat_values(weights[0]), mat_values(weights[1]), p);
+    Dense want = naive_conv(to_dense(in), mat_values(weights[0]), bias ? mat_values(weights[1]) : std::vector<float>(), p);
     return compare_dense(to_dense(out[0]), want, 1e-4f);
 }
 
@@ -103,6 +105,29 @@ TEST(ConvolutionDepthWise, grouped_and_multiplier)
     KITE_EXPECT_LAYER_OK(run_dw(7, 9, 8, 4, 2, 3, 2, 1, 2, 0, {}));
     KITE_EXPECT_LAYER_OK(run_dw(5, 5, 6, 6, 2, 1, 1, 1, 0, 0, {}));
     KITE_EXPECT_LAYER_OK(run_dw(8, 8, 16, 32, 8, 3, 1, 2, 1, 0, {}));
+}
+
+// grouped layers (one Convolution driver per group on the CPU rows): group
+// counts of real models (AlexNet 2, ShuffleNet v1 3, RegNet widths of 8,
+// ResNeXt 32), per-group channel counts that do not pack by 4 or 8 (the
+// input is repacked), 1x1 / 3x3 (Winograd where wide enough) / 5x5, strides,
+// dilation, pads, pad values, no bias, activations; with 2 threads group
+// counts that divide it run side by side, 3 groups one after another
+TEST(ConvolutionDepthWise, grouped_any_group_count)
+{
+    reseed(5);
+    KITE_EXPECT_LAYER_OK(run_dw(10, 9, 6, 6, 2, 3, 1, 1, 1, 0, {}));             // 2 groups of 3
+    KITE_EXPECT_LAYER_OK(run_dw(13, 11, 48, 48, 2, 3, 1, 1, 1, 1, {}));          // 2 groups of 24: Winograd
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 12, 24, 3, 1, 1, 1, 0, 1, {}));            // 1x1, 3 groups of 4 -> 8
+    KITE_EXPECT_LAYER_OK(run_dw(8, 6, 60, 30, 3, 1, 1, 1, 0, 0, {}));            // 1x1, 3 groups of 20 -> 10
+    KITE_EXPECT_LAYER_OK(run_dw(11, 10, 16, 16, 4, 5, 1, 2, 2, 2, {0.1f}));      // 5x5 stride 2
+    KITE_EXPECT_LAYER_OK(run_dw(12, 9, 64, 64, 8, 3, 1, 1, 1, 0, {}));           // 8 groups of 8
+    KITE_EXPECT_LAYER_OK(run_dw(12, 9, 96, 96, 8, 3, 1, 2, 1, 1, {}));           // 8 groups of 12, stride 2
+    KITE_EXPECT_LAYER_OK(run_dw(8, 8, 96, 96, 32, 3, 1, 2, 1, 0, {}));           // 32 groups of 3
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 128, 128, 32, 3, 1, 1, 1, 0, {}, 0.f, false)); // 32 groups of 4, no bias
+    KITE_EXPECT_LAYER_OK(run_dw(9, 9, 40, 20, 4, 3, 2, 1, 2, 3, {-0.5f, 0.7f})); // dilation 2, 10 -> 5, clip
+    KITE_EXPECT_LAYER_OK(run_dw(10, 7, 10, 15, 5, 3, 1, 1, 1, 4, {}, 0.5f));     // pad value, sigmoid
+    KITE_EXPECT_LAYER_OK(run_dw(6, 5, 12, 12, 2, 3, 1, 1, 0, 0, {}, 0.f, false)); // no padding, no bias
 }
 
 TEST(ConvolutionDepthWise, activations)
@@ -225,6 +250,17 @@ TEST(ConvolutionDepthWise, int8)
     // share the channels
     KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 1, 1, true, 0, 10, 6, 3, 1, 2, {}, 37.f));
     KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 2, 101, false, 1, 11, 7, 3, 1, 1, {}, -20.f));
+}
+
+// int8 grouped layers: the family's int8 GEMM per group on the CPU rows
+TEST(ConvolutionDepthWise, int8_grouped)
+{
+    reseed(6);
+    KITE_EXPECT_LAYER_OK(run_dw_int8(12, 12, 3, 1, 1, true, 1));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(16, 32, 4, 2, 101, false, 0));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(64, 64, 8, 1, 2, true, 1, 9, 8, 1, 1, 0));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(12, 24, 2, 1, 102, true, 3, 11, 9, 5, 1, 2, {-0.5f, 0.7f}));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(96, 96, 32, 2, 1, false, 0, 10, 9, 3, 1, 1));
 }
 
 TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)

@@ -1,4 +1,0 @@
-// Swish for ARM: the VF<N> driver of layer/x86/swish_x86.cpp on NEON (any elempack; fp16 storage on aarch64).
-#include "arm/portable_arm.h"
-
-#include "../x86/swish_x86.cpp"

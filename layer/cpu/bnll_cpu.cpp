@@ -1,0 +1,12 @@
+// BNLL, compiled once per CPU ISA level (x86 and ARM): any elempack, fp16 storage (F16C, aarch64).
+#include "bnll.h"
+#include "simd/simd_math.h"
+#include "cpu/unary_cpu.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+KITE_CPU_UNARY_DRIVER(BNLL, V::add(V::max(x, V::zero()), simd::log_ps<V>(V::add(V::set1(1.f), simd::exp_ps<V>(V::neg(V::abs(x)))))));
+
+} // namespace KITE_ISA_NS
+} // namespace kite

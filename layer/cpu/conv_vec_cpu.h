@@ -1,0 +1,103 @@
+// Shared pieces of the CPU convolution-family kernels.
+//
+// simd::VF<P> (layer/simd) holds the P floats of one packed element (P = 1
+// scalar, 4 SSE / NEON, 8 AVX, 16 AVX-512): kernels are templates on P, so one
+// source serves every elempack the Net can hand a layer on this ISA.
+//
+// Included by layer/cpu/*_cpu.cpp; compiled once per ISA in kite::KITE_ISA_NS.
+#ifndef KITE_CPU_CONV_VEC_H
+#define KITE_CPU_CONV_VEC_H
+
+#include "common/activation.h"
+#include "simd/simd_math.h"
+#include "simd/simd.h"
+
+#include <cstring>
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+// the widest elempack this ISA has registers for
+static const int kMaxPack = KITE_SIMD_MAX_N;
+
+// The fused activation (common/activation.h) on P lanes, in registers;
+// sigmoid and mish through layer/simd's exp/log/tanh. ReLU, LeakyReLU and
+// Clip round exactly as the scalar definition.
+template<int P>
+static inline typename simd::VF<P>::T activate(typename simd::VF<P>::T v, const Activation& act)
+{
+    typedef simd::VF<P> V;
+    switch (act.type)
+    {
+    case ACTIVATION_RELU:
+        return V::max(v, V::zero());
+    case ACTIVATION_LEAKYRELU:
+        return V::fmadd(V::min(v, V::zero()), V::set1(act.p0), V::max(v, V::zero()));
+    case ACTIVATION_CLIP:
+        return V::min(V::max(v, V::set1(act.p0)), V::set1(act.p1));
+    case ACTIVATION_SIGMOID:
+        return simd::sigmoid_ps<V>(v);
+    case ACTIVATION_MISH:
+        // v * tanh(softplus(v))
+        return V::mul(v, simd::tanh_ps<V>(simd::log_ps<V>(V::add(simd::exp_ps<V>(v), V::set1(1.f)))));
+    case ACTIVATION_HARDSWISH:
+    {
+        // 0 below -beta/alpha, v above (1 - beta)/alpha, else v * (alpha v + beta)
+        const typename V::T lower = V::set1(-act.p1 / act.p0);
+        const typename V::T upper = V::set1(1.f / act.p0 - act.p1 / act.p0);
+        typename V::T r = V::mul(v, V::fmadd(v, V::set1(act.p0), V::set1(act.p1)));
+        r = V::select(V::lt(v, lower), V::zero(), r);
+        r = V::select(V::gt(v, upper), v, r);
+        return r;
+    }
+    default:
+        return v;
+    }
+}
+
+template<int P>
+static inline void store_activated(float* p, typename simd::VF<P>::T v, const Activation& act)
+{
+    simd::VF<P>::store(p, activate<P>(v, act));
+}
+
+// The P finished lanes of output pixel n for channels m..m+P-1 (m a multiple
+// of P) into a blob of elempack PO (cstep in its elements), channels from M
+// on dropped: runs of min(P, PO) lanes stay contiguous
+template<int P, int PO>
+static inline void store_channels_po(float* out, size_t cstep, int M, int m, size_t n, const float* lanes)
+{
+    const int c = P < PO ? P : PO;
+    for (int k = 0; k < P && m + k < M; k += c)
+    {
+        const int ch = m + k;
+        float* dst = out + cstep * PO * (size_t)(ch / PO) + n * PO + ch % PO;
+        if (ch + c <= M)
+            memcpy(dst, lanes + k, c * sizeof(float));
+        else
+            for (int i = 0; ch + i < M; i++)
+                dst[i] = lanes[k + i];
+    }
+}
+
+// the same for the output elempack po (1, 4, 8 or 16) known at run time
+template<int P>
+static inline void store_channels(float* out, size_t cstep, int po, int M, int m, size_t n, const float* lanes)
+{
+    switch (po)
+    {
+    case 1:
+        return store_channels_po<P, 1>(out, cstep, M, m, n, lanes);
+    case 4:
+        return store_channels_po<P, 4>(out, cstep, M, m, n, lanes);
+    case 8:
+        return store_channels_po<P, 8>(out, cstep, M, m, n, lanes);
+    default:
+        return store_channels_po<P, 16>(out, cstep, M, m, n, lanes);
+    }
+}
+
+} // namespace KITE_ISA_NS
+} // namespace kite
+
+#endif // KITE_CPU_CONV_VEC_H

@@ -1,0 +1,639 @@
+// ConvolutionDepthWise for the CPU: the depth-wise case (group == channels ==
+// num_output) on packed blobs. Each packed element holds P channels, so one
+// vector FMA per tap computes P channels at once; the weights are repacked in
+// create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
+// elempack; elempack 1 (channel counts that do not pack, shufflenet_v2's 58)
+// runs vectorised along output rows (conv_dw_rows_cpu.h). int8 depth-wise
+// (elempack 1) takes the reference's scales and the family's depth-wise int8
+// kernel (cpu/conv_int8_cpu.h). On arm82 with fp16 storage and fp16
+// arithmetic, channels that pack by 8 run arm/conv_fp16_arm.h's pack-8 fp16
+// kernel. Grouped layers (not depth-wise) run one Convolution driver per
+// group (fp32) or the family's int8 GEMM per group (see create_group_ops);
+// dynamic weights use the reference.
+#include "convolutiondepthwise.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "cpu/conv_dw_rows_cpu.h"
+#include "cpu/conv_int8_cpu.h"
+#include "cpu/conv_vec_cpu.h"
+#include "cpu/depthwise_pack_cpu.h"
+#if defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
+#define KITE_CPU_CONV_FP16 1
+#include "arm/conv_fp16_arm.h" // the arm82 fp16 kernels
+#else
+#define KITE_CPU_CONV_FP16 0
+#endif
+#include "log.h"
+#include "modelbin.h"
+#include "paramdict.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+namespace {
+
+// in: unpadded, elempack P, read as if padded by pad_left/pad_top (and enough
+// on the right/bottom for out's size) with pad_value; out: elempack P; weight
+// [c/P][maxk][P]; bias [c] or null. Windows wholly inside the input run
+// without bounds checks, four outputs at a time; border windows check each tap.
+// No padded copy: a depth-wise layer does 9 FMAs per element, so copying the
+// blob first would cost about as much as the layer.
+template<int P>
+void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
+                      int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+{
+    typedef simd::VF<P> V;
+    const int maxk = g.kernel_w * g.kernel_h;
+    std::vector<int> ofs(maxk);
+    for (int ky = 0, k = 0; ky < g.kernel_h; ky++)
+        for (int kx = 0; kx < g.kernel_w; kx++, k++)
+            ofs[k] = (ky * g.dilation_h * in.w + kx * g.dilation_w) * P;
+    const int outw = out.w, outh = out.h, w = in.w, h = in.h;
+    const int ext_w = (g.kernel_w - 1) * g.dilation_w + 1;
+    // output columns whose windows lie inside the input: [ox_lo, ox_hi)
+    const int ox_lo = std::min(outw, (pad_left + g.stride_w - 1) / g.stride_w);
+    const int ox_hi = w + pad_left - ext_w < 0 ? ox_lo
+                                                : std::max(ox_lo, std::min(outw, (w + pad_left - ext_w) / g.stride_w + 1));
+    const int* o = ofs.data();
+    const int sx = g.stride_w * P;
+    // stride 1 with P narrower than the ISA's vectors: R = W/P adjacent output
+    // pixels are W adjacent floats in the input and the output, so one wide
+    // FMA per tap computes R pixels (weights and bias repeated R times);
+    // shufflenet_v2's 116/232-channel blobs are elempack 4/8
+    const int W = kMaxPack > P ? kMaxPack : P, R = W / P;
+    typedef simd::VF<W> VW;
+    const bool wide = R > 1 && g.stride_w == 1;
+    std::vector<float> wide_wb;
+    if (wide)
+    {
+        wide_wb.resize((size_t)out.c * (maxk + 1) * W);
+        for (int q = 0; q < out.c; q++)
+            for (int k = 0; k <= maxk; k++)
+                for (int r = 0; r < R; r++)
+                    for (int i = 0; i < P; i++)
+                        wide_wb[((size_t)q * (maxk + 1) + k) * W + r * P + i]
+                            = k < maxk ? weight[((size_t)q * maxk + k) * P + i] : bias ? bias[q * P + i] : 0.f;
+    }
+
+    #pragma omp parallel for num_threads(num_threads)
+    for (int q = 0; q < out.c; q++)
+    {
+        const float* src = (const float*)in.data + in.cstep * P * q;
+        float* dst = (float*)out.data + out.cstep * P * q;
+        const float* wq = weight + (size_t)maxk * P * q;
+        const float* wwq = wide ? wide_wb.data() + (size_t)q * (maxk + 1) * W : nullptr; // [maxk][W], then bias
+        const typename V::T b = bias ? V::load(bias + q * P) : V::zero();
+        const typename V::T pv = V::set1(pad_value);
+        // one output through bounds-checked taps
+        auto border = [&](int ox, int iy0) {
+            const int ix0 = ox * g.stride_w - pad_left;
+            typename V::T a = b;
+            for (int ky = 0; ky < g.kernel_h; ky++)
+            {
+                const int iy = iy0 + ky * g.dilation_h;
+                for (int kx = 0; kx < g.kernel_w; kx++)
+                {
+                    const int ix = ix0 + kx * g.dilation_w;
+                    const typename V::T v = iy >= 0 && iy < h && ix >= 0 && ix < w
+                                                ? V::load(src + ((size_t)iy * w + ix) * P)
+                                                : pv;
+                    a = V::fmadd(v, V::load(wq + (ky * g.kernel_w + kx) * P), a);
+                }
+            }
+            store_activated<P>(dst + (size_t)ox * P, a, act);
+        };
+        for (int oy = 0; oy < outh; oy++, dst += (size_t)outw * P)
+        {
+            const int iy0 = oy * g.stride_h - pad_top;
+            // kernel rows inside the input: [kyb, kye). With a zero pad value
+            // the taps outside add nothing, so the top/bottom rows run the
+            // inside loops over the inside kernel rows only
+            int kyb = 0, kye = g.kernel_h;
+            while (kyb < kye && iy0 + kyb * g.dilation_h < 0)
+                kyb++;
+            while (kye > kyb && iy0 + (kye - 1) * g.dilation_h >= h)
+                kye--;
+            if (kyb == kye || ((kyb > 0 || kye < g.kernel_h) && pad_value != 0.f))
+            {
+                for (int ox = 0; ox < outw; ox++)
+                    border(ox, iy0);
+                continue;
+            }
+            for (int ox = 0; ox < ox_lo; ox++)
+                border(ox, iy0);
+            const int k0 = kyb * g.kernel_w, k1 = kye * g.kernel_w;
+            const int obase = o[k0]; // the first inside kernel row starts the window
+            const float* row = src + (size_t)(iy0 + kyb * g.dilation_h) * w * P;
+            int ox = ox_lo;
+            if (wide)
+            {
+                const typename VW::T bw = VW::load(wwq + (size_t)maxk * W);
+                for (; ox + 2 * R <= ox_hi; ox += 2 * R)
+                {
+                    const float* s0 = row + (size_t)(ox - pad_left) * P;
+                    typename VW::T a0 = bw, a1 = bw;
+                    for (int k = k0; k < k1; k++)
+                    {
+                        const typename VW::T wk = VW::load(wwq + (size_t)k * W);
+                        const float* s = s0 + (o[k] - obase);
+                        a0 = VW::fmadd(VW::load(s), wk, a0);
+                        a1 = VW::fmadd(VW::load(s + W), wk, a1);
+                    }
+                    store_activated<W>(dst + (size_t)ox * P, a0, act);
+                    store_activated<W>(dst + (size_t)ox * P + W, a1, act);
+                }
+                for (; ox + R <= ox_hi; ox += R)
+                {
+                    const float* s0 = row + (size_t)(ox - pad_left) * P;
+                    typename VW::T a0 = bw;
+                    for (int k = k0; k < k1; k++)
+                        a0 = VW::fmadd(VW::load(s0 + (o[k] - obase)), VW::load(wwq + (size_t)k * W), a0);
+                    store_activated<W>(dst + (size_t)ox * P, a0, act);
+                }
+            }
+            // four outputs at a time share each weight load
+            for (; ox + 3 < ox_hi; ox += 4)
+            {
+                const float* s0 = row + (size_t)(ox * g.stride_w - pad_left) * P;
+                typename V::T a0 = b, a1 = b, a2 = b, a3 = b;
+                for (int k = k0; k < k1; k++)
+                {
+                    const typename V::T wk = V::load(wq + k * P);
+                    const float* s = s0 + (o[k] - obase);
+                    a0 = V::fmadd(V::load(s), wk, a0);
+                    a1 = V::fmadd(V::load(s + sx), wk, a1);
+                    a2 = V::fmadd(V::load(s + 2 * sx), wk, a2);
+                    a3 = V::fmadd(V::load(s + 3 * sx), wk, a3);
+                }
+                float* d = dst + (size_t)ox * P;
+                store_activated<P>(d, a0, act);
+                store_activated<P>(d + P, a1, act);
+                store_activated<P>(d + 2 * P, a2, act);
+                store_activated<P>(d + 3 * P, a3, act);
+            }
+            for (; ox < ox_hi; ox++)
+            {
+                const float* s = row + (size_t)(ox * g.stride_w - pad_left) * P;
+                typename V::T a = b;
+                for (int k = k0; k < k1; k++)
+                    a = V::fmadd(V::load(s + (o[k] - obase)), V::load(wq + k * P), a);
+                store_activated<P>(dst + (size_t)ox * P, a, act);
+            }
+            for (ox = ox_hi; ox < outw; ox++)
+                border(ox, iy0);
+        }
+    }
+}
+
+} // namespace
+
+// the Convolution driver of this ISA level (convolution_cpu.cpp): one per
+// group of a grouped layer
+Layer* Convolution_cpu_layer_creator(void*);
+
+class ConvolutionDepthWise_cpu : public ConvolutionDepthWise
+{
+public:
+    ConvolutionDepthWise_cpu()
+    {
+        support_packing = true;
+    }
+
+    ~ConvolutionDepthWise_cpu() override
+    {
+        delete_group_ops();
+    }
+
+    bool accept() const override
+    {
+        return !dynamic_weight;
+    }
+
+    int load_param(const ParamDict& pd) override
+    {
+        int ret = ConvolutionDepthWise::load_param(pd);
+        support_packing = int8_scale_term == 0; // int8 blobs stay elempack 1
+        depthwise = group == num_output && weight_data_size == num_output * kernel_w * kernel_h;
+        return ret;
+    }
+
+    int destroy_pipeline(const Option& opt) override
+    {
+        for (Layer* op : group_ops)
+            op->destroy_pipeline(opt);
+        delete_group_ops();
+        group_int8.clear();
+        return ConvolutionDepthWise::destroy_pipeline(opt);
+    }
+
+    int create_pipeline(const Option& opt) override
+    {
+        int ret = create_pipeline_fp32(opt);
+#if KITE_CPU_CONV_FP16
+        if (ret == 0)
+            ret = create_pipeline_fp16(opt);
+#endif
+        choose_path();
+        return ret;
+    }
+
+    const char* kernel_path() const override
+    {
+        return path.c_str();
+    }
+
+    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
+    {
+#if KITE_CPU_CONV_FP16
+        if (fp16w.C != 0 && bottom_blob.elembits() == 16)
+            return forward_fp16(bottom_blob, top_blob, opt);
+#endif
+        if (!depthwise)
+            return forward_grouped(bottom_blob, top_blob, opt);
+        return forward_fp32(bottom_blob, top_blob, opt);
+    }
+
+    using ConvolutionDepthWise::forward;
+
+protected:
+    void run_int8(const ConvInt8Job& job, int num_threads) const override
+    {
+        if (job.in.d != 1 || job.out.d != 1)
+            return ConvolutionDepthWise::run_int8(job, num_threads);
+        if (job.group == job.in.c && job.group == job.out.c)
+            return conv_int8_depthwise(job, num_threads);
+        run_int8_grouped(job, num_threads);
+    }
+
+private:
+    int create_pipeline_fp32(const Option& opt)
+    {
+        int ret = ConvolutionDepthWise::create_pipeline(opt);
+        if (ret == 0 && !depthwise)
+            return create_group_ops(opt);
+        if (ret != 0 || weight_data.elemsize != 4u)
+            return ret;
+        act = Activation(activation_type, activation_params);
+        dw_repack_weights(weight_data, num_output, kernel_w * kernel_h, packed);
+        return 0;
+    }
+
+    int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int P = bottom_blob.elempack;
+        const int pi = dw_packed_slot(bottom_blob, packed);
+        if (pi < 0)
+            return forward_reference(bottom_blob, top_blob, opt);
+        if (!dw_channels_match(bottom_blob, num_output, "ConvolutionDepthWise", name))
+            return -1;
+        const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+        int pads[4];
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
+        if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
+        {
+            return forward_reference(bottom_blob, top_blob, opt);
+        }
+        const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
+        if (padded_w < extents[0] || padded_h < extents[1])
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d (padded %dx%d) is smaller than the kernel extent %dx%d",
+                      name.c_str(), bottom_blob.w, bottom_blob.h, padded_w, padded_h, extents[0], extents[1]);
+            return -1;
+        }
+        const int outw = (padded_w - extents[0]) / stride_w + 1;
+        const int outh = (padded_h - extents[1]) / stride_h + 1;
+        top_blob.create(outw, outh, bottom_blob.c, 4u * P, P, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        const DwGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
+        const float* w = packed[pi].data();
+        const float* b = bias_term ? (const float*)bias_data : nullptr;
+        switch (P)
+        {
+#if defined(__AVX512F__)
+        case 16:
+            depthwise_packed<16>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            break;
+#endif
+#if defined(__AVX__)
+        case 8:
+            depthwise_packed<8>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            break;
+#endif
+        case 4:
+            depthwise_packed<4>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            break;
+        default:
+            depthwise_rows(bottom_blob, top_blob, w, b, g, pads, pad_value, act, opt.num_threads);
+            break;
+        }
+        return 0;
+    }
+
+#if KITE_CPU_CONV_FP16
+    // arm82 with fp16 storage and fp16 arithmetic: channels that pack by 8
+    // run the pack-8 fp16 depth-wise kernel of arm/conv_fp16_arm.h
+    int create_pipeline_fp16(const Option& opt)
+    {
+        support_fp16_storage = false;
+        fp16w = ConvDwFp16Weights();
+        if (!depthwise || weight_data.elemsize != 4u || int8_scale_term != 0 || !opt.use_fp16_storage || !opt.use_fp16_arithmetic)
+            return 0;
+        int ret = conv_dw_fp16_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
+                                            kernel_w * kernel_h, fp16w);
+        support_fp16_storage = fp16w.C != 0;
+        act16 = Activation(activation_type, activation_params);
+        return ret;
+    }
+
+    int forward_fp16(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        int pads[4];
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
+        if (bottom_blob.dims != 3 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
+        {
+            Mat f;
+            int ret = conv_fp16_to_fp32(bottom_blob, f, opt);
+            return ret != 0 ? ret : forward_fp32(f, top_blob, opt);
+        }
+        const ConvFp16Geometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
+        const std::string what = "ConvolutionDepthWise '" + name + "'";
+        Mat padded;
+        int ret = conv_fp16_begin(bottom_blob, padded, top_blob, pads, pad_value, fp16w.C, fp16w.C, g, what.c_str(), opt);
+        if (ret != 0)
+            return ret;
+        conv_dw_fp16_forward(padded, top_blob, fp16w, g, act16, opt.num_threads);
+        return 0;
+    }
+
+    ConvDwFp16Weights fp16w;
+    Activation act16;
+#endif
+
+    // Grouped layers (1 < group, not depth-wise; also depth-wise multipliers
+    // and group 1): fp32 runs one Convolution driver of this ISA level per
+    // group (its packed GEMM / 1x1 / Winograd paths), each on its slice of the
+    // input channels, writing straight into its slice of the output channels
+    // (zero-copy views where the group's channel counts divide the elempacks;
+    // otherwise the input is repacked to the widest elempack that divides
+    // them and the output takes that elempack). int8 runs the family's packed
+    // int8 GEMM per group inside run_int8 (bit-identical to the reference).
+    // Groups run side by side, one thread each, when there are at least as
+    // many as threads (dynamic schedule); else one after another with all
+    // threads (shufflenet's 3 groups on 2 threads: 3.9 against 6.5 ms min
+    // when the groups ran one after another).
+    int create_group_ops(const Option& opt)
+    {
+        delete_group_ops();
+        group_int8.clear();
+        const int maxk = kernel_w * kernel_h;
+        const int cout_g = num_output / group;
+        const int cin_g = weight_data_size / (num_output * maxk);
+        const int wsize_g = cout_g * cin_g * maxk;
+        if (weight_data.elemsize == 1u)
+        {
+            group_int8.resize(group);
+            for (int g = 0; g < group; g++)
+                conv_int8_pack_weights((const signed char*)weight_data + (size_t)g * wsize_g, cout_g, cin_g * maxk, group_int8[g]);
+            return 0;
+        }
+        if (weight_data.elemsize != 4u)
+            return 0;
+        ParamDict pd;
+        pd.set(PARAM_NUM_OUTPUT, cout_g);
+        pd.set(PARAM_KERNEL_W, kernel_w);
+        pd.set(PARAM_KERNEL_H, kernel_h);
+        pd.set(PARAM_DILATION_W, dilation_w);
+        pd.set(PARAM_DILATION_H, dilation_h);
+        pd.set(PARAM_STRIDE_W, stride_w);
+        pd.set(PARAM_STRIDE_H, stride_h);
+        pd.set(PARAM_PAD_LEFT, pad_left);
+        pd.set(PARAM_PAD_RIGHT, pad_right);
+        pd.set(PARAM_PAD_TOP, pad_top);
+        pd.set(PARAM_PAD_BOTTOM, pad_bottom);
+        pd.set(PARAM_PAD_VALUE, pad_value);
+        pd.set(PARAM_BIAS_TERM, bias_term);
+        pd.set(PARAM_WEIGHT_DATA_SIZE, wsize_g);
+        pd.set(PARAM_ACTIVATION_TYPE, activation_type);
+        if (!activation_params.empty())
+            pd.set(PARAM_ACTIVATION_PARAMS, activation_params);
+        // the groups take fp32 blobs (this layer does not declare fp16 storage)
+        Option o = opt;
+        o.use_fp16_storage = false;
+        for (int g = 0; g < group; g++)
+        {
+            Layer* op = Convolution_cpu_layer_creator(nullptr);
+            group_ops.push_back(op);
+            op->name = name;
+            op->isa = isa;
+            op->bottom_shapes = bottom_shapes;
+            op->top_shapes = top_shapes;
+            if (!op->bottom_shapes.empty() && op->bottom_shapes[0].dims == 3)
+                op->bottom_shapes[0].c = cin_g;
+            if (!op->top_shapes.empty() && op->top_shapes[0].dims == 3)
+                op->top_shapes[0].c = cout_g;
+            Mat weights[2];
+            weights[0] = weight_data.range(g * wsize_g, wsize_g);
+            if (bias_term)
+                weights[1] = bias_data.range(g * cout_g, cout_g);
+            int ret = op->load_param(pd);
+            if (ret == 0)
+                ret = op->load_model(ModelBinFromMatArray(weights, bias_term ? 2 : 1));
+            if (ret == 0)
+                ret = op->create_pipeline(o);
+            if (ret != 0)
+                return ret;
+        }
+        return 0;
+    }
+
+    void delete_group_ops()
+    {
+        for (Layer* op : group_ops)
+            delete op;
+        group_ops.clear();
+    }
+
+    // groups side by side (one thread each) or one after another
+    static bool groups_across_threads(int groups, int num_threads)
+    {
+        return num_threads > 1 && groups >= num_threads;
+    }
+
+    int forward_grouped(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int P = bottom_blob.elempack;
+        if (group_ops.empty() || bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * P)
+            return forward_reference(bottom_blob, top_blob, opt);
+        const int maxk = kernel_w * kernel_h;
+        const int cout_g = num_output / group;
+        const int cin_g = weight_data_size / (num_output * maxk);
+        if (bottom_blob.c * P != cin_g * group)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d (group %d x %d)", name.c_str(),
+                      bottom_blob.c * P, cin_g * group, group, cin_g);
+            return -1;
+        }
+        int pads[4];
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
+        const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+        const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
+        if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
+            return forward_reference(bottom_blob, top_blob, opt);
+        if (padded_w < extents[0] || padded_h < extents[1])
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d (padded %dx%d) is smaller than the kernel extent %dx%d",
+                      name.c_str(), bottom_blob.w, bottom_blob.h, padded_w, padded_h, extents[0], extents[1]);
+            return -1;
+        }
+        const int outw = (padded_w - extents[0]) / stride_w + 1;
+        const int outh = (padded_h - extents[1]) / stride_h + 1;
+
+        // the input's elempack: the widest (up to the blob's) that divides a group's channels
+        int ip = P;
+        while (ip > 1 && cin_g % ip != 0)
+            ip = ip > 4 ? ip / 2 : 1;
+        Mat in = bottom_blob;
+        if (ip != P)
+        {
+            Option o = opt;
+            o.blob_allocator = opt.workspace_allocator;
+            convert_packing(bottom_blob, in, ip, o);
+            if (in.empty())
+                return -100;
+        }
+        // the output's: what the per-group driver writes (the widest this ISA has that divides cout_g)
+        int op = 1;
+        for (int p = kMaxPack; p >= 4; p /= 2)
+            if (cout_g % p == 0)
+            {
+                op = p;
+                break;
+            }
+        top_blob.create(outw, outh, num_output / op, 4u * op, op, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+
+        const bool across = groups_across_threads(group, opt.num_threads);
+        Option o = opt;
+        if (across)
+        {
+            o.num_threads = 1;
+            o.workspace_allocator = nullptr; // the pool allocators are not thread-safe
+        }
+        std::vector<int> rets(group, 0);
+        #pragma omp parallel for num_threads(opt.num_threads) schedule(dynamic) if (across)
+        for (int g = 0; g < group; g++)
+            rets[g] = forward_group(g, in, ip, cin_g, top_blob, op, cout_g, o);
+        for (int r : rets)
+            if (r != 0)
+                return r;
+        return 0;
+    }
+
+    int forward_group(int g, const Mat& in, int ip, int cin_g, Mat& top_blob, int op, int cout_g, const Option& opt) const
+    {
+        const Mat in_g = in.channel_range(g * cin_g / ip, cin_g / ip);
+        Mat out_g = top_blob.channel_range(g * cout_g / op, cout_g / op);
+        const void* place = out_g.data;
+        int ret = group_ops[g]->forward(in_g, out_g, opt);
+        if (ret != 0 || out_g.data == place)
+            return ret;
+        // a path that made its own output blob: copy it into place
+        Mat t = out_g;
+        if (t.elempack != op || t.elemsize != 4u * op)
+        {
+            Option o = opt;
+            o.blob_allocator = opt.workspace_allocator;
+            convert_packing(out_g, t, op, o);
+        }
+        if (t.dims != 3 || t.w != top_blob.w || t.h != top_blob.h || t.c != cout_g / op || t.elemsize != 4u * op)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': group %d produced a %dx%dx%d output, expected %dx%dx%d", name.c_str(), g, t.w,
+                      t.h, t.c * t.elempack, top_blob.w, top_blob.h, cout_g);
+            return -1;
+        }
+        for (int q = 0; q < t.c; q++)
+            memcpy(top_blob.channel(g * cout_g / op + q).data, t.channel(q).data, (size_t)t.w * t.h * t.elemsize);
+        return 0;
+    }
+
+    // int8 grouped: the int32 sums of each group from its packed weights,
+    // through the reference's epilogue (job.numerics), into its output slice
+    void run_int8_grouped(const ConvInt8Job& job, int num_threads) const
+    {
+        const int G = job.group;
+        if ((int)group_int8.size() != G || job.out_elempack != 1 || job.in.c % G != 0 || job.out.c % G != 0)
+            return ConvolutionDepthWise::run_int8(job, num_threads);
+        const int cin_g = job.in.c / G, cout_g = job.out.c / G;
+        const int K = cin_g * kernel_w * kernel_h;
+        if (group_int8[0].M != cout_g || group_int8[0].K != K)
+            return ConvolutionDepthWise::run_int8(job, num_threads);
+        const size_t out_es = job.scale_out ? 1u : 4u;
+        const bool across = groups_across_threads(G, num_threads);
+        #pragma omp parallel for num_threads(num_threads) schedule(dynamic) if (across)
+        for (int g = 0; g < G; g++)
+        {
+            ConvInt8Job s = job;
+            s.group = 1;
+            s.in.data = (signed char*)job.in.data + (size_t)g * cin_g * job.in.cstep;
+            s.in.c = cin_g;
+            s.out.data = (unsigned char*)job.out.data + (size_t)g * cout_g * job.out.cstep * out_es;
+            s.out.c = cout_g;
+            s.weight = job.weight + (size_t)g * cout_g * K;
+            s.bias = job.bias ? job.bias + g * cout_g : nullptr;
+            s.scale_in = job.scale_in + g * cout_g;
+            s.scale_out = job.scale_out ? job.scale_out + g * cout_g : nullptr;
+            conv_int8_gemm(s, group_int8[g], across ? 1 : num_threads);
+        }
+    }
+
+    // the kernel create_pipeline prepared (kernel_path): depth-wise
+    // fp32 / fp16 / int8, or grouped: the per-group Convolution driver's path
+    // ("grouped-gemm", "grouped-winograd43", ...) or the per-group int8 GEMM
+    void choose_path()
+    {
+        if (depthwise)
+        {
+            if (weight_data.elemsize == 1u)
+                path = "depthwise-int8";
+#if KITE_CPU_CONV_FP16
+            else if (fp16w.C != 0)
+                path = "depthwise-fp16";
+#endif
+            else
+                path = packed[0].empty() && packed[1].empty() ? "reference" : "depthwise";
+            return;
+        }
+        if (weight_data.elemsize == 1u)
+            path = group_int8.empty() ? "reference" : "grouped-int8";
+        else if (!group_ops.empty() && group_ops[0]->kernel_path())
+            path = std::string("grouped-") + group_ops[0]->kernel_path();
+        else
+            path = "reference";
+    }
+
+    std::string path;
+    bool depthwise = true;
+    std::vector<Layer*> group_ops;                 // fp32 grouped: one Convolution driver per group
+    std::vector<ConvInt8PackedWeights> group_int8; // int8 grouped: packed weights per group
+
+    // shapes the packed kernel does not take: the reference on an elempack-1 copy
+    int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        return dw_forward_unpacked(bottom_blob, opt, [&](const Mat& in) { return ConvolutionDepthWise::forward(in, top_blob, opt); });
+    }
+
+    std::vector<float> packed[kDwPackCount];
+    Activation act;
+};
+
+DEFINE_LAYER_CREATOR(ConvolutionDepthWise_cpu)
+
+} // namespace KITE_ISA_NS
+} // namespace kite

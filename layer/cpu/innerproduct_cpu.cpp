@@ -1,0 +1,236 @@
+// InnerProduct for the CPU, fp32: one input vector is a matrix-vector product
+// (four outputs at a time, vectorised along the inputs); a dims-2 input of
+// rows is a matrix product through the packed SGEMM with the weights packed
+// once in create_pipeline. int8: the input quantized as the reference does,
+// int32 sums from the int8 matrix-vector kernel (vpdpbusd on the VNNI rows,
+// pmaddwd otherwise), the reference's epilogue.
+#include "innerproduct.h"
+
+#include "common/activation.h"
+#include "common/conv_kernel.h"
+#include "common/int8.h"
+#include "x86/conv_int8_vnni_x86.h"
+#include "cpu/conv_int8_cpu.h"
+#include "cpu/conv_vec_cpu.h"
+#include "cpu.h"
+#include "log.h"
+#include "cpu/sgemm_cpu.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+namespace {
+float apply_activation(float v, const void* ctx)
+{
+    return (*(const Activation*)ctx)(v);
+}
+
+// dot products of x with four weight rows
+static inline void dot4(const float* x, const float* w0, const float* w1, const float* w2, const float* w3, int n,
+                        float* out)
+{
+    typedef simd::VF<kMaxPack> V;
+    const int W = kMaxPack;
+    typename V::T a0 = V::zero(), a1 = V::zero(), a2 = V::zero(), a3 = V::zero();
+    int i = 0;
+    for (; i + W <= n; i += W)
+    {
+        const typename V::T xv = V::load(x + i);
+        a0 = V::fmadd(xv, V::load(w0 + i), a0);
+        a1 = V::fmadd(xv, V::load(w1 + i), a1);
+        a2 = V::fmadd(xv, V::load(w2 + i), a2);
+        a3 = V::fmadd(xv, V::load(w3 + i), a3);
+    }
+    float s0 = V::reduce_add(a0), s1 = V::reduce_add(a1), s2 = V::reduce_add(a2), s3 = V::reduce_add(a3);
+    for (; i < n; i++)
+    {
+        s0 += x[i] * w0[i];
+        s1 += x[i] * w1[i];
+        s2 += x[i] * w2[i];
+        s3 += x[i] * w3[i];
+    }
+    out[0] = s0;
+    out[1] = s1;
+    out[2] = s2;
+    out[3] = s3;
+}
+} // namespace
+
+// the int8 kernel family of this build (kernel_path)
+static inline const char* int8_kernel_name(int isa)
+{
+    (void)isa;
+#if defined(KITE_X86_VNNI_NS)
+    if (isa == CPU_ISA_AVX512VNNI || isa == CPU_ISA_AVXVNNI)
+        return "int8-vnni";
+#endif
+#if defined(__ARM_FEATURE_DOTPROD)
+    return "int8-sdot";
+#elif defined(__ARM_NEON)
+    return "int8-smlal";
+#else
+    return "int8";
+#endif
+}
+
+class InnerProduct_cpu : public InnerProduct
+{
+public:
+    bool accept() const override
+    {
+        return true;
+    }
+
+    const char* kernel_path() const override
+    {
+        if (weight_data.elemsize == 1u)
+            return int8_kernel_name(isa);
+        return packed_weight.M != 0 ? "sgemm" : "reference";
+    }
+
+    int create_pipeline(const Option& opt) override
+    {
+        int ret = InnerProduct::create_pipeline(opt);
+        act = Activation(activation_type, activation_params);
+        if (ret != 0 || weight_data.elemsize != 4u)
+            return ret;
+        const int num_input = weight_data_size / num_output;
+        // vector rows: y is written transposed (crs == 1) below
+        pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight, true);
+        return 0;
+    }
+
+    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
+    {
+        if (weight_data.elemsize == 1u)
+            return forward_int8(bottom_blob, top_blob, opt);
+        if (packed_weight.M == 0 || bottom_blob.elempack != 1 || bottom_blob.elemsize != 4u || bottom_blob.dims < 1
+            || bottom_blob.dims > 4)
+            return InnerProduct::forward(bottom_blob, top_blob, opt);
+        const int num_input = packed_weight.K;
+        int rows = 1;
+        Mat flat;
+        int ret = flat_input_and_output(bottom_blob, num_input, flat, &rows, top_blob, opt);
+        if (ret != 0)
+            return ret;
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        const float* x = flat;
+        float* y = top_blob;
+
+        if (rows >= 4)
+        {
+            // y^T(p, r) = W(p, k) x^T(k, r)
+            GemmEpilogue ep;
+            ep.bias = bias;
+            if (activation_type != ACTIVATION_NONE)
+            {
+                ep.activation = apply_activation;
+                ep.activation_ctx = &act;
+            }
+            return sgemm(packed_weight, MatView{x, 1, (long)num_input}, rows, y, 1, (long)num_output, ep, opt);
+        }
+
+        const float* w = weight_data;
+        const int quads = (num_output + 3) / 4;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int qd = 0; qd < quads; qd++)
+        {
+            const int p0 = qd * 4;
+            for (int r = 0; r < rows; r++)
+            {
+                const float* xr = x + (size_t)num_input * r;
+                const float* wr[4];
+                for (int j = 0; j < 4; j++)
+                    wr[j] = w + (size_t)num_input * std::min(p0 + j, num_output - 1);
+                float s[4];
+                dot4(xr, wr[0], wr[1], wr[2], wr[3], num_input, s);
+                for (int j = 0; j < 4 && p0 + j < num_output; j++)
+                    y[(size_t)num_output * r + p0 + j] = act(s[j] + (bias ? bias[p0 + j] : 0.f));
+            }
+        }
+        return 0;
+    }
+
+private:
+    // the input's values as rows of num_input (one row unless a dims-2 input
+    // has w == num_input) and the output blob for them
+    int flat_input_and_output(const Mat& bottom_blob, int num_input, Mat& flat, int* rows, Mat& top_blob,
+                              const Option& opt) const
+    {
+        const bool row_mode = bottom_blob.dims == 2 && bottom_blob.w == num_input;
+        *rows = row_mode ? bottom_blob.h : 1;
+        if (flatten_blob(bottom_blob, flat, opt.workspace_allocator) != 0)
+            return -100;
+        if (flat.w != num_input * *rows)
+        {
+            KITE_LOGE("InnerProduct '%s': input of %d values (dims=%d w=%d h=%d d=%d c=%d) does not match num_input %d",
+                      name.c_str(), flat.w, bottom_blob.dims, bottom_blob.w, bottom_blob.h, bottom_blob.d, bottom_blob.c,
+                      num_input);
+            return -1;
+        }
+        if (row_mode)
+            top_blob.create(num_output, *rows, 4u, opt.blob_allocator);
+        else
+            top_blob.create(num_output, 4u, opt.blob_allocator);
+        return top_blob.empty() ? -100 : 0;
+    }
+
+    // the reference's int8 path with the int32 sums from the x86 kernels
+    int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int num_input = weight_data_size / num_output;
+        if (!opt.use_int8_inference || bottom_blob.elempack != 1 || bottom_blob.dims < 1 || bottom_blob.dims > 4
+            || !(bottom_blob.elemsize == 4u || bottom_blob.elemsize == 1u))
+            return InnerProduct::forward(bottom_blob, top_blob, opt); // (reports the error)
+        int rows = 1;
+        Mat flat;
+        int ret = flat_input_and_output(bottom_blob, num_input, flat, &rows, top_blob, opt);
+        if (ret != 0)
+            return ret;
+        Mat xq = flat;
+        if (flat.elemsize != 1u)
+        {
+            ret = quantize_blob_int8(flat, xq, bottom_blob_int8_scales, 1, opt.workspace_allocator, opt.num_threads);
+            if (ret != 0)
+                return ret;
+        }
+        std::vector<int32_t> sums((size_t)num_output * rows);
+        for (int r = 0; r < rows; r++)
+        {
+            const signed char* x = (const signed char*)xq.data + (size_t)num_input * r;
+            int32_t* s = sums.data() + (size_t)num_output * r;
+#if defined(KITE_X86_VNNI_NS)
+            if (isa == CPU_ISA_AVX512VNNI || isa == CPU_ISA_AVXVNNI)
+            {
+                KITE_X86_VNNI_NS::int8_gemv_vnni(x, weight_data, num_output, num_input, s, opt.num_threads);
+                continue;
+            }
+#endif
+            int8_gemv(x, weight_data, num_output, num_input, s, opt.num_threads);
+        }
+        // the reference's epilogue
+        const float bottom_scale = bottom_blob_int8_scales[0];
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        float* y = top_blob;
+        for (int p = 0; p < num_output; p++)
+        {
+            const float scale_in = int8_dequant_scale(bottom_scale, weight_data_int8_scales[p]);
+            for (int r = 0; r < rows; r++)
+            {
+                float v = sums[(size_t)num_output * r + p] * scale_in;
+                if (bias)
+                    v += bias[p];
+                y[(size_t)num_output * r + p] = act(v);
+            }
+        }
+        return 0;
+    }
+
+    PackedA packed_weight;
+    Activation act;
+};
+
+DEFINE_LAYER_CREATOR(InnerProduct_cpu)
+
+} // namespace KITE_ISA_NS
+} // namespace kite

@@ -1,0 +1,145 @@
+// Permute, compiled once per CPU ISA level (x86 and ARM), on packed blobs of any element
+// type (dims 2..4). An order that keeps the packing axis outermost moves whole
+// packed elements (the reference on a wide view). Any other order gathers
+// scalars into an output packed by the widest elempack dividing its new
+// outermost axis: each output row is walked in memory order and its source
+// scalar found from the input's packed strides (the packing axis contributes
+// (i / P) groups plus lane i % P). Elempack 1 and dims 1 use the reference.
+#include "permute.h"
+#include "cpu/packing_cpu.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+class Permute_cpu : public Permute
+{
+public:
+    Permute_cpu()
+    {
+        support_packing = true;
+    }
+
+    int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
+    {
+        const int ep = bottom_blob.elempack;
+        if (bottom_blob.empty() || ep == 1 || bottom_blob.dims < 2 || bottom_blob.dims > 4)
+            return Permute::forward(bottom_blob, top_blob, opt);
+        const int dims = bottom_blob.dims;
+        int perm[4];
+        if (!permutation(dims, order_type, perm))
+            return Permute::forward(bottom_blob, top_blob, opt); // the reference reports it
+        if (perm[0] == 0)
+        {
+            int ret = Permute::forward(packed_as_wide(bottom_blob), top_blob, opt);
+            if (ret == 0)
+                top_blob.elempack = ep;
+            return ret;
+        }
+        switch (bottom_blob.elemsize / ep)
+        {
+        case 4:
+            return gather<unsigned int>(bottom_blob, top_blob, perm, opt);
+        case 2:
+            return gather<unsigned short>(bottom_blob, top_blob, perm, opt);
+        case 1:
+            return gather<unsigned char>(bottom_blob, top_blob, perm, opt);
+        default:
+            Mat b;
+            int ret = to_fp32_pack1(bottom_blob, b, opt);
+            return ret != 0 ? ret : Permute::forward(b, top_blob, opt);
+        }
+    }
+
+private:
+    template<class E>
+    int gather(const Mat& bottom_blob, Mat& top_blob, const int* perm, const Option& opt) const
+    {
+        const int dims = bottom_blob.dims;
+        const int P = bottom_blob.elempack;
+        // input logical axes outermost first, in scalars, and their strides in
+        // scalars (the packing axis 0 is handled apart)
+        int ext[4] = {1, 1, 1, 1};
+        size_t st[4] = {0, 0, 0, 0};
+        size_t group_stride; // scalars between packed groups of axis 0
+        if (dims == 2)
+        {
+            ext[0] = bottom_blob.h * P, ext[1] = bottom_blob.w;
+            st[1] = P;
+            group_stride = (size_t)bottom_blob.w * P;
+        }
+        else if (dims == 3)
+        {
+            ext[0] = bottom_blob.c * P, ext[1] = bottom_blob.h, ext[2] = bottom_blob.w;
+            st[1] = (size_t)bottom_blob.w * P, st[2] = P;
+            group_stride = bottom_blob.cstep * P;
+        }
+        else
+        {
+            ext[0] = bottom_blob.c * P, ext[1] = bottom_blob.d, ext[2] = bottom_blob.h, ext[3] = bottom_blob.w;
+            st[1] = (size_t)bottom_blob.w * bottom_blob.h * P, st[2] = (size_t)bottom_blob.w * P, st[3] = P;
+            group_stride = bottom_blob.cstep * P;
+        }
+        // output logical axes: out axis j is input axis perm[j]
+        int oext[4] = {1, 1, 1, 1};
+        for (int j = 0; j < dims; j++)
+            oext[j] = ext[perm[j]];
+        const int Q = best_elempack(oext[0]);
+        const size_t es = sizeof(E);
+        if (dims == 2)
+            top_blob.create(oext[1], oext[0] / Q, es * Q, Q, opt.blob_allocator);
+        else if (dims == 3)
+            top_blob.create(oext[2], oext[1], oext[0] / Q, es * Q, Q, opt.blob_allocator);
+        else
+            top_blob.create(oext[3], oext[2], oext[1], oext[0] / Q, es * Q, Q, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        const size_t out_group = dims == 2 ? (size_t)top_blob.w * Q : top_blob.cstep * Q;
+
+        // the rest of the output axes (1..dims-1) as up to three loops z, y, x
+        // (outermost first); which input axis each one walks
+        int rext[3] = {1, 1, 1}, rsrc[3] = {-1, -1, -1};
+        for (int j = 1; j < dims; j++)
+        {
+            rext[3 - dims + j] = oext[j];
+            rsrc[3 - dims + j] = perm[j];
+        }
+        // the one output axis that walks the input's packing axis, if any
+        int packed_loop = -1;
+        for (int k = 0; k < 3; k++)
+            if (rsrc[k] == 0)
+                packed_loop = k;
+        size_t rst[3];
+        for (int k = 0; k < 3; k++)
+            rst[k] = rsrc[k] > 0 ? st[rsrc[k]] : 0;
+        const size_t st0 = st[perm[0]]; // input stride of the output's axis 0
+
+        const E* src = (const E*)bottom_blob.data;
+        const int groups = oext[0] / Q;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int g = 0; g < groups; g++)
+        {
+            E* out = (E*)top_blob.data + g * out_group;
+            size_t o = 0;
+            for (int z = 0; z < rext[0]; z++)
+                for (int y = 0; y < rext[1]; y++)
+                    for (int x = 0; x < rext[2]; x++)
+                    {
+                        const int idx[3] = {z, y, x};
+                        size_t base = 0;
+                        for (int k = 0; k < 3; k++)
+                            if (k == packed_loop)
+                                base += (size_t)(idx[k] / P) * group_stride + idx[k] % P;
+                            else
+                                base += idx[k] * rst[k];
+                        for (int l = 0; l < Q; l++)
+                            out[o++] = src[base + (size_t)(g * Q + l) * st0];
+                    }
+        }
+        return 0;
+    }
+};
+
+DEFINE_LAYER_CREATOR(Permute_cpu)
+
+} // namespace KITE_ISA_NS
+} // namespace kite

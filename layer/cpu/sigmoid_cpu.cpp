@@ -1,0 +1,12 @@
+// Sigmoid, compiled once per CPU ISA level (x86 and ARM): any elempack, fp16 storage (F16C, aarch64).
+#include "sigmoid.h"
+#include "simd/simd_math.h"
+#include "cpu/unary_cpu.h"
+
+namespace kite {
+namespace KITE_ISA_NS {
+
+KITE_CPU_UNARY_DRIVER(Sigmoid, simd::sigmoid_ps<V>(x));
+
+} // namespace KITE_ISA_NS
+} // namespace kite
