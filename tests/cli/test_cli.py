@@ -7,7 +7,8 @@
   a missing file: exit 1, one line with the quoted name and the OS reason
 and kiterun's refusal of an input whose shape is not the declared one.
 
-  python3 tests/cli/test_cli.py --version 0.1.0 --tool kiterun=build/tools/kiterun ...
+  python3 tests/cli/test_cli.py --version 0.1.0 --tool kiterun=build/tools/kiterun ... \
+      --script kitedeploy=tools/deploy/kitedeploy.py
 
 Tools not given (not built: no protobuf) are reported as skipped.
 """
@@ -36,6 +37,10 @@ MISSING = {
                                 os.path.join(d, "o.param"), os.path.join(d, "o.bin")], os.path.join(d, "missing.param")),
     "benchkite": lambda d: (["1", "1", "0", "-1", "0", "param=" + os.path.join(d, "missing.param")],
                             os.path.join(d, "missing.param")),
+    "kitequantize": lambda d: (["table", os.path.join(d, "missing.param"), os.path.join(d, "missing.bin"), d,
+                                os.path.join(d, "o.table")], os.path.join(d, "missing.param")),
+    "kitecheck": lambda d: ([os.path.join(d, "missing.param"), "random"], os.path.join(d, "missing.param")),
+    "kitedeploy": lambda d: (["convert", "--config", os.path.join(d, "missing.yml")], os.path.join(d, "missing.yml")),
 }
 # a usage error that is not an unknown option: a bad value
 BAD_VALUE = {
@@ -45,7 +50,12 @@ BAD_VALUE = {
     "tensorflow2kite": lambda d: ["a", "b", "c", "input_formats=NHCW"],
     "kiteoptimize": lambda d: ["a", "b", "c", "d", "fp16=3"],
     "benchkite": lambda d: ["1", "1", "0", "-1", "0", "shape=[3,x]"],
+    "kitequantize": lambda d: ["table", "a", "b", "c", "d", "method=median"],
+    "kitecheck": lambda d: ["a", "b", "fp16=7"],
+    "kitedeploy": lambda d: ["convert", "--config", "a.yml", "--runtime", "tpu"],
 }
+# tools with commands whose --help is their own (usage: <tool> <command> ...)
+COMMANDS = {"kitequantize": ["table", "int8", "report"]}
 
 
 def check(cond, what):
@@ -63,39 +73,48 @@ def err_lines(err):
     return [l for l in err.splitlines() if l.strip()]
 
 
-def test_tool(name, exe, version, work):
+def test_help(name, exe, prefix=()):
     for flag in ("--help", "-h"):
-        rc, out, err = run([exe, flag])
-        check(rc == 0 and out.startswith("usage: " + name) and err == "",
-              "%s %s: exit %d, usage on stdout (%r), stderr %r" % (name, flag, rc, out[:40], err[:100]))
+        what = " ".join([name] + list(prefix) + [flag])
+        rc, out, err = run(exe + list(prefix) + [flag])
+        usage = " ".join(["usage:", name] + list(prefix))
+        check(rc == 0 and out.startswith(usage + " ") and err == "",
+              "%s: exit %d, usage on stdout (%r), stderr %r" % (what, rc, out[:40], err[:100]))
         # one line per option: every option row has a description after the spelling
         body = out.split("\n\n", 1)[-1]  # after the usage lines
         rows = [l for l in body.splitlines() if l.startswith("  ")]
         described = [l for l in rows if len(l.strip().split("  ", 1)) == 2 and l.strip().split("  ", 1)[1].strip()]
         check(len(rows) >= 3 and len(described) == len(rows) and any(r.strip().startswith("--version ") for r in rows),
-              "%s %s: %d option rows, %d with a description" % (name, flag, len(rows), len(described)))
-    rc, out, err = run([exe, "--version"])
+              "%s: %d option rows, %d with a description" % (what, len(rows), len(described)))
+
+
+def test_tool(name, exe, version, work):
+    """exe: the command that runs the tool (a list: the program, or the interpreter and a script)"""
+    test_help(name, exe)
+    for cmd in COMMANDS.get(name, []):
+        test_help(name, exe, [cmd])
+    rc, out, err = run(exe + ["--version"])
     check(rc == 0 and out.strip() == "%s (kite) %s" % (name, version) and err == "",
           "%s --version: exit %d, %r" % (name, rc, out.strip()))
 
     for bad in (["--no-such-option"], ["-x"]):
         args = bad if name == "benchkite" else bad + ["a", "b", "c", "d"]
-        rc, out, err = run([exe] + args)
+        rc, out, err = run(exe + args)
         lines = err_lines(err)
         check(rc == 2 and len(lines) == 1 and lines[0].startswith(name + ": error: ") and bad[0] in lines[0]
               and "--help" in lines[0] and out == "",
               "%s %s: exit %d (want 2), stderr %r" % (name, bad[0], rc, err.strip()[:200]))
-    rc, out, err = run([exe] + BAD_VALUE[name](work))
+    rc, out, err = run(exe + BAD_VALUE[name](work))
     lines = err_lines(err)
     check(rc == 2 and len(lines) == 1 and lines[0].startswith(name + ": error: ") and "--help" in lines[0],
           "%s bad value: exit %d (want 2), stderr %r" % (name, rc, err.strip()[:200]))
     if name != "benchkite":  # benchkite without arguments runs its model set
-        rc, out, err = run([exe])
+        rc, out, err = run(exe)
         lines = err_lines(err)
         check(rc == 2 and len(lines) == 1 and "--help" in lines[0], "%s without arguments: exit %d (want 2), stderr %r" % (name, rc, err.strip()[:200]))
 
     args, path = MISSING[name](work)
-    rc, out, err = run([exe] + args)
+    rc, out, err = run(exe + args)
     want = "'%s': No such file or directory" % path
     lines = [l for l in err_lines(err) if l.startswith(name + ": error: ")]
     check(rc == 1 and len(lines) == 1 and ("cannot open " + want) in lines[0],
@@ -147,9 +166,11 @@ def test_kiterun_shapes(exe, work):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--version", required=True, help="the CMake project version")
-    ap.add_argument("--tool", action="append", default=[], help="NAME=PATH")
+    ap.add_argument("--tool", action="append", default=[], help="NAME=PATH: a program")
+    ap.add_argument("--script", action="append", default=[], help="NAME=PATH: a Python script, run with this python3")
     args = ap.parse_args()
-    tools = dict(t.split("=", 1) for t in args.tool)
+    tools = {n: [os.path.abspath(p)] for n, p in (t.split("=", 1) for t in args.tool)}
+    tools.update({n: [sys.executable, os.path.abspath(p)] for n, p in (t.split("=", 1) for t in args.script)})
     work = tempfile.mkdtemp(prefix="kite_cli_")
     try:
         with open(os.path.join(work, "g.param"), "w") as f:
@@ -158,9 +179,9 @@ def main():
             if name not in tools:
                 print("skip  %s: not built" % name)
                 continue
-            test_tool(name, os.path.abspath(tools[name]), args.version, work)
+            test_tool(name, tools[name], args.version, work)
         if "kiterun" in tools:
-            test_kiterun_shapes(os.path.abspath(tools["kiterun"]), work)
+            test_kiterun_shapes(tools["kiterun"][0], work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d failed" % len(failures))

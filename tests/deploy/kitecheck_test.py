@@ -65,7 +65,8 @@ def main():
             check(rc == 1 and last == "first bad layer: %s on %s" % (victim, gpu),
                   "%s: broken %s on %s is named: '%s'" % (name, victim, gpu, last))
     rc, out, err = run([kc, "/nonexistent.param", "random"])
-    check(rc == 2 and "nonexistent" in err and len(err.strip().splitlines()) == 1, "missing param: exit 2, '%s'" % err.strip())
+    check(rc == 1 and "'/nonexistent.param': No such file or directory" in err and len(err.strip().splitlines()) == 1,
+          "missing param: exit 1, '%s'" % err.strip())
     rc, out, err = run([kc, os.path.join(a.models, "squeezenet.param"), "random", "backends=cpu,tpu"])
     check(rc == 2 and "tpu" in err, "unknown backend: exit 2, '%s'" % err.strip())
     print("%d failures" % len(FAILS))

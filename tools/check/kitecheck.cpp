@@ -34,8 +34,9 @@
 // `vulkan`) before the comparison, as a broken driver would; the tests use it
 // to show that the layer is named.
 //
-// Exit status: 0 all layers agree, 1 a layer disagrees, 2 bad arguments or a
-// model that cannot be loaded or run.
+// Exit status (tools/common/args.h): 0 all layers agree, 1 a layer disagrees
+// (stdout ends with "first bad layer: ...") or a model that cannot be loaded
+// or run (one line "kitecheck: error: ..." on stderr), 2 a wrong command line.
 
 #include "cpu.h"
 #include "layer.h"
@@ -79,8 +80,8 @@ const ToolInfo kInfo = {
      {"threads=N", "CPU threads (default 1)"},
      {"--types", "list the ncnn layer type indices and exit"}},
     "Prints 'check <index> <type> <name> <backend> max_rel=<r> cosine=<c>' per layer and backend, then\n"
-    "'first bad layer: <name> on <backend>' (exit 1) or 'all layers agree' (exit 0); exit 2 on a wrong\n"
-    "command line or a model that cannot be loaded or run. KITECHECK_BREAK=<layer>@<backend> perturbs\n"
+    "'first bad layer: <name> on <backend>' (exit 1) or 'all layers agree' (exit 0); exit 1 with one\n"
+    "error line on stderr for a model that cannot be loaded or run. KITECHECK_BREAK=<layer>@<backend> perturbs\n"
     "that layer's output there (tests)."};
 
 std::string g_first_error;
@@ -100,7 +101,7 @@ int fail(const std::string& what)
         if (ch == '\n')
             ch = ' ';
     fprintf(stderr, "%s\n", msg.c_str());
-    return 2;
+    return EXIT_RUNTIME;
 }
 
 Mat make_shape_mat(const std::vector<int>& s)
@@ -281,6 +282,11 @@ int main(int argc, char** argv)
         if (rc >= 0)
             return rc;
     }
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && !(i == 1 && strcmp(argv[i], "--types") == 0))
+            return usage_error(kInfo, "unknown option '" + std::string(argv[i]) + "'");
+    if (argc > 2 && strcmp(argv[1], "--types") == 0)
+        return usage_error(kInfo, "--types takes no other argument");
     if (argc < 2 || (argc < 3 && strcmp(argv[1], "--types") != 0))
         return usage_error(kInfo, "expected MODEL.param MODEL.bin|random");
     set_log_sink(log_sink, nullptr);
@@ -338,6 +344,16 @@ int main(int argc, char** argv)
 
     // the weights as a .bin file (random ones are written to a temporary file
     // so that the per-layer nets and the reference read the same values)
+    // a missing file: named with the OS reason, before anything else
+    for (int i = 1; i <= 2; i++)
+    {
+        if (i == 2 && bin_arg == "random")
+            continue;
+        FILE* fp = fopen(argv[i], "rb");
+        if (!fp)
+            return fail(file_error("cannot open", argv[i]));
+        fclose(fp);
+    }
     std::string bin_path = bin_arg, tmp_bin;
     if (bin_arg == "random")
     {
@@ -407,7 +423,7 @@ int main(int argc, char** argv)
         bool named = split_blob_value(a, input_names, blob, value, "[");
         std::vector<int> s;
         if (!parse_shape(value, s))
-            return fail("shape=" + a + ": expected [w], [w,h], [w,h,c] or [w,h,d,c] of positive ints");
+            return usage_error(kInfo, "shape=" + a + ": expected [w], [w,h], [w,h,c] or [w,h,d,c] of positive ints");
         if (!named)
             default_shape = s;
         else if (std::find(input_names.begin(), input_names.end(), blob) == input_names.end())

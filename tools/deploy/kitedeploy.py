@@ -39,7 +39,7 @@ try:
     import yaml
 except ImportError:  # pragma: no cover
     sys.stderr.write("kitedeploy: error: PyYAML is not installed (pip install PyYAML)\n")
-    sys.exit(2)
+    sys.exit(1)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -129,7 +129,7 @@ def load_config(path):
         with open(path) as f:
             cfg = yaml.safe_load(f)
     except OSError as e:
-        raise DeployError("cannot read deployment file '%s': %s" % (path, e.strerror))
+        raise DeployError("deployment file: cannot open '%s': %s" % (path, e.strerror))
     except yaml.YAMLError as e:
         raise DeployError("deployment file '%s' is not valid YAML: %s" % (path, e))
     if not isinstance(cfg, dict):
@@ -1138,31 +1138,97 @@ TYPE_INDEX = None
 
 
 def kite_version():
+    """The CMake project version, from the project() line of the source tree's
+    CMakeLists.txt (this script runs from the source tree; nothing to configure)."""
     try:
         with open(os.path.join(REPO, "CMakeLists.txt")) as f:
-            m = re.search(r"project\(\s*kite\s+VERSION\s+([0-9.]+)", f.read())
+            m = re.search(r"project\s*\(\s*kite\b[^)]*?\bVERSION\s+([0-9][0-9.]*)", f.read())
         return m.group(1) if m else "unknown"
     except OSError:
         return "unknown"
 
 
+# the command line, as tools/common/args.h prints it for the C++ tools
+COMMANDS = [("convert", "every model through its converter and kiteoptimize into OUT/models"),
+            ("build", "(after convert) C++ sources and lib<library_name>.a/.so per target ABI, and a host runner"),
+            ("run", "each model on its validation inputs or random ones"),
+            ("validate", "the source framework and kite on the same inputs: one PASS|FAIL line per output"),
+            ("benchmark", "per-layer times (benchkite profile=1) and the whole-model time")]
+# (spelling, takes a value, help)
+OPTIONS = [("--config FILE.yml", True, "the deployment file (required)"),
+           ("--model NAME", True, "only this model (repeatable)"),
+           ("--runtime cpu|vulkan|opencl", True, "the runtime (default: each model's own)"),
+           ("--target-abi " + "|".join(ABIS), True, "only this ABI (default: the file's target_abis)"),
+           ("--output DIR", True, "output folder (default: ./kitedeploy-out/<library_name>)"),
+           ("--build-dir DIR", True, "kite build tree with the converters, kiterun, libkite (default $KITE_BUILD_DIR)"),
+           ("--kite-build ABI=DIR", True, "kite build tree of another ABI (its platform.h; repeatable)"),
+           ("--save DIR", True, "run: save the outputs as .npy here"),
+           ("--loop N", True, "benchmark: timed runs (default 10)")]
+
+
+def print_help():
+    rows = COMMANDS + [(o[0], o[2]) for o in OPTIONS] + [("-h, --help", "print this help on stdout and exit"),
+                                                          ("--version", "print the kite version and exit")]
+    width = min(max(len(r[0]) for r in rows), 34)
+    out = ["usage: kitedeploy {%s} --config FILE.yml [option]..." % "|".join(c[0] for c in COMMANDS), "",
+           "Deploy models described by a YAML deployment file (docs/kitedeploy.md).", ""]
+    out += ["  %-*s  %s" % (width, r[0], r[1]) for r in rows]
+    out += ["", "Every error names the model and the key; validate exits 1 when an output FAILs.", "",
+            "exit status: 0 success, 1 failure, 2 usage error"]
+    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.flush()
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        usage_error(message)
+
+
+def usage_error(what):
+    """A wrong command line: one line with the --help hint, exit 2."""
+    sys.stderr.write("kitedeploy: error: %s (see 'kitedeploy --help')\n" % what)
+    sys.exit(2)
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="kitedeploy", description="deploy models described by a YAML deployment file")
-    ap.add_argument("--version", action="version", version="kitedeploy (kite) %s" % kite_version())
-    ap.add_argument("command", choices=["convert", "build", "run", "validate", "benchmark"])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # --help, -h, --version anywhere (as the C++ tools); then unknown options by name
+    for a in argv:
+        if a in ("--help", "-h"):
+            print_help()
+            return 0
+        if a == "--version":
+            print("kitedeploy (kite) %s" % kite_version())
+            return 0
+    with_value = set(o[0].split()[0] for o in OPTIONS)
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a.startswith("-") and a != "-":
+            name = a.split("=", 1)[0]
+            if name not in with_value:
+                usage_error("unknown option '%s'" % a)
+            if "=" not in a:
+                i += 1  # its value
+        i += 1
+    ap = _Parser(prog="kitedeploy", add_help=False, allow_abbrev=False)
+    ap.add_argument("command", choices=[c[0] for c in COMMANDS])
     ap.add_argument("--config", required=True)
-    ap.add_argument("--model", action="append", help="only this model (repeatable)")
+    ap.add_argument("--model", action="append")
     ap.add_argument("--runtime", choices=["cpu", "vulkan", "opencl"])
     ap.add_argument("--target-abi", choices=list(ABIS))
-    ap.add_argument("--output", help="output folder (default: ./kitedeploy-out/<library_name>)")
-    ap.add_argument("--build-dir", default=os.environ.get("KITE_BUILD_DIR"),
-                    help="kite build tree with the converters, kiterun, libkite (default $KITE_BUILD_DIR)")
-    ap.add_argument("--kite-build", action="append", default=[], metavar="ABI=DIR",
-                    help="kite build tree of another ABI (its platform.h)")
-    ap.add_argument("--save", help="run: save the outputs as .npy here")
-    ap.add_argument("--loop", type=int, default=10, help="benchmark: timed runs")
+    ap.add_argument("--output")
+    ap.add_argument("--build-dir", default=os.environ.get("KITE_BUILD_DIR"))
+    ap.add_argument("--kite-build", action="append", default=[])
+    ap.add_argument("--save")
+    ap.add_argument("--loop", type=int, default=10)
     args = ap.parse_args(argv)
+    for kv in args.kite_build:
+        if "=" not in kv:
+            usage_error("--kite-build %s: expected ABI=DIR" % kv)
     args.kite_abi_build = dict(kv.split("=", 1) for kv in args.kite_build)
+    if args.loop < 1:
+        usage_error("--loop %d: expected a positive number of runs" % args.loop)
     if args.build_dir:
         args.build_dir = os.path.abspath(args.build_dir)
     try:
@@ -1181,7 +1247,7 @@ def main(argv=None):
               "benchmark": cmd_benchmark}[args.command]
         return fn(cfg, args, tools, models) or 0
     except DeployError as e:
-        # a run-time failure (tools/common/args.h conventions: 1; a wrong command line: 2, from argparse)
+        # a run-time failure (tools/common/args.h conventions: 1; a wrong command line: 2, usage_error)
         sys.stderr.write("kitedeploy: error: %s\n" % e)
         return 1
 

@@ -93,7 +93,7 @@ std::string list_data(const std::string& data, std::vector<std::string>& files)
     }
     std::ifstream f(data.c_str());
     if (!f)
-        return "cannot open list '" + data + "'";
+        return "cannot open list '" + data + "': " + strerror(errno);
     std::string dir;
     size_t slash = data.rfind('/');
     if (slash != std::string::npos)

@@ -19,7 +19,8 @@
 //       per-layer output cosine of an int8 model (kitequantize's or ncnn2int8's) against fp32;
 //       save=DIR writes the first output of every input as DIR/fp32.npy and DIR/int8.npy (N x K).
 //
-// Progress goes to stderr; exit status 0 or 1 (one line naming the problem).
+// Progress goes to stderr; exit status 0, 1 at run time, 2 for a wrong command line
+// (tools/common/args.h; one line naming the problem).
 
 #include "calib_data.h"
 #include "quantize.h"
@@ -55,22 +56,79 @@ static void progress(const char* what, size_t i, size_t n)
         fprintf(stderr, "kitequantize: %s %zu/%zu\n", what, i + 1, n);
 }
 
+static const tools::ToolInfo kInfo = {
+    "kitequantize",
+    "table MODEL.param MODEL.bin DATA TABLE [key=value]...\n"
+    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [key=value]...\n"
+    "report FP32.param FP32.bin INT8.param INT8.bin DATA [key=value]...",
+    "int8 post-training quantization of a kite/ncnn model: calibration table, int8 model, per-layer report.",
+    {{"table", "run the fp32 model on DATA and write a calibration table (ncnn2table's format)"},
+     {"int8", "write the int8 model from a table (ncnn2int8's form), optionally bias-corrected with data="},
+     {"report", "per-layer output cosine of an int8 model against the fp32 one"},
+     {"DATA", "a folder of images or .npy tensors, or a text file listing them"},
+     {"COMMAND --help", "the arguments of one command"}},
+    "Progress goes to stderr."};
+
+static const tools::ToolInfo kTableInfo = {
+    "kitequantize",
+    "table MODEL.param MODEL.bin DATA TABLE [method=..] [shape=..] [mean=..] [norm=..] [pixel=..] [threads=N] [limit=N]",
+    "Run the fp32 model on DATA, collect the inputs of every Convolution / ConvolutionDepthWise / InnerProduct and "
+    "write a calibration table.",
+    {{"MODEL.param MODEL.bin", "the fp32 model"},
+     {"DATA", "a folder of images or .npy tensors, or a text file listing them"},
+     {"TABLE", "the calibration table to write (ncnn2table's format)"},
+     {"method=mse|kl|minmax|percentile|aciq", "how each threshold is chosen (default mse: least expected squared error)"},
+     {"shape=[w,h,c]", "resize images to this shape"},
+     {"mean=[..] norm=[..]", "per-channel (x - mean) * norm of images"},
+     {"pixel=RGB|BGR|GRAY|RGBA|BGRA", "the channel order the model expects"},
+     {"limit=N", "use at most N inputs of DATA"},
+     {"threads=N", "CPU threads"}},
+    nullptr};
+
+static const tools::ToolInfo kInt8Info = {
+    "kitequantize",
+    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] "
+    "[data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2] "
+    "[keep-fp32=N|name,name,...] [report=FILE] [threads=N]",
+    "Write the int8 model of MODEL with the scales of TABLE (ncnn2int8's form).",
+    {{"MODEL.param MODEL.bin", "the fp32 model"},
+     {"TABLE", "the calibration table (kitequantize table's or ncnn2table's)"},
+     {"OUT.param OUT.bin", "the int8 model to write"},
+     {"fp16-rest", "store the weights of the layers left fp32 as fp16"},
+     {"requantize=0", "do not fuse requantization into int8 convolutions"},
+     {"fold-padding=0", "do not fold a zero Padding into the convolution that reads it"},
+     {"data=DATA", "calibration inputs: bias correction, the per-layer cosine report, keep-fp32=N"},
+     {"shape= mean= norm= pixel= limit=", "how DATA is read, as for table"},
+     {"bias-correct=0|1", "correct the biases for the weights' rounding (default: 1 with data=)"},
+     {"shift-correct=0|1|2", "correct each layer's output mean shift: 2 every layer (default), 1 without activation, 0 off"},
+     {"keep-fp32=N|name,...", "keep these layers fp32, or the N that lose most (needs data=)"},
+     {"report=FILE", "also write the per-layer report to FILE"},
+     {"threads=N", "CPU threads"}},
+    nullptr};
+
+static const tools::ToolInfo kReportInfo = {
+    "kitequantize",
+    "report FP32.param FP32.bin INT8.param INT8.bin DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N] "
+    "[threads=N] [report=FILE] [save=DIR]",
+    "Per-layer output cosine of an int8 model (kitequantize's or ncnn2int8's) against the fp32 one, on stdout.",
+    {{"FP32.param FP32.bin", "the fp32 model"},
+     {"INT8.param INT8.bin", "its int8 model"},
+     {"DATA", "the inputs, read as for table (shape= mean= norm= pixel= limit=)"},
+     {"report=FILE", "also write the report to FILE"},
+     {"save=DIR", "write the first output of every input as DIR/fp32.npy and DIR/int8.npy (N x K)"},
+     {"threads=N", "CPU threads"}},
+    nullptr};
+
+// a failure at run time: one line, exit 1
 static int fail(const std::string& msg)
 {
-    fprintf(stderr, "kitequantize: error: %s\n", msg.c_str());
-    return 1;
+    return tools::failure(kInfo, msg);
 }
 
-static void usage()
+// a wrong command line: one line with the --help hint, exit 2
+static int usage_fail(const std::string& msg)
 {
-    fprintf(stderr,
-            "usage: kitequantize table MODEL.param MODEL.bin DATA TABLE [method=mse|kl|minmax|percentile|aciq]\n"
-            "                    [shape=[w,h,c]] [mean=[..]] [norm=[..]] [pixel=RGB|BGR|GRAY|RGBA|BGRA] [threads=N] [limit=N]\n"
-            "       kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]\n"
-            "                    [data=DATA shape=.. mean=.. norm=.. pixel=.. limit=N] [bias-correct=0|1] [shift-correct=0|1|2]\n"
-            "                    [keep-fp32=N|name,name] [report=FILE] [threads=N]\n"
-            "       kitequantize report FP32.param FP32.bin INT8.param INT8.bin DATA [shape=..] [mean=..] [norm=..]\n"
-            "                    [pixel=..] [limit=N] [threads=N] [report=FILE] [save=DIR]\n");
+    return tools::usage_error(kInfo, msg);
 }
 
 // common key=value options
@@ -252,15 +310,12 @@ static std::string run_blobs(const Net& net, const std::string& in_blob, const M
 static int cmd_table(int argc, char** argv)
 {
     if (argc < 6)
-    {
-        usage();
-        return 1;
-    }
+        return usage_fail("table expects MODEL.param MODEL.bin DATA TABLE");
     const std::string param = argv[2], bin = argv[3], data = argv[4], table_path = argv[5];
     Common c;
     std::string e = parse_common(std::vector<std::string>(argv + 6, argv + argc), c);
     if (!e.empty())
-        return fail(e);
+        return usage_fail(e);
 
     convert::Graph g;
     if (convert::read_model(param, bin, g, e) != 0)
@@ -472,7 +527,7 @@ static std::string write_report(const std::string& path, const std::vector<Layer
         {
             if (fp)
                 fclose(fp);
-            return "cannot write report '" + path + "'";
+            return tools::file_error("cannot write report", path);
         }
         fclose(fp);
     }
@@ -484,19 +539,16 @@ static std::string write_report(const std::string& path, const std::vector<Layer
 static int cmd_int8(int argc, char** argv)
 {
     if (argc < 7)
-    {
-        usage();
-        return 1;
-    }
+        return usage_fail("int8 expects MODEL.param MODEL.bin TABLE OUT.param OUT.bin");
     const std::string param = argv[2], bin = argv[3], table_path = argv[4], out_param = argv[5], out_bin = argv[6];
     Common c;
     std::string e = parse_common(std::vector<std::string>(argv + 7, argv + argc), c);
     if (!e.empty())
-        return fail(e);
+        return usage_fail(e);
     const bool have_data = !c.data_path.empty();
     const bool bias_correct = c.bias_correct < 0 ? have_data : c.bias_correct == 1;
     if (bias_correct && !have_data)
-        return fail("bias-correct=1 needs data=DATA");
+        return usage_fail("bias-correct=1 needs data=DATA");
 
     convert::Graph g;
     if (convert::read_model(param, bin, g, e) != 0)
@@ -534,7 +586,7 @@ static int cmd_int8(int argc, char** argv)
             }
     }
     if (keep_n > 0 && !have_data)
-        return fail("keep-fp32=N needs data=DATA (the layers are chosen by measuring them)");
+        return usage_fail("keep-fp32=N needs data=DATA (the layers are chosen by measuring them)");
 
     std::vector<Mat> inputs;
     std::unique_ptr<Net> n32;
@@ -745,14 +797,11 @@ static int cmd_int8(int argc, char** argv)
 static int cmd_report(int argc, char** argv)
 {
     if (argc < 7)
-    {
-        usage();
-        return 1;
-    }
+        return usage_fail("report expects FP32.param FP32.bin INT8.param INT8.bin DATA");
     Common c;
     std::string e = parse_common(std::vector<std::string>(argv + 7, argv + argc), c);
     if (!e.empty())
-        return fail(e);
+        return usage_fail(e);
     Net n32;
     set_net_options(n32, c.threads);
     if (n32.load_param(argv[2]) != 0 || n32.load_model(argv[3]) != 0)
@@ -802,18 +851,21 @@ static int cmd_report(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    // --help / -h / --version: of the command when one is given
+    const std::string cmd = argc >= 2 ? argv[1] : "";
+    const tools::ToolInfo& info = cmd == "table" ? kTableInfo : cmd == "int8" ? kInt8Info : cmd == "report" ? kReportInfo : kInfo;
+    int rc = tools::handle_standard_options(info, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (argc < 2)
-    {
-        usage();
-        return 1;
-    }
-    std::string cmd = argv[1];
+        return usage_fail("expected a command: table, int8 or report");
     if (cmd == "table")
         return cmd_table(argc, argv);
     if (cmd == "int8")
         return cmd_int8(argc, argv);
     if (cmd == "report")
         return cmd_report(argc, argv);
-    usage();
-    return fail("unknown command '" + cmd + "' (table, int8 or report)");
+    if (!cmd.empty() && cmd[0] == '-')
+        return usage_fail("unknown option '" + cmd + "'");
+    return usage_fail("unknown command '" + cmd + "' (table, int8 or report)");
 }

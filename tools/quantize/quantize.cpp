@@ -39,7 +39,7 @@ int read_table(const std::string& path, Table& t, std::string& error)
     std::ifstream f(path.c_str());
     if (!f)
     {
-        error = "cannot open table '" + path + "'";
+        error = "cannot open table '" + path + "': " + strerror(errno);
         return -1;
     }
     std::string line;
