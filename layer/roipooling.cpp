@@ -51,11 +51,10 @@ int ROIPooling::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& 
     const int roi_y2 = (int)std::round(roi[3] * spatial_scale);
     const int roi_w = std::max(roi_x2 - roi_x1 + 1, 1);
     const int roi_h = std::max(roi_y2 - roi_y1 + 1, 1);
-    // one ulp below the quotient: ncnn (pip 1.0.20261020, checked over roi
-    // sizes 1..13 x pooled 1..6) starts a bin whose start is an exact
-    // integer m > 0 at m - 1, as if the bin size were slightly smaller
-    const float bin_w = std::nextafter((float)roi_w / (float)pooled_width, 0.f);
-    const float bin_h = std::nextafter((float)roi_h / (float)pooled_height, 0.f);
+    // the exact quotient, as ncnn's source computes it (see roipooling.h on
+    // builds of ncnn that start exact-integer bins one pixel early)
+    const float bin_w = (float)roi_w / (float)pooled_width;
+    const float bin_h = (float)roi_h / (float)pooled_height;
 
     #pragma omp parallel for num_threads(opt.num_threads)
     for (int q = 0; q < channels; q++)

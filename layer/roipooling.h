@@ -11,10 +11,11 @@ namespace kite {
 // rounded (half away from zero); its size is x2 - x1 + 1 (at least 1). Bin
 // (ph, pw) covers [floor(ph * bin_h), ceil((ph + 1) * bin_h)) from y1, clipped
 // to the map; empty bins give 0. Output: (pooled_width, pooled_height, c).
-// ncnn's source computes bin = roi_h / pooled exactly, but ncnn as built
-// (the pip package) behaves as if bin were one ulp smaller: a bin starting at
-// an exact integer offset m > 0 starts at m - 1 (one row/column of overlap).
-// kite follows the built ncnn (the fidelity suite compares against it).
+// bin = roi size / pooled size, exactly, as ncnn's source computes it. pip
+// ncnn 1.0.20261020 differs between machines at bins whose start is an exact
+// integer m > 0: on one machine it started them at m - 1 (as if bin were one
+// ulp smaller), on another (2026-11-26) at m as its source says; kite follows
+// the source.
 class ROIPooling : public Layer
 {
 public:

@@ -62,7 +62,9 @@ class Graph:
         lines = [l for l in text.splitlines() if l.strip()]
         self.magic = lines[0].strip()
         self.layer_count, self.blob_count = (int(x) for x in lines[1].split())
-        self.layers = [l.split() for l in lines[2:]]
+        # the declared layer count, as ncnn and kite read it (later lines are
+        # ignored: shared nanodet_m.param has one more than its header says)
+        self.layers = [l.split() for l in lines[2:2 + self.layer_count]]
 
     def text(self, layer_count=None, blob_count=None, magic=None):
         out = [str(self.magic if magic is None else magic),

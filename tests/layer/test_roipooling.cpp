@@ -9,12 +9,10 @@ using namespace kite;
 using namespace kite::test;
 
 // independent formulation in integers: a pixel belongs to bin ph when it lies
-// in [y1 + start(ph), y1 + ceil((ph + 1) * rh / PH)), where start is
-// floor(ph * rh / PH) except that an exact multiple m > 0 starts at m - 1
-// (ncnn's built behaviour, see roipooling.h)
+// in [y1 + floor(ph * rh / PH), y1 + ceil((ph + 1) * rh / PH)) (roipooling.h)
 static int bin_start(int k, int r, int P)
 {
-    return (k > 0 && (k * r) % P == 0) ? k * r / P - 1 : k * r / P;
+    return k * r / P;
 }
 static int bin_end(int k, int r, int P)
 {
