@@ -218,7 +218,9 @@ public:
     {
         int ret = ConvolutionDepthWise::load_param(pd);
         support_packing = int8_scale_term == 0; // int8 blobs stay elempack 1
-        depthwise = group == num_output && weight_data_size == num_output * kernel_w * kernel_h;
+        // 64-bit: load_param may have refused values whose product overflows int
+        depthwise = ret == 0 && group == num_output
+                    && (int64_t)weight_data_size == (int64_t)num_output * kernel_w * kernel_h;
         return ret;
     }
 
