@@ -745,6 +745,8 @@ static void emit_split(Converter& cv)
     {
         if (v < 0)
             cv.fail("negative split size");
+        if (v > s[axis] - total) // also keeps the sum from overflowing
+            cv.fail("split sizes exceed axis " + std::to_string(axis) + " of " + shape_str(s));
         total += v;
     }
     for (int64_t v : sizes)
