@@ -25,6 +25,7 @@
 #include "platform.h"
 
 #include "common/args.h"
+#include "common/input_shape.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -210,34 +211,6 @@ Mat make_input(const std::vector<int>& s, Allocator* allocator)
     if (!m.empty())
         m.fill(0.01f);
     return m;
-}
-
-std::vector<int> declared_shape(const Net& net, int blob_index)
-{
-    const Blob& b = net.blobs()[blob_index];
-    if (b.producer >= 0)
-    {
-        const ParamDict& pd = net.layer_param(b.producer);
-        int w = pd.get(0, 0), h = pd.get(1, 0), d = pd.get(11, 0), c = pd.get(2, 0);
-        if (w > 0 && h > 0 && d > 0 && c > 0)
-            return {w, h, d, c};
-        if (w > 0 && h > 0 && c > 0)
-            return {w, h, c};
-        if (w > 0 && h > 0)
-            return {w, h};
-        if (w > 0)
-            return {w};
-    }
-    const Mat& m = b.shape;
-    if (m.dims == 1 && m.w > 0)
-        return {m.w};
-    if (m.dims == 2 && m.w > 0 && m.h > 0)
-        return {m.w, m.h};
-    if (m.dims == 3 && m.w > 0 && m.h > 0 && m.c > 0)
-        return {m.w, m.h, m.c};
-    if (m.dims == 4 && m.w > 0 && m.h > 0 && m.d > 0 && m.c > 0)
-        return {m.w, m.h, m.d, m.c};
-    return {};
 }
 
 std::string shape_string(const Mat& m)
@@ -457,7 +430,7 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     std::vector<Mat> in_mats;
     for (size_t i = 0; i < inputs.size(); i++)
     {
-        std::vector<int> shp = !shape_override.empty() ? shape_override : (!model.shape.empty() && i == 0) ? model.shape : declared_shape(net, inputs[i]);
+        std::vector<int> shp = !shape_override.empty() ? shape_override : (!model.shape.empty() && i == 0) ? model.shape : tools::declared_input_shape(net, inputs[i]);
         if (shp.empty())
         {
             fprintf(stderr, "%20s  failed: input '%s' has no shape (give shape=[w,h,c] or add it to shapes.txt)\n",

@@ -43,6 +43,7 @@
 #include "platform.h"
 
 #include "common/args.h"
+#include "common/input_shape.h"
 #include "common/npy.h"
 #include "common/random_modelbin.h"
 #include "common/rng.h"
@@ -181,50 +182,6 @@ bool make_dir(const std::string& dir)
     while ((p = dir.find('/', p + 1)) != std::string::npos)
         mkdir(dir.substr(0, p).c_str(), 0755);
     return mkdir(dir.c_str(), 0755) == 0 || (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
-}
-
-Mat make_shape_mat(const std::vector<int>& s)
-{
-    if (s.size() == 1)
-        return Mat(s[0], (size_t)4u);
-    if (s.size() == 2)
-        return Mat(s[0], s[1], (size_t)4u);
-    if (s.size() == 3)
-        return Mat(s[0], s[1], s[2], (size_t)4u);
-    return Mat(s[0], s[1], s[2], s[3], (size_t)4u);
-}
-
-// the shape of an Input blob from the layer's params, else the -23330 hint
-std::vector<int> declared_input_shape(const Net& net, int blob_index)
-{
-    std::vector<int> s;
-    const Blob& b = net.blobs()[blob_index];
-    if (b.producer >= 0)
-    {
-        const ParamDict& pd = net.layer_param(b.producer);
-        int w = pd.get(0, 0), h = pd.get(1, 0), d = pd.get(11, 0), c = pd.get(2, 0);
-        if (w > 0 && h > 0 && d > 0 && c > 0)
-            return {w, h, d, c};
-        if (w > 0 && h > 0 && c > 0)
-            return {w, h, c};
-        if (w > 0 && h > 0 && c <= 0)
-            return {w, h};
-        if (w > 0 && h <= 0 && c <= 0)
-            return {w};
-    }
-    const Mat& hint = b.shape;
-    if (hint.dims >= 1 && hint.dims <= 4 && hint.w > 0)
-    {
-        if (hint.dims == 1)
-            s = {hint.w};
-        else if (hint.dims == 2 && hint.h > 0)
-            s = {hint.w, hint.h};
-        else if (hint.dims == 3 && hint.h > 0 && hint.c > 0)
-            s = {hint.w, hint.h, hint.c};
-        else if (hint.dims == 4 && hint.h > 0 && hint.d > 0 && hint.c > 0)
-            s = {hint.w, hint.h, hint.d, hint.c};
-    }
-    return s;
 }
 
 // a Mat's shape as kiterun's shapes are written: [w], [w,h], [w,h,c], [w,h,d,c]

@@ -46,6 +46,7 @@
 #include "net.h"
 
 #include "common/args.h"
+#include "common/input_shape.h"
 #include "common/random_modelbin.h"
 #include "common/rng.h"
 #include "reader.h"
@@ -102,46 +103,6 @@ int fail(const std::string& what)
             ch = ' ';
     fprintf(stderr, "%s\n", msg.c_str());
     return EXIT_RUNTIME;
-}
-
-Mat make_shape_mat(const std::vector<int>& s)
-{
-    if (s.size() == 1)
-        return Mat(s[0], (size_t)4u);
-    if (s.size() == 2)
-        return Mat(s[0], s[1], (size_t)4u);
-    if (s.size() == 3)
-        return Mat(s[0], s[1], s[2], (size_t)4u);
-    return Mat(s[0], s[1], s[2], s[3], (size_t)4u);
-}
-
-// the shape of an Input blob from its layer's params, else the -23330 hint
-std::vector<int> declared_input_shape(const Net& net, int blob_index)
-{
-    const Blob& b = net.blobs()[blob_index];
-    if (b.producer >= 0)
-    {
-        const ParamDict& pd = net.layer_param(b.producer);
-        int w = pd.get(0, 0), h = pd.get(1, 0), d = pd.get(11, 0), c = pd.get(2, 0);
-        if (w > 0 && h > 0 && d > 0 && c > 0)
-            return {w, h, d, c};
-        if (w > 0 && h > 0 && c > 0)
-            return {w, h, c};
-        if (w > 0 && h > 0)
-            return {w, h};
-        if (w > 0)
-            return {w};
-    }
-    const Mat& hint = b.shape;
-    if (hint.dims == 1 && hint.w > 0)
-        return {hint.w};
-    if (hint.dims == 2 && hint.w > 0 && hint.h > 0)
-        return {hint.w, hint.h};
-    if (hint.dims == 3 && hint.w > 0 && hint.h > 0 && hint.c > 0)
-        return {hint.w, hint.h, hint.c};
-    if (hint.dims == 4 && hint.w > 0 && hint.h > 0 && hint.d > 0 && hint.c > 0)
-        return {hint.w, hint.h, hint.d, hint.c};
-    return {};
 }
 
 // fp32, elempack 1 (extract type 0 already gives that; int8 / fp16 to be safe)
