@@ -19,6 +19,12 @@ Checks:
     ncnn with outputs matching kite's (cosine >= 0.999)
   - `int8 ... data= keep-fp32=1 report=`: the report names every int8 layer, the layer it
     keeps stays fp32; fp16-rest stores that layer's weights as fp16
+  - activation centring: on a second net (3x3 conv with clip(0, 6) -> 1x1 conv with ReLU ->
+    1x1 conv) both pairs are centred (the clip becomes
+    clip(-m, 6 - m) with m half the next layer's threshold), the output error against fp32
+    is smaller than with center=0, ncnn runs the centred model like kite, and the per-layer
+    report of the centred layers (measured with the offsets taken back) stays >= 0.99
+  - keep-by=isolated keeps the layer with the lowest isolated cosine
   - bad input: unknown method, a table whose weight scale count is wrong, a missing file:
     exit status 1 with a message, no crash
 """
@@ -160,6 +166,93 @@ def cosine(a, b):
 def kiterun(a, param, binf, inp, outdir):
     run([a.kiterun, param, binf, "input=data:" + inp, "save=" + outdir, "threads=1"])
     return np.load(os.path.join(outdir, "out.npy"))
+
+
+def check_center(a, d, rng):
+    Q = a.kitequantize
+    d = os.path.join(d, "center")
+    os.makedirs(d)
+    w_a = (rng.standard_normal(8 * 3 * 9) * 0.4).astype(np.float32)
+    b_a = (rng.standard_normal(8) * 0.3 + 0.5).astype(np.float32)
+    w_b = (rng.standard_normal(8 * 8) * 0.4).astype(np.float32)
+    b_b = (rng.standard_normal(8) * 0.3).astype(np.float32)
+    w_c = (rng.standard_normal(6 * 8) * 0.4).astype(np.float32)
+    graph = [
+        ("Input", "input", [], ["data"], "0=%d 1=%d 2=%d" % (W, H, C)),
+        ("Convolution", "ca", ["data"], ["a"], "0=8 1=3 4=1 5=1 6=216 9=3 -23310=2,0.0,6.0"),
+        ("Convolution", "cb", ["a"], ["b"], "0=8 1=1 5=1 6=64 9=1"),
+        ("Convolution", "cc", ["b"], ["out"], "0=6 1=1 5=0 6=48"),
+    ]
+    text = "7767517\n%d %d\n" % (len(graph), len(graph))
+    for typ, name, bots, tops, p in graph:
+        text += "%-16s %-8s %d %d %s %s\n" % (typ, name, len(bots), len(tops), " ".join(bots + tops), p)
+    P, B = os.path.join(d, "c.param"), os.path.join(d, "c.bin")
+    open(P, "w").write(text)
+    z = struct.pack("<I", 0)
+    open(B, "wb").write(z + w_a.tobytes() + b_a.tobytes() + z + w_b.tobytes() + b_b.tobytes() + z + w_c.tobytes())
+    npy = os.path.join(d, "npy")
+    os.makedirs(npy)
+    xs = []
+    for i in range(10):
+        x = (rng.standard_normal((C, H, W)) * (1 + i % 3)).astype(np.float32)
+        xs.append(os.path.join(npy, "%02d.npy" % i))
+        np.save(xs[-1], x)
+    t = os.path.join(d, "c.table")
+    run([Q, "table", P, B, npy, t, "method=mse", "threads=1"])
+    _, bt = read_table(t)
+    errs = {}
+    for center in (1, 0):
+        P8, B8 = os.path.join(d, "c%d.param" % center), os.path.join(d, "c%d.bin" % center)
+        rep = os.path.join(d, "c%d.tsv" % center)
+        p = run([Q, "int8", P, B, t, P8, B8, "data=" + npy, "center=%d" % center, "report=" + rep, "threads=1"])
+        centred = [l for l in p.stderr.splitlines() if "center " in l]
+        params = {l.split()[1]: l.split() for l in open(P8).read().splitlines()[2:]}
+        if center:
+            assert any("center ca -> cb" in l for l in centred) and any("center cb -> cc" in l for l in centred), p.stderr
+            m = 0.5 * 127.0 / bt["cb"]
+            acts = [kv for kv in params["ca"] if kv.startswith("-23310=")]
+            lo, hi = [float(v) for v in acts[0].split("=")[1].split(",")[1:]]
+            assert "9=3" in params["ca"] and abs(lo + m) < 1e-3 * m and abs(hi - (6 - m)) < 1e-3 * m, (params["ca"], m)
+            m2 = 0.5 * 127.0 / bt["cc"]
+            acts = [kv for kv in params["cb"] if kv.startswith("-23310=")]
+            lo2 = float(acts[0].split("=")[1].split(",")[1])
+            assert "9=3" in params["cb"] and abs(lo2 + m2) < 1e-3 * m2, (params["cb"], m2)
+            rows = [l.split("\t") for l in open(rep).read().splitlines() if not l.startswith("#")]
+            for r in rows:
+                assert float(r[2]) >= 0.99 and float(r[3]) >= 0.99, r  # offsets taken back in the report
+            # `report` finds the centred blobs from the two models' activations
+            p = run([Q, "report", P, B, P8, B8, npy])
+            rows = [l.split("\t") for l in p.stdout.splitlines() if not l.startswith("#")]
+            assert sorted(r[0] for r in rows) == ["ca", "cb", "cc"], rows
+            assert all(float(r[2]) >= 0.99 for r in rows), rows
+        else:
+            assert not centred, centred
+            assert "9=1" in params["cb"], params["cb"]
+        err = 0.0
+        for i, x in enumerate(xs):
+            f32 = kiterun(a, P, B, x, os.path.join(d, "o32_%d" % i))
+            i8 = kiterun(a, P8, B8, x, os.path.join(d, "o8_%d_%d" % (center, i)))
+            err += float(np.sum((f32 - i8) ** 2)) / float(np.sum(f32 ** 2))
+            assert cosine(f32, i8) >= 0.99, (center, i, cosine(f32, i8))
+        errs[center] = err / len(xs)
+        if center:
+            try:
+                import ncnn
+            except ImportError:
+                ncnn = None
+            if ncnn is not None:
+                net = ncnn.Net()
+                net.opt.use_int8_inference = True
+                net.opt.num_threads = 1
+                assert net.load_param(P8) == 0 and net.load_model(B8) == 0
+                ex = net.create_extractor()
+                ex.input("data", ncnn.Mat(np.load(xs[0])))
+                r, out = ex.extract("out")
+                c = cosine(np.array(out), kiterun(a, P8, B8, xs[0], os.path.join(d, "o8n")))
+                assert r == 0 and c >= 0.999, c
+                print("centred int8 model in ncnn vs kite: cosine %.6f" % c)
+    print("activation centring: relative squared error %.3g (center=1) vs %.3g (center=0)" % (errs[1], errs[0]))
+    assert errs[1] < errs[0], errs
 
 
 def main():
@@ -305,6 +398,16 @@ def main():
     assert "# output cosine" in p.stdout
     assert np.load(os.path.join(d, "fp32.npy")).shape == (12, 5)
     print("int8 with data: bias correction, report, keep-fp32=%s, fp16-rest ok" % kept[0])
+    P8e, B8e = os.path.join(d, "ki.param"), os.path.join(d, "ki.bin")
+    rep_i = os.path.join(d, "report_i.tsv")
+    run([Q, "int8", P, B, os.path.join(d, "t_mse.table"), P8e, B8e, "data=" + npy, "keep-fp32=1", "keep-by=isolated",
+         "report=" + rep_i, "threads=1"])
+    rows = [l.split("\t") for l in open(rep_i).read().splitlines() if not l.startswith("#")]
+    iso = {r[0]: float(r[2]) for r in rows}
+    kept = [r[0] for r in rows if r[4] == "1"]
+    assert kept == [min(iso, key=iso.get)], (kept, iso)  # keep-by=isolated: the lowest isolated cosine
+
+    check_center(a, d, rng)
 
     # 6. bad input
     bad = os.path.join(d, "bad.table")

@@ -8,7 +8,7 @@
 //       mse, the default, picks the threshold with the least expected squared error).
 //   kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]
 //                [data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2]
-//                [keep-fp32=N|name,name,...] [report=FILE] [threads=N]
+//                [keep-fp32=N|name,name,...] [keep-by=output|isolated] [report=FILE] [threads=N]
 //       writes the int8 model (ncnn2int8's form). With data=: bias correction (on by default),
 //       the per-layer cosine report (int8 vs fp32) and keep-fp32=N (the N layers that lose most).
 //       A zero Padding read only by a quantized convolution is folded into its pads (fold-padding=0: not).
@@ -87,9 +87,9 @@ static const tools::ToolInfo kTableInfo = {
 
 static const tools::ToolInfo kInt8Info = {
     "kitequantize",
-    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] "
+    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] [center=0] "
     "[data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2] "
-    "[keep-fp32=N|name,name,...] [report=FILE] [threads=N]",
+    "[keep-fp32=N|name,name,...] [keep-by=output|isolated] [report=FILE] [threads=N]",
     "Write the int8 model of MODEL with the scales of TABLE (ncnn2int8's form).",
     {{"MODEL.param MODEL.bin", "the fp32 model"},
      {"TABLE", "the calibration table (kitequantize table's or ncnn2table's)"},
@@ -97,11 +97,14 @@ static const tools::ToolInfo kInt8Info = {
      {"fp16-rest", "store the weights of the layers left fp32 as fp16"},
      {"requantize=0", "do not fuse requantization into int8 convolutions"},
      {"fold-padding=0", "do not fold a zero Padding into the convolution that reads it"},
+     {"center=0", "do not centre the non-negative inputs of 1x1 int8 layers (ReLU/ReLU6 outputs) on zero"},
      {"data=DATA", "calibration inputs: bias correction, the per-layer cosine report, keep-fp32=N"},
      {"shape= mean= norm= pixel= limit=", "how DATA is read, as for table"},
      {"bias-correct=0|1", "correct the biases for the weights' rounding (default: 1 with data=)"},
      {"shift-correct=0|1|2", "correct each layer's output mean shift: 2 every layer (default), 1 without activation, 0 off"},
      {"keep-fp32=N|name,...", "keep these layers fp32, or the N that lose most (needs data=)"},
+     {"keep-by=output|isolated", "how keep-fp32=N ranks layers: the net's output cosine with only that layer fp32 "
+                                 "(default), or the layer's own cosine with the fp32 input"},
      {"report=FILE", "also write the per-layer report to FILE"},
      {"threads=N", "CPU threads"}},
     nullptr};
@@ -141,6 +144,8 @@ struct Common
     bool fp16_rest = false;
     bool requantize = true;
     bool fold_padding = true;
+    bool center = true;
+    bool keep_by_output = true; // keep-fp32=N ranks layers by the output cosine with the layer fp32
     int shift_correct = 2; // with data: 0 off, 1 layers without activation, 2 every quantized layer
     int bias_correct = -1; // -1: on when data is given
     std::string keep;
@@ -184,7 +189,8 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
                 return "pixel must be RGB, BGR, GRAY, RGBA or BGRA, got '" + v + "'";
             c.data.pixel = v;
         }
-        else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding" || k == "shift-correct")
+        else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding" || k == "shift-correct"
+                 || k == "center")
         {
             if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000 || (k == "shift-correct" && n > 2))
                 return k + " must be a non-negative integer" + (k == "shift-correct" ? std::string(" <= 2") : "") + ", got '"
@@ -197,6 +203,8 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
                 c.requantize = n != 0;
             else if (k == "fold-padding")
                 c.fold_padding = n != 0;
+            else if (k == "center")
+                c.center = n != 0;
             else if (k == "shift-correct")
                 c.shift_correct = (int)n;
             else
@@ -206,6 +214,12 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
             c.data_path = v;
         else if (k == "keep-fp32")
             c.keep = v;
+        else if (k == "keep-by")
+        {
+            if (v != "output" && v != "isolated")
+                return "keep-by must be output or isolated, got '" + v + "'";
+            c.keep_by_output = v == "output";
+        }
         else if (k == "report")
             c.report = v;
         else if (k == "save")
@@ -388,6 +402,8 @@ struct LayerCos
 {
     std::string name, type;
     Cosine isolated, cumulative;
+    Cosine output_if_fp32; // the net's output with every layer int8 but this one (keep-by=output)
+    bool has_output_if_fp32 = false;
 };
 
 // int8 layers' top scale (fused requantize: the top blob holds int8 values)
@@ -406,8 +422,14 @@ static std::map<std::string, float> requant_top_scales(const convert::Graph& g)
 // that layer alone. Output cosine over the nets' outputs too.
 static std::string measure(const Net& n32, const convert::Graph& g8, const Net& n8, const std::vector<Mat>& inputs,
                            bool isolated, std::vector<LayerCos>& res, Cosine& out_cos,
+                           const std::map<std::string, float>& offsets,
                            std::vector<float>* save32 = nullptr, std::vector<float>* save8 = nullptr)
 {
+    // a centred blob (make_int8's offsets) holds fp32 value - m in the int8 net
+    auto offset_of = [&](const std::string& blob) {
+        auto it = offsets.find(blob);
+        return it == offsets.end() ? 0.f : it->second;
+    };
     std::string in_blob = input_blob(n32);
     std::vector<QLayer> layers;
     for (const convert::Layer& l : g8.layers)
@@ -457,6 +479,10 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
             if (ts != topscale.end() && ts->second > 0)
                 for (float& v : kv.second)
                     v /= ts->second;
+            const float off = offset_of(kv.first);
+            if (off != 0.f)
+                for (float& v : kv.second)
+                    v += off;
         }
         for (size_t i = 0; i < layers.size(); i++)
         {
@@ -468,7 +494,19 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
             {
                 Extractor ex = n8.create_extractor();
                 Mat m;
-                if (ex.input(layers[i].bottom.c_str(), f32[layers[i].bottom]) != 0
+                Mat in = f32[layers[i].bottom];
+                const float in_off = offset_of(layers[i].bottom);
+                if (in_off != 0.f)
+                {
+                    in = in.clone();
+                    for (int q = 0; q < in.c; q++)
+                    {
+                        float* p = in.channel(q);
+                        for (size_t j = 0; j < (size_t)in.w * in.h * in.d * in.elempack; j++)
+                            p[j] -= in_off;
+                    }
+                }
+                if (ex.input(layers[i].bottom.c_str(), in) != 0
                     || ex.extract(layers[i].top.c_str(), m) != 0)
                     return "running layer '" + layers[i].name + "' alone: " + last_error();
                 std::vector<float> v = flatten(m);
@@ -476,6 +514,10 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
                 if (ts != topscale.end() && ts->second > 0)
                     for (float& x : v)
                         x /= ts->second;
+                const float out_off = offset_of(layers[i].top);
+                if (out_off != 0.f)
+                    for (float& x : v)
+                        x += out_off;
                 if (a.size() == v.size())
                     res[i].isolated.add(a.data(), v.data(), a.size());
             }
@@ -503,17 +545,23 @@ static std::string write_report(const std::string& path, const std::vector<Layer
     std::vector<size_t> idx(res.size());
     for (size_t i = 0; i < idx.size(); i++)
         idx[i] = i;
+    const bool sens = isolated && !res.empty() && res[0].has_output_if_fp32;
     std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+        if (sens) // the layers that cost the output most first
+            return res[a].output_if_fp32.value() > res[b].output_if_fp32.value();
         return isolated ? res[a].isolated.value() < res[b].isolated.value()
                         : res[a].cumulative.value() < res[b].cumulative.value();
     });
-    std::string text = isolated ? "# layer\ttype\tisolated_cosine\tcumulative_cosine\tkept_fp32\n"
+    std::string text = isolated ? "# layer\ttype\tisolated_cosine\tcumulative_cosine\tkept_fp32\toutput_cosine_if_fp32\n"
                                 : "# layer\ttype\tcumulative_cosine\n";
-    char buf[128];
+    char buf[160];
     for (size_t i : idx)
     {
-        if (isolated)
-            snprintf(buf, sizeof(buf), "\t%.6f\t%.6f\t%d\n", res[i].isolated.value(), res[i].cumulative.value(),
+        if (isolated && sens)
+            snprintf(buf, sizeof(buf), "\t%.6f\t%.6f\t%d\t%.6f\n", res[i].isolated.value(), res[i].cumulative.value(),
+                     (int)kept.count(res[i].name), res[i].output_if_fp32.value());
+        else if (isolated)
+            snprintf(buf, sizeof(buf), "\t%.6f\t%.6f\t%d\t-\n", res[i].isolated.value(), res[i].cumulative.value(),
                      (int)kept.count(res[i].name));
         else
             snprintf(buf, sizeof(buf), "\t%.6f\n", res[i].cumulative.value());
@@ -569,6 +617,7 @@ static int cmd_int8(int argc, char** argv)
     opt.fp16_rest = c.fp16_rest;
     opt.requantize = c.requantize;
     opt.fold_padding = c.fold_padding;
+    opt.center = c.center;
     long long keep_n = -1;
     if (!c.keep.empty() && !tools::parse_int_arg(c.keep, keep_n))
     {
@@ -659,6 +708,7 @@ static int cmd_int8(int argc, char** argv)
 
     std::vector<std::string> log;
     std::vector<LayerCos> res;
+    std::map<std::string, float> offs; // blobs activation centring shifted (make_int8)
     if (have_data)
     {
         // measure every layer in int8 (unfused: each layer's output is fp32)
@@ -667,7 +717,7 @@ static int cmd_int8(int argc, char** argv)
         mo.requantize = false;
         mo.fp16_rest = false;
         mo.keep_fp32.clear();
-        if (make_int8(gm, t, mo, log, e) != 0)
+        if (make_int8(gm, t, mo, log, e, &offs) != 0)
             return fail(e);
         log.clear();
         MemNet mn;
@@ -675,17 +725,65 @@ static int cmd_int8(int argc, char** argv)
         if (!e.empty())
             return fail(e);
         Cosine oc;
-        e = measure(*n32, gm, mn.net, inputs, true, res, oc);
+        e = measure(*n32, gm, mn.net, inputs, true, res, oc, offs);
         if (!e.empty())
             return fail(e);
         fprintf(stderr, "kitequantize: output cosine with every layer int8 (before shift correction): %.6f\n", oc.value());
+        if (keep_n > 0 && c.keep_by_output)
+        {
+            // the sensitivity of the whole net to each layer: the output cosine with
+            // every other layer int8 and this one fp32 (the error a layer causes
+            // downstream, which its own cosine does not show)
+            std::vector<std::string> outs = n32->output_names();
+            std::vector<std::vector<std::vector<float> > > ref(inputs.size());
+            for (size_t k = 0; k < inputs.size(); k++)
+            {
+                e = run_blobs(*n32, input_blob(*n32), inputs[k], outs,
+                              [&](const std::string&, const Mat& m) { ref[k].push_back(flatten(m)); });
+                if (!e.empty())
+                    return fail(e);
+            }
+            for (size_t i = 0; i < res.size(); i++)
+            {
+                progress("sensitivity", i, res.size());
+                convert::Graph gk = g;
+                Int8Options ko = opt;
+                ko.requantize = false;
+                ko.fp16_rest = false;
+                ko.keep_fp32.clear();
+                ko.keep_fp32.insert(res[i].name);
+                std::vector<std::string> klog;
+                if (make_int8(gk, t, ko, klog, e) != 0)
+                    return fail(e);
+                MemNet mk;
+                e = load_graph(gk, c.threads, mk);
+                if (!e.empty())
+                    return fail(e);
+                for (size_t k = 0; k < inputs.size(); k++)
+                {
+                    size_t j = 0;
+                    e = run_blobs(mk.net, input_blob(*n32), inputs[k], outs, [&](const std::string&, const Mat& m) {
+                        std::vector<float> v = flatten(m);
+                        if (j < ref[k].size() && v.size() == ref[k][j].size())
+                            res[i].output_if_fp32.add(ref[k][j].data(), v.data(), v.size());
+                        j++;
+                    });
+                    if (!e.empty())
+                        return fail(e);
+                }
+                res[i].has_output_if_fp32 = true;
+            }
+        }
         if (keep_n > 0)
         {
             std::vector<size_t> idx(res.size());
             for (size_t i = 0; i < idx.size(); i++)
                 idx[i] = i;
-            std::stable_sort(idx.begin(), idx.end(),
-                             [&](size_t a, size_t b) { return res[a].isolated.value() < res[b].isolated.value(); });
+            std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+                if (c.keep_by_output)
+                    return res[a].output_if_fp32.value() > res[b].output_if_fp32.value();
+                return res[a].isolated.value() < res[b].isolated.value();
+            });
             for (size_t i = 0; i < idx.size() && (long long)i < keep_n; i++)
                 opt.keep_fp32.insert(res[idx[i]].name);
         }
@@ -722,7 +820,7 @@ static int cmd_int8(int argc, char** argv)
             mo.requantize = false;
             mo.fp16_rest = false;
             // the final model's fp32 layers: the shifts are measured in the net they will correct
-            if (make_int8(gm, t, mo, log, e) != 0)
+            if (make_int8(gm, t, mo, log, e, &offs) != 0)
                 return fail(e);
             log.clear();
             MemNet mn;
@@ -738,6 +836,10 @@ static int cmd_int8(int argc, char** argv)
                 if (!e.empty())
                     return fail(e);
                 std::vector<float> vb = flatten(mb);
+                auto oit = offs.find(tops[k]);
+                if (oit != offs.end())
+                    for (float& v : vb)
+                        v += oit->second;
                 const std::vector<float>& va = ref[i][tops[k]];
                 if (va.size() != vb.size() || va.empty())
                     continue;
@@ -757,7 +859,7 @@ static int cmd_int8(int argc, char** argv)
                 opt.output_shift[names[k]] = d;
         }
     }
-    if (make_int8(g, t, opt, log, e) != 0)
+    if (make_int8(g, t, opt, log, e, &offs) != 0)
         return fail(e);
     int nq = 0;
     for (const std::string& s : log)
@@ -779,7 +881,7 @@ static int cmd_int8(int argc, char** argv)
             return fail(e);
         std::vector<LayerCos> r2;
         Cosine oc;
-        e = measure(*n32, g, mn.net, inputs, false, r2, oc);
+        e = measure(*n32, g, mn.net, inputs, false, r2, oc, offs);
         if (!e.empty())
             return fail(e);
         fprintf(stderr, "kitequantize: output cosine of the written model: %.6f (%zu layers kept fp32)\n", oc.value(),
@@ -822,7 +924,29 @@ static int cmd_report(int argc, char** argv)
     std::vector<LayerCos> res;
     Cosine oc;
     std::vector<float> s32, s8;
-    e = measure(n32, g8, n8, inputs, false, res, oc, &s32, &s8);
+    // blobs kitequantize centred (int8 activation clip(lo < 0) where the fp32 layer of
+    // the same name clips at 0): the int8 value + (-lo) is the fp32 value
+    std::map<std::string, float> offs;
+    {
+        convert::Graph g32;
+        if (convert::read_model(argv[2], argv[3], g32, e) != 0)
+            return fail(e);
+        std::map<std::string, const convert::Layer*> by_name;
+        for (const convert::Layer& l : g32.layers)
+            by_name[l.name] = &l;
+        for (const convert::Layer& l : g8.layers)
+        {
+            auto it = by_name.find(l.name);
+            if (it == by_name.end() || l.tops.size() != 1 || l.params.get_int(9, 0) != 3)
+                continue;
+            const int a32 = it->second->params.get_int(9, 0);
+            std::vector<float> p8 = l.params.get_floats(10), p32 = it->second->params.get_floats(10);
+            const bool zero_floor = a32 == 1 ? p32.empty() : (a32 == 3 && p32.size() == 2 && p32[0] == 0.f);
+            if (zero_floor && p8.size() == 2 && p8[0] < 0.f)
+                offs[l.tops[0]] = -p8[0];
+        }
+    }
+    e = measure(n32, g8, n8, inputs, false, res, oc, offs, &s32, &s8);
     if (!e.empty())
         return fail(e);
     if (!c.save.empty())

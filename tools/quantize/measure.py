@@ -3,7 +3,8 @@
 
     python3 tools/quantize/measure.py --build build --work /tmp/kq [--out results.md]
         [--skip digits,effnet,speed,gpu] [--repeats 7] [--eval 200] [--calib 64]
-        [--effnet-methods mse:10,mse,mse:20,mse:5,kl] [--threads 1]
+        [--effnet-methods mse:20,mse,mse:10,...] [--int8-limit 16] [--threads 1]
+        (--effnet-methods: method[:kept fp32[:shift-correct[:int8 option...]]], e.g. mse:0:2:center=0)
 
 digits: tools/quantize/make_digits_cnn.py trains a small CNN on scikit-learn's
     digits (fixed seed; 1077 train / 360 calibration / 360 test images), onnx2kite +
@@ -209,8 +210,8 @@ def effnet(T, work, lines, ncalib, neval, state, methods):
                  "from all, %d of them from the pictures calibration never saw.\n"
                  % (len(srcs), ", ".join(n for n, _ in srcs), ncalib, len([i for i in range(len(srcs)) if i % 2]), neval,
                     int(held.sum())))
-    lines.append("| method | kept fp32 | shift-correct | top-1 agreement | top-5 overlap | top-1 agreement, unseen pictures | logits cosine (mean) | int8 layers |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("| method | kept fp32 | shift-correct | other options | top-1 agreement | top-5 overlap | top-1 agreement, unseen pictures | logits cosine (mean) | int8 layers |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     best = None
     for mk in methods.split(","):
         parts = mk.split(":")
@@ -220,15 +221,20 @@ def effnet(T, work, lines, ncalib, neval, state, methods):
         if shift:
             tag += "_shift" + shift
             extra.append("shift-correct=" + shift)
+        # further fields: kitequantize int8 options, e.g. center=0 or keep-by=isolated
+        opts = parts[3:]
+        for o in opts:
+            tag += "_" + o.replace("=", "")
+            extra.append(o)
         # the int8 step measures layers on 16 calibration crops (bias correction uses the same)
-        p8, b8, rep, oc = quantize(T, P, B, calib_dir, d, tag, data_args, method, extra=extra, limit=16)
+        p8, b8, rep, oc = quantize(T, P, B, calib_dir, d, tag, data_args, method, extra=extra, limit=state.get("int8_limit", 16))
         a, b = evaluate(T, P, B, p8, b8, eval_dir, d, tag, data_args)
         t1 = topk(a, 1)[:, 0] == topk(b, 1)[:, 0]
         t5a, t5b = topk(a, 5), topk(b, 5)
         ov = np.array([len(set(x) & set(y)) / 5.0 for x, y in zip(t5a, t5b)])
         cos = np.mean([cosine(x, y) for x, y in zip(a, b)])
         nint8 = sum(1 for l in open(p8) if re.search(r" 8=\d", l))
-        lines.append("| %s | %s | %s | %.1f%% | %.1f%% | %.1f%% | %.5f | %d |" % (method, keep, shift or "2", t1.mean() * 100, ov.mean() * 100,
+        lines.append("| %s | %s | %s | %s | %.1f%% | %.1f%% | %.1f%% | %.5f | %d |" % (method, keep, shift or "2", " ".join(opts) or "-", t1.mean() * 100, ov.mean() * 100,
                                                                         t1[held].mean() * 100, cos, nint8))
         print(lines[-1], flush=True)
         if best is None:
@@ -351,9 +357,11 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--calib", type=int, default=64)
     ap.add_argument("--eval", type=int, default=200)
-    ap.add_argument("--effnet-methods", default="mse:10,mse,mse:20,mse:5,kl",
+    ap.add_argument("--effnet-methods", default="mse:20,mse,mse:10,mse:5,mse:20:2:keep-by=isolated,mse:0:2:center=0,kl",
                     help="EfficientNet-Lite0 runs: method[:N layers kept fp32[:shift-correct]], comma-separated; "
                          "the first three are timed")
+    ap.add_argument("--int8-limit", type=int, default=16,
+                    help="calibration crops the int8 step measures on (bias/shift correction, keep-fp32=N ranking)")
     ap.add_argument("--threads", type=int, default=1, help="kitequantize threads (accuracy steps)")
     ap.add_argument("--effnet-int8", default=None,
                     help="speed/gpu only: this int8 EfficientNet-Lite0 .param (its .bin beside it), no accuracy runs")
@@ -362,7 +370,7 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     skip = set(a.skip.split(","))
     lines = []
-    state = {"threads": a.threads}
+    state = {"threads": a.threads, "int8_limit": a.int8_limit}
     if "digits" not in skip:
         digits(T, a.work, lines)
     if a.effnet_int8:

@@ -23,13 +23,21 @@ enum
     CONV_BIAS_TERM = 5,
     CONV_WEIGHT_DATA_SIZE = 6,
     CONV_GROUP = 7,
+    CONV_PAD_LEFT = 4,
     CONV_INT8_SCALE_TERM = 8,
+    CONV_ACTIVATION_TYPE = 9, // same ids for InnerProduct
+    CONV_ACTIVATION_PARAMS = 10,
     CONV_KERNEL_H = 11,
+    CONV_PAD_TOP = 14,
+    CONV_PAD_RIGHT = 15,
+    CONV_PAD_BOTTOM = 16,
     CONV_DYNAMIC_WEIGHT = 19,
     IP_NUM_OUTPUT = 0,
     IP_BIAS_TERM = 1,
     IP_WEIGHT_DATA_SIZE = 2,
     IP_INT8_SCALE_TERM = 8,
+    ACT_RELU = 1,
+    ACT_CLIP = 3,
 };
 
 static const char* WEIGHT_SUFFIX = "_param_0";
@@ -598,11 +606,121 @@ int fold_padding(convert::Graph& g, std::vector<std::string>& log)
     return n;
 }
 
-int make_int8(convert::Graph& g, const Table& t, const Int8Options& opt, std::vector<std::string>& log,
-              std::string& error)
+// Activation centring. A layer C whose input is the non-negative output of a
+// ReLU / clip(0, hi) layer P (read by C alone) sees values in [0, T] and uses
+// only the int8 levels 0..127 of its symmetric input scale 127 / T. P's output
+// is shifted by m = T / 2 instead: bias - m and clip(-m, hi - m), exact in fp32,
+// and C takes the shift back through its bias, b + sum(W_q) m, exact when C
+// reads no padding (a 1x1 convolution, pads 0, an InnerProduct). C's input then
+// spans [-T/2, T/2] and its scale doubles: one more bit for the same range.
+// The files stay ncnn2int8's form (bias, clip activation, scales), so ncnn runs them.
+static int center_activations(convert::Graph& g, Table& t, Int8Options& opt, std::vector<std::string>& log,
+                              std::map<std::string, float>* offsets)
 {
-    if (opt.fold_padding)
+    int n = 0;
+    for (convert::Layer& c : g.layers)
+    {
+        if (!is_quantizable(c) || c.bottoms.size() != 1 || opt.keep_fp32.count(c.name) || !t.blob.count(c.name)
+            || !t.weight.count(c.name) || g.consumer_count(c.bottoms[0]) != 1)
+            continue;
+        if (c.type != "InnerProduct")
+        {
+            const int pl = c.params.get_int(CONV_PAD_LEFT, 0);
+            const int pt = c.params.get_int(CONV_PAD_TOP, pl);
+            if (pl != 0 || pt != 0 || c.params.get_int(CONV_PAD_RIGHT, pl) != 0 || c.params.get_int(CONV_PAD_BOTTOM, pt) != 0)
+                continue;
+        }
+        const int pi = g.producer(c.bottoms[0]);
+        if (pi < 0)
+            continue;
+        convert::Layer& p = g.layers[pi];
+        if (p.tops.size() != 1 || !(p.type == "Convolution" || p.type == "ConvolutionDepthWise" || p.type == "InnerProduct")
+            || p.weights.empty() || p.weights[0].storage == convert::Weight::INT8 || p.params.get_int(CONV_INT8_SCALE_TERM, 0) != 0)
+            continue;
+        const int act = p.params.get_int(CONV_ACTIVATION_TYPE, 0);
+        float hi;
+        if (act == ACT_RELU && p.params.get_floats(CONV_ACTIVATION_PARAMS).empty())
+            hi = std::numeric_limits<float>::max();
+        else if (act == ACT_CLIP)
+        {
+            std::vector<float> ap = p.params.get_floats(CONV_ACTIVATION_PARAMS);
+            if (ap.size() != 2 || ap[0] != 0.f || !(ap[1] > 0.f))
+                continue;
+            hi = ap[1];
+        }
+        else
+            continue;
+        const float s = t.blob[c.name];
+        const std::vector<float>& ws = t.weight[c.name];
+        int nscale;
+        size_t per;
+        scale_groups(c, nscale, per);
+        const std::vector<float>& w = c.weights[0].data;
+        const int cout = c.params.get_int(CONV_NUM_OUTPUT, 0); // same id for InnerProduct
+        if (!(s > 0.f) || nscale <= 0 || per == 0 || (int)ws.size() != nscale || (size_t)nscale * per != w.size() || cout <= 0
+            || w.size() % cout != 0)
+            continue;
+        const int p_out = p.params.get_int(CONV_NUM_OUTPUT, 0);
+        const int p_bias_id = p.type == "InnerProduct" ? IP_BIAS_TERM : CONV_BIAS_TERM;
+        const bool p_bias = p.params.get_int(p_bias_id, 0) != 0;
+        if (p_out <= 0 || (int)p.weights.size() != 1 + (p_bias ? 1 : 0) || (p_bias && (int)p.weights[1].data.size() != p_out))
+            continue;
+        const int c_bias_id = c.type == "InnerProduct" ? IP_BIAS_TERM : CONV_BIAS_TERM;
+        const bool c_bias = c.params.get_int(c_bias_id, 0) != 0;
+        if ((int)c.weights.size() != 1 + (c_bias ? 1 : 0) || (c_bias && (int)c.weights[1].data.size() != cout))
+            continue;
+
+        const float T = 127.f / s;
+        const float m = T * 0.5f;
+        // P: output - m
+        if (!p_bias)
+        {
+            p.weights.push_back(convert::Weight(std::vector<float>(p_out, 0.f), false));
+            p.params.set(p_bias_id, 1);
+        }
+        for (float& b : p.weights[1].data)
+            b -= m;
+        p.params.set(CONV_ACTIVATION_TYPE, (int)ACT_CLIP);
+        p.params.set_floats(CONV_ACTIVATION_PARAMS, std::vector<float>{-m, hi == std::numeric_limits<float>::max() ? hi : hi - m});
+        // C: + sum over its inputs of the weights it will use (int8, dequantized) times m
+        const size_t L = w.size() / cout;
+        std::vector<double> add(cout, 0.0);
+        for (size_t i = 0; i < w.size(); i++)
+        {
+            const float sc = ws[i / per];
+            add[i / L] += (double)float2int8(w[i] * sc) / sc * m;
+        }
+        if (!c_bias)
+        {
+            c.weights.push_back(convert::Weight(std::vector<float>(cout, 0.f), false));
+            c.params.set(c_bias_id, 1);
+        }
+        for (int o = 0; o < cout; o++)
+            c.weights[1].data[o] = (float)(c.weights[1].data[o] + add[o]);
+        t.blob[c.name] = 127.f / (T - m);
+        // bias correction keeps C's unshifted input mean: the shift is taken back
+        // with the int8 weights, so C still computes W_q x + b and its error is (W_q - W) E[x]
+        if (offsets)
+            (*offsets)[c.bottoms[0]] = m;
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%.4g", m);
+        log.push_back("center " + p.name + " -> " + c.name + " offset " + buf);
+        n++;
+    }
+    return n;
+}
+
+int make_int8(convert::Graph& g, const Table& table, const Int8Options& options, std::vector<std::string>& log,
+              std::string& error, std::map<std::string, float>* offsets)
+{
+    if (options.fold_padding)
         fold_padding(g, log);
+    Table t = table;
+    Int8Options opt = options;
+    if (offsets)
+        offsets->clear();
+    if (opt.center)
+        center_activations(g, t, opt, log, offsets);
     std::vector<bool> q(g.layers.size(), false);
     for (size_t i = 0; i < g.layers.size(); i++)
     {

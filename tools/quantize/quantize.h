@@ -82,6 +82,8 @@ struct Int8Options
     bool fp16_rest = false;          // other layers' weights stored as fp16
     bool requantize = true;          // fuse requantize between consecutive int8 conv layers
     bool fold_padding = true;        // zero Padding before a convolution becomes the convolution's pads
+    bool center = true;              // shift non-negative (ReLU / clip(0, hi)) inputs of 1x1 int8 layers to
+                                     // [-T/2, T/2]: the whole int8 range (quantize.cpp, center_activations)
     std::set<std::string> keep_fp32; // layer names left in fp32
     // bias correction: per layer, the mean of its input per input channel
     // (Convolution / ConvolutionDepthWise) or per input element (InnerProduct);
@@ -98,8 +100,10 @@ struct Int8Options
 // then requantize fusion (int8_scale_term + 100, the next layer's input scale
 // as output scale) where an int8 Convolution/ConvolutionDepthWise feeds only
 // another one. `log` gets one line per change. 0 or -1 with `error`.
+// `offsets` (optional) gets, per blob that activation centring shifted, the
+// constant m with int8-model value + m = fp32-model value.
 int make_int8(convert::Graph& g, const Table& t, const Int8Options& opt, std::vector<std::string>& log,
-              std::string& error);
+              std::string& error, std::map<std::string, float>* offsets = nullptr);
 
 // A zero-constant spatial Padding whose only reader is a Convolution /
 // ConvolutionDepthWise (TensorFlow-style SAME padding as onnx exports it) is
