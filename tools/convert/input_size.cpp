@@ -1,0 +1,247 @@
+#include "input_size.h"
+
+#include "layer/reshape.h"
+
+#include <cstring>
+
+namespace kite {
+namespace convert {
+
+namespace {
+
+bool same_value(const ParamValue& x, const ParamValue& y)
+{
+    return x.type == y.type && x.i == y.i && memcmp(&x.f, &y.f, sizeof(float)) == 0 && x.ints == y.ints && x.floats == y.floats && x.s == y.s;
+}
+
+// the first parameter id whose value differs, -1 if none
+int first_difference(const ParamSet& x, const ParamSet& y)
+{
+    for (const auto& kv : x.all())
+    {
+        const ParamValue* o = y.find(kv.first);
+        if (!o || !same_value(kv.second, *o))
+            return kv.first;
+    }
+    for (const auto& kv : y.all())
+        if (!x.has(kv.first))
+            return kv.first;
+    return -1;
+}
+
+std::string value_text(const ParamSet& p, int id)
+{
+    const ParamValue* v = p.find(id);
+    if (!v)
+        return "absent";
+    if (v->type == ParamValue::INT)
+        return std::to_string(v->i);
+    if (v->type == ParamValue::FLOAT)
+        return format_float(v->f);
+    if (v->type == ParamValue::STRING)
+        return "'" + v->s + "'";
+    std::string t = "[";
+    size_t n = v->type == ParamValue::INT_ARRAY ? v->ints.size() : v->floats.size();
+    for (size_t i = 0; i < n && i < 8; i++)
+        t += (i ? "," : "") + (v->type == ParamValue::INT_ARRAY ? std::to_string(v->ints[i]) : format_float(v->floats[i]));
+    return t + (n > 8 ? ",...]" : "]");
+}
+
+// a kite shape (outermost first) as Mat sizes in (w, h, d, c) slots
+void slot_sizes(const std::vector<int64_t>& k, int64_t out[4])
+{
+    const size_t r = k.size();
+    out[0] = r >= 1 ? k[r - 1] : 1;
+    out[1] = r >= 2 ? k[r - 2] : 1;
+    out[2] = r == 4 ? k[1] : 1;
+    out[3] = r >= 3 ? k[0] : 1;
+}
+
+const char kSlotLetter[4] = {'w', 'h', 'd', 'c'};
+
+const std::vector<int64_t>* find_shape(const BlobShapes& s, const std::string& blob)
+{
+    auto it = s.find(blob);
+    return it == s.end() ? nullptr : &it->second;
+}
+
+// Rewrites Reshape layer `i` of `a` whose sizes differ between A and B.
+// Returns "" or why it cannot.
+std::string generalize_reshape(Graph& a, size_t i, const BlobShapes& sa, const Layer& lb, const BlobShapes& sb)
+{
+    Layer& la = a.layers[i];
+    if (la.params.has(Reshape::PARAM_SHAPE_EXPR))
+        return "Reshape '" + la.name + "' already has a shape expression that differs between the sizes";
+    const int ids[4] = {Reshape::PARAM_W, Reshape::PARAM_H, Reshape::PARAM_D, Reshape::PARAM_C};
+    bool used[4];
+    int64_t va[4], vb[4];
+    for (int s = 0; s < 4; s++)
+    {
+        used[s] = la.params.has(ids[s]) && la.params.get_int(ids[s], -233) != -233;
+        va[s] = la.params.get_int(ids[s], -233);
+        vb[s] = lb.params.get_int(ids[s], -233);
+        if (used[s] != (lb.params.has(ids[s]) && vb[s] != -233))
+            return "Reshape '" + la.name + "' has another rank at the other size";
+    }
+    // the expression lists w, h, [d,] c
+    std::vector<int> order;
+    for (int s : {0, 1, 2, 3})
+        if (used[s])
+            order.push_back(s);
+    if (order.empty() || la.bottoms.empty())
+        return "Reshape '" + la.name + "' has no shape";
+    const std::vector<int64_t>* ina = find_shape(sa, la.bottoms[0]);
+    const std::vector<int64_t>* inb = find_shape(sb, la.bottoms[0]);
+    int64_t ia[4] = {0, 0, 0, 0}, ib[4] = {0, 0, 0, 0};
+    if (ina && inb)
+    {
+        slot_sizes(*ina, ia);
+        slot_sizes(*inb, ib);
+    }
+    bool infer_taken = false;
+    for (int s : order)
+        infer_taken = infer_taken || (va[s] == -1 && vb[s] == -1);
+    std::string term[4];
+    std::vector<int> pending;
+    for (int s : order)
+    {
+        if (va[s] == vb[s])
+            term[s] = std::to_string(va[s]);
+        else if (ina && inb && ia[s] == va[s] && ib[s] == vb[s])
+            term[s] = "0"; // the input's own size on this axis
+        else if (va[s] <= 0 || vb[s] <= 0)
+            return "Reshape '" + la.name + "' size " + std::to_string(va[s]) + " / " + std::to_string(vb[s]);
+        else
+            pending.push_back(s);
+    }
+    bool expression = false;
+    std::vector<std::string> refs; // extra bottoms
+    for (size_t k = 0; k < pending.size(); k++)
+    {
+        const int s = pending[k];
+        if (!infer_taken)
+        {
+            term[s] = "-1";
+            infer_taken = true;
+            continue;
+        }
+        // a blob that has this size at both A and B: the layer's input, then
+        // the nearest earlier layers' outputs
+        std::string found;
+        for (size_t j = i + 1; j-- > 0 && found.empty();)
+        {
+            const std::vector<std::string>& cands = j == i ? std::vector<std::string>(1, la.bottoms[0]) : a.layers[j].tops;
+            for (const std::string& c : cands)
+            {
+                const std::vector<int64_t>* ca = find_shape(sa, c);
+                const std::vector<int64_t>* cb = find_shape(sb, c);
+                if (!ca || !cb)
+                    continue;
+                int64_t xa[4], xb[4];
+                slot_sizes(*ca, xa);
+                slot_sizes(*cb, xb);
+                for (int t = 0; t < 4 && found.empty(); t++)
+                {
+                    if (xa[t] != va[s] || xb[t] != vb[s])
+                        continue;
+                    int index = 0;
+                    if (j != i)
+                    {
+                        size_t r = 0;
+                        while (r < refs.size() && refs[r] != c)
+                            r++;
+                        if (r == refs.size())
+                        {
+                            if (la.bottoms.size() + refs.size() >= 10)
+                                break;
+                            refs.push_back(c);
+                        }
+                        index = (int)(la.bottoms.size() + r);
+                    }
+                    found = std::to_string(index) + kSlotLetter[t];
+                }
+                if (!found.empty())
+                    break;
+            }
+        }
+        if (found.empty())
+            return "Reshape '" + la.name + "': no blob has its size " + std::to_string(va[s]) + " (" + std::to_string(vb[s]) + " at the other size)";
+        term[s] = found;
+        expression = true;
+    }
+    if (!expression)
+    {
+        for (int s : order)
+            la.params.set(ids[s], (int)std::stol(term[s]));
+        return "";
+    }
+    std::string expr;
+    for (int s : order)
+        expr += (expr.empty() ? "" : ",") + term[s];
+    for (int s : order)
+        la.params.erase(ids[s]);
+    la.params.set_string(Reshape::PARAM_SHAPE_EXPR, expr);
+    for (const std::string& r : refs)
+        la.bottoms.push_back(r);
+    return "";
+}
+
+} // namespace
+
+std::string dims_text(const std::vector<int64_t>& s)
+{
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); i++)
+        t += (i ? "," : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+std::string generalize_input_size(Graph& a, const BlobShapes& sa, const Graph& b, const BlobShapes& sb)
+{
+    if (a.layers.size() != b.layers.size())
+        return "the converted graph has " + std::to_string(a.layers.size()) + " layers at one size and " + std::to_string(b.layers.size()) + " at the other";
+    for (size_t i = 0; i < a.layers.size(); i++)
+    {
+        const Layer& x = a.layers[i];
+        const Layer& y = b.layers[i];
+        if (x.type != y.type || x.bottoms != y.bottoms || x.tops != y.tops)
+            return "the converted graph differs from layer '" + x.name + "' (" + x.type + ") on";
+        if (x.weights.size() != y.weights.size())
+            return "layer '" + x.name + "' (" + x.type + ") has other weights";
+        for (size_t k = 0; k < x.weights.size(); k++)
+        {
+            if (x.weights[k].size() != y.weights[k].size())
+                return x.type == "MemoryData" ? "the constant '" + x.name + "' has another size (" + std::to_string(x.weights[k].size()) + " and "
+                                                    + std::to_string(y.weights[k].size()) + " values)"
+                                              : "layer '" + x.name + "' (" + x.type + ") has weights of another size";
+            if (x.type == "MemoryData" && x.weights[k].data != y.weights[k].data)
+                return "the constant '" + x.name + "' has other values";
+        }
+    }
+    // Reshape layers are rewritten in place; the originals come back on a failure
+    std::vector<std::pair<size_t, Layer> > saved;
+    std::string why;
+    for (size_t i = 0; i < a.layers.size() && why.empty(); i++)
+    {
+        const Layer& y = b.layers[i];
+        const int id = first_difference(a.layers[i].params, y.params);
+        if (id < 0 || a.layers[i].type == "Input")
+            continue;
+        if (a.layers[i].type == "Reshape")
+        {
+            saved.push_back(std::make_pair(i, a.layers[i]));
+            why = generalize_reshape(a, i, sa, y, sb);
+            continue;
+        }
+        const Layer& x = a.layers[i];
+        why = "layer '" + x.name + "' (" + x.type + ") has parameter " + std::to_string(id) + " = " + value_text(x.params, id) + " at one size and "
+              + value_text(y.params, id) + " at the other";
+    }
+    if (!why.empty())
+        for (auto& kv : saved)
+            a.layers[kv.first] = std::move(kv.second);
+    return why;
+}
+
+} // namespace convert
+} // namespace kite
