@@ -173,7 +173,8 @@ int main(int argc, char** argv)
     convert::UnsupportedOps unsupported;
     std::vector<std::string> outputs;
     std::string error;
-    const int ret = tf::convert_graphdef(bytes, opt, g, unsupported, outputs, error);
+    std::string fixed_size;
+    const int ret = tf::convert_graphdef(bytes, opt, g, unsupported, outputs, error, &fixed_size);
     google::protobuf::ShutdownProtobufLibrary();
     if (ret != 0)
     {
@@ -188,6 +189,8 @@ int main(int argc, char** argv)
     if (convert::finalize_and_write(g, param_out, bin_out, "tensorflow2kite", fo) != 0)
         return 1;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!fixed_size.empty())
+        fprintf(stderr, "tensorflow2kite: note: %s\n", fixed_size.c_str());
     fprintf(stderr, "tensorflow2kite: %s -> %s, %s: %d layers, %.0f ms\n", pb_path, param_out, bin_out, (int)g.layers.size(), ms);
     return 0;
 }
