@@ -198,20 +198,22 @@ std::string dims_text(const std::vector<int64_t>& s)
 
 std::string generalize_input_size(Graph& a, const BlobShapes& sa, const Graph& b, const BlobShapes& sb)
 {
-    if (a.layers.size() != b.layers.size())
-        return "the converted graph has " + std::to_string(a.layers.size()) + " layers at one size and " + std::to_string(b.layers.size()) + " at the other";
-    for (size_t i = 0; i < a.layers.size(); i++)
+    for (size_t i = 0; i < a.layers.size() || i < b.layers.size(); i++)
     {
+        if (i >= a.layers.size() || i >= b.layers.size())
+            return "the converted graph has " + std::to_string(a.layers.size()) + " layers at one size and " + std::to_string(b.layers.size())
+                   + " at the other";
         const Layer& x = a.layers[i];
         const Layer& y = b.layers[i];
         if (x.type != y.type || x.bottoms != y.bottoms || x.tops != y.tops)
-            return "the converted graph differs from layer '" + x.name + "' (" + x.type + ") on";
+            return "the converted graph differs from layer '" + x.name + "' (" + x.type + ") on: '" + y.name + "' (" + y.type + ") at the other size ("
+                   + std::to_string(a.layers.size()) + " and " + std::to_string(b.layers.size()) + " layers)";
         if (x.weights.size() != y.weights.size())
             return "layer '" + x.name + "' (" + x.type + ") has other weights";
         for (size_t k = 0; k < x.weights.size(); k++)
         {
             if (x.weights[k].size() != y.weights[k].size())
-                return x.type == "MemoryData" ? "the constant '" + x.name + "' has another size (" + std::to_string(x.weights[k].size()) + " and "
+                return x.type == "MemoryData" ? "the constant '" + x.name + "' (computed from the input size at conversion) has another size (" + std::to_string(x.weights[k].size()) + " and "
                                                     + std::to_string(y.weights[k].size()) + " values)"
                                               : "layer '" + x.name + "' (" + x.type + ") has weights of another size";
             if (x.type == "MemoryData" && x.weights[k].data != y.weights[k].data)
