@@ -33,7 +33,9 @@ static const ToolInfo kInfo = {
         {"--ops", "list the ONNX operators it converts or folds, one per line, and exit"},
     },
     "kite blobs are channels first ([w,h,c] = ONNX's NCHW without the batch). Unsupported operators are\n"
-    "listed all at once with their counts; nothing is written then."};
+    "listed all at once with their counts; nothing is written then. Sizes that follow the input (Reshape of\n"
+    "token grids, ...) are derived at run time, so the model also runs at other input sizes; a model whose\n"
+    "size is fixed (ViT's position embedding, Swin's folded masks) gets a note saying why."};
 
 static bool parse_shape_arg(const std::string& a, ConvertOptions& opt)
 {

@@ -70,7 +70,9 @@ const tools::ToolInfo kInfo = {
         {"output_formats=F,...", "per output: NHWC (default), NCHW or NONE, as input_formats"},
         {"fp16=0|1", "1: store the weights as fp16 (default 0)"},
     },
-    "Unsupported ops are listed all at once (type, count, first node); nothing is written then."};
+    "Unsupported ops are listed all at once (type, count, first node); nothing is written then. Sizes that\n"
+    "follow the input are derived at run time, so the model also runs at other input sizes; a graph whose\n"
+    "size is fixed (e.g. frozen at a static shape where TensorFlow folded H*W) gets a note saying why."};
 
 bool parse_formats(const std::string& v, std::vector<tf::DataFormat>& out)
 {
