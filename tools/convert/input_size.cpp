@@ -1,5 +1,6 @@
 #include "input_size.h"
 
+#include "layer/interp.h"
 #include "layer/reshape.h"
 
 #include <cstring>
@@ -186,6 +187,76 @@ std::string generalize_reshape(Graph& a, size_t i, const BlobShapes& sa, const L
     return "";
 }
 
+// Interp layer `i` whose output size differs between A and B (ONNX Resize
+// sizes computed from a shape): the size of an earlier blob that has it at
+// both (dynamic_target_size, that blob as the second input), else a scale
+// when the size is the input's times the same factor at both. Returns "" or
+// why it cannot.
+std::string generalize_interp(Graph& a, size_t i, const BlobShapes& sa, const Layer& lb, const BlobShapes& sb)
+{
+    Layer& la = a.layers[i];
+    const int ids[2] = {Interp::PARAM_OUTPUT_WIDTH, Interp::PARAM_OUTPUT_HEIGHT};
+    // only the output size may differ
+    for (const auto& kv : la.params.all())
+        if (kv.first != ids[0] && kv.first != ids[1])
+        {
+            const ParamValue* o = lb.params.find(kv.first);
+            if (!o || !same_value(kv.second, *o))
+                return "layer '" + la.name + "' (Interp) has parameter " + std::to_string(kv.first) + " = " + value_text(la.params, kv.first)
+                       + " at one size and " + value_text(lb.params, kv.first) + " at the other";
+        }
+    const int64_t oa[2] = {la.params.get_int(ids[0], 0), la.params.get_int(ids[1], 0)};
+    const int64_t ob[2] = {lb.params.get_int(ids[0], 0), lb.params.get_int(ids[1], 0)};
+    if (la.bottoms.size() != 1 || oa[0] <= 0 || oa[1] <= 0 || ob[0] <= 0 || ob[1] <= 0)
+        return "Interp '" + la.name + "' output size " + std::to_string(oa[0]) + "x" + std::to_string(oa[1]) + " / " + std::to_string(ob[0]) + "x"
+               + std::to_string(ob[1]);
+    // an earlier blob of that width and height at both sizes
+    for (size_t j = i; j-- > 0;)
+        for (const std::string& c : a.layers[j].tops)
+        {
+            const std::vector<int64_t>* ca = find_shape(sa, c);
+            const std::vector<int64_t>* cb = find_shape(sb, c);
+            if (!ca || !cb || ca->size() < 2 || cb->size() < 2)
+                continue;
+            int64_t xa[4], xb[4];
+            slot_sizes(*ca, xa);
+            slot_sizes(*cb, xb);
+            if (xa[0] == oa[0] && xa[1] == oa[1] && xb[0] == ob[0] && xb[1] == ob[1])
+            {
+                la.params.erase(ids[0]);
+                la.params.erase(ids[1]);
+                la.params.set(Interp::PARAM_DYNAMIC_TARGET_SIZE, 1);
+                la.bottoms.push_back(c);
+                return "";
+            }
+        }
+    const std::vector<int64_t>* ina = find_shape(sa, la.bottoms[0]);
+    const std::vector<int64_t>* inb = find_shape(sb, la.bottoms[0]);
+    if (ina && inb && ina->size() >= 2 && inb->size() >= 2)
+    {
+        int64_t ia[4], ib[4];
+        slot_sizes(*ina, ia);
+        slot_sizes(*inb, ib);
+        // out = in * f exactly at both sizes, on both axes
+        if (oa[0] * ib[0] == ob[0] * ia[0] && oa[1] * ib[1] == ob[1] * ia[1])
+        {
+            la.params.erase(ids[0]);
+            la.params.erase(ids[1]);
+            la.params.set(Interp::PARAM_WIDTH_SCALE, (float)((double)oa[0] / (double)ia[0]));
+            la.params.set(Interp::PARAM_HEIGHT_SCALE, (float)((double)oa[1] / (double)ia[1]));
+            if ((int64_t)(ia[0] * ((float)oa[0] / ia[0])) == oa[0] && (int64_t)(ib[0] * ((float)ob[0] / ib[0])) == ob[0]
+                && (int64_t)(ia[1] * ((float)oa[1] / ia[1])) == oa[1] && (int64_t)(ib[1] * ((float)ob[1] / ib[1])) == ob[1])
+                return "";
+            la.params.erase(Interp::PARAM_WIDTH_SCALE);
+            la.params.erase(Interp::PARAM_HEIGHT_SCALE);
+            la.params.set(ids[0], (int)oa[0]);
+            la.params.set(ids[1], (int)oa[1]);
+        }
+    }
+    return "Interp '" + la.name + "': no blob has its output size " + std::to_string(oa[0]) + "x" + std::to_string(oa[1]) + " (" + std::to_string(ob[0])
+           + "x" + std::to_string(ob[1]) + " at the other size)";
+}
+
 } // namespace
 
 std::string dims_text(const std::vector<int64_t>& s)
@@ -229,10 +300,10 @@ std::string generalize_input_size(Graph& a, const BlobShapes& sa, const Graph& b
         const int id = first_difference(a.layers[i].params, y.params);
         if (id < 0 || a.layers[i].type == "Input")
             continue;
-        if (a.layers[i].type == "Reshape")
+        if (a.layers[i].type == "Reshape" || a.layers[i].type == "Interp")
         {
             saved.push_back(std::make_pair(i, a.layers[i]));
-            why = generalize_reshape(a, i, sa, y, sb);
+            why = a.layers[i].type == "Reshape" ? generalize_reshape(a, i, sa, y, sb) : generalize_interp(a, i, sa, y, sb);
             continue;
         }
         const Layer& x = a.layers[i];

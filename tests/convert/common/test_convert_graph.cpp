@@ -454,3 +454,41 @@ TEST(ConvertInputSize, FixedSizesAreNamed)
     f.add("ReLU", "extra", {"out"}, {"o2"});
     EXPECT_NE(generalize_input_size(e, se, f, sf).find("layers"), std::string::npos);
 }
+
+TEST(ConvertInputSize, InterpSizesFollowABlob)
+{
+    // data [4,h,w] -> stride-2 pooling -> Interp back to data's size (ONNX
+    // Resize with sizes from Shape(data)) -> Add
+    auto make = [](int h, int w, BlobShapes& s) {
+        Graph g;
+        g.add_input("data", w, h, 4);
+        Layer& p = g.add("Pooling", "pool", {"data"}, {"p"});
+        p.params.set(1, 2);
+        p.params.set(2, 2);
+        Layer& ip = g.add("Interp", "up", {"p"}, {"u"});
+        ip.params.set(0, 2);
+        ip.params.set(3, h);
+        ip.params.set(4, w);
+        g.add("BinaryOp", "add", {"u", "data"}, {"out"});
+        s = {{"data", {4, h, w}}, {"p", {4, h / 2, w / 2}}, {"u", {4, h, w}}, {"out", {4, h, w}}};
+        return g;
+    };
+    BlobShapes sa, sb;
+    Graph a = make(16, 20, sa), b = make(32, 60, sb);
+    ASSERT_EQ(generalize_input_size(a, sa, b, sb), "");
+    const Layer& up = a.layers[2];
+    EXPECT_EQ(up.params.get_int(5, 0), 1); // dynamic_target_size: data's w and h
+    EXPECT_FALSE(up.params.has(3));
+    EXPECT_FALSE(up.params.has(4));
+    EXPECT_EQ(up.bottoms, (std::vector<std::string>{"p", "data"}));
+    std::string param = tmp_path("interp.param"), bin = tmp_path("interp.bin");
+    ASSERT_EQ(finalize_and_write(a, param, bin, "test"), 0);
+    std::mt19937 rng(9);
+    std::vector<float> in = random_vector(rng, (size_t)4 * 17 * 23);
+    kite::Mat out;
+    ASSERT_EQ(run_net(param, bin, in, 23, 17, 4, "out", out), 0); // an odd size: 2x the pooled size would not fit
+    EXPECT_EQ(out.w, 23);
+    EXPECT_EQ(out.h, 17);
+    remove(param.c_str());
+    remove(bin.c_str());
+}
