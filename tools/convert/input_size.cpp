@@ -1,5 +1,6 @@
 #include "input_size.h"
 
+#include "layer/crop.h"
 #include "layer/interp.h"
 #include "layer/reshape.h"
 
@@ -257,6 +258,55 @@ std::string generalize_interp(Graph& a, size_t i, const BlobShapes& sa, const La
            + "x" + std::to_string(ob[1]) + " at the other size)";
 }
 
+// Crop layer `i` (numpy-style starts/ends) whose bounds differ between A and
+// B: a bound at the same distance from the end of its axis at both becomes
+// that negative offset (-233 for the end itself). Returns "" or why it cannot.
+std::string generalize_crop(Graph& a, size_t i, const BlobShapes& sa, const Layer& lb, const BlobShapes& sb)
+{
+    Layer& la = a.layers[i];
+    for (const auto& kv : la.params.all())
+        if (kv.first != Crop::PARAM_STARTS && kv.first != Crop::PARAM_ENDS)
+        {
+            const ParamValue* o = lb.params.find(kv.first);
+            if (!o || !same_value(kv.second, *o))
+                return "layer '" + la.name + "' (Crop) has parameter " + std::to_string(kv.first) + " = " + value_text(la.params, kv.first)
+                       + " at one size and " + value_text(lb.params, kv.first) + " at the other";
+        }
+    std::vector<int> st = la.params.get_ints(Crop::PARAM_STARTS), en = la.params.get_ints(Crop::PARAM_ENDS);
+    const std::vector<int> stb = lb.params.get_ints(Crop::PARAM_STARTS), enb = lb.params.get_ints(Crop::PARAM_ENDS);
+    const std::vector<int> axes = la.params.get_ints(Crop::PARAM_AXES);
+    const std::vector<int64_t>* ina = la.bottoms.empty() ? nullptr : find_shape(sa, la.bottoms[0]);
+    const std::vector<int64_t>* inb = la.bottoms.empty() ? nullptr : find_shape(sb, la.bottoms[0]);
+    if (st.empty() || st.size() != en.size() || st.size() != stb.size() || en.size() != enb.size() || !ina || !inb || ina->size() != inb->size())
+        return "Crop '" + la.name + "' has bounds that follow the input";
+    const int dims = (int)ina->size();
+    for (size_t k = 0; k < st.size(); k++)
+    {
+        int axis = axes.empty() ? (int)k : (k < axes.size() ? axes[k] : -1000);
+        if (axis < 0)
+            axis += dims;
+        if (axis < 0 || axis >= dims)
+            return "Crop '" + la.name + "' has bounds that follow the input";
+        const int64_t za = (*ina)[axis], zb = (*inb)[axis];
+        int* va[2] = {&st[k], &en[k]};
+        const int vb[2] = {stb[k], enb[k]};
+        for (int j = 0; j < 2; j++)
+        {
+            int64_t x = *va[j], y = vb[j];
+            if (x == y)
+                continue;
+            if (x >= 0 && y >= 0 && x - za == y - zb && x - za <= 0)
+                *va[j] = x == za ? (j ? -233 : 0) : (int)(x - za);
+            else
+                return "Crop '" + la.name + "' has bound " + std::to_string(x) + " at one size and " + std::to_string(y) + " at the other (axis of "
+                       + std::to_string(za) + " and " + std::to_string(zb) + ")";
+        }
+    }
+    la.params.set_ints(Crop::PARAM_STARTS, st);
+    la.params.set_ints(Crop::PARAM_ENDS, en);
+    return "";
+}
+
 } // namespace
 
 std::string dims_text(const std::vector<int64_t>& s)
@@ -300,10 +350,11 @@ std::string generalize_input_size(Graph& a, const BlobShapes& sa, const Graph& b
         const int id = first_difference(a.layers[i].params, y.params);
         if (id < 0 || a.layers[i].type == "Input")
             continue;
-        if (a.layers[i].type == "Reshape" || a.layers[i].type == "Interp")
+        const std::string& t = a.layers[i].type;
+        if (t == "Reshape" || t == "Interp" || t == "Crop")
         {
             saved.push_back(std::make_pair(i, a.layers[i]));
-            why = a.layers[i].type == "Reshape" ? generalize_reshape(a, i, sa, y, sb) : generalize_interp(a, i, sa, y, sb);
+            why = t == "Reshape" ? generalize_reshape(a, i, sa, y, sb) : t == "Interp" ? generalize_interp(a, i, sa, y, sb) : generalize_crop(a, i, sa, y, sb);
             continue;
         }
         const Layer& x = a.layers[i];

@@ -492,3 +492,29 @@ TEST(ConvertInputSize, InterpSizesFollowABlob)
     remove(param.c_str());
     remove(bin.c_str());
 }
+
+TEST(ConvertInputSize, CropBoundsFromTheEnd)
+{
+    // x[:, 1:H-1, 2:] as a converter folds it at one size: ends H-1 and W
+    auto make = [](int h, int w, BlobShapes& s) {
+        Graph g;
+        g.add_input("data", w, h, 3);
+        Layer& c = g.add("Crop", "crop", {"data"}, {"out"});
+        c.params.set_ints(9, {1, 2});
+        c.params.set_ints(10, {h - 1, w});
+        c.params.set_ints(11, {1, 2});
+        s = {{"data", {3, h, w}}, {"out", {3, h - 2, w - 2}}};
+        return g;
+    };
+    BlobShapes sa, sb;
+    Graph a = make(8, 10, sa), b = make(16, 30, sb);
+    ASSERT_EQ(generalize_input_size(a, sa, b, sb), "");
+    EXPECT_EQ(a.layers[1].params.get_ints(9), (std::vector<int>{1, 2}));
+    EXPECT_EQ(a.layers[1].params.get_ints(10), (std::vector<int>{-1, -233}));
+    // half the axis is no bound from the end: the size is fixed
+    Graph c = make(8, 10, sa), d = make(16, 30, sb);
+    c.layers[1].params.set_ints(10, {4, 10});
+    d.layers[1].params.set_ints(10, {8, 30});
+    EXPECT_NE(generalize_input_size(c, sa, d, sb).find("'crop'"), std::string::npos);
+    EXPECT_EQ(c.layers[1].params.get_ints(10), (std::vector<int>{4, 10}));
+}
