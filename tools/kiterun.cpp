@@ -506,6 +506,9 @@ int main(int argc, char** argv)
                 s = declared_input_shape(net, input_indexes[i]);
             if (s.empty())
                 return fail("input blob '" + name + "' has no shape in the param: give shape=" + name + ":[w,h,c] or input=" + name + ":file.npy");
+            const std::string misfit = input_shape_misfit(name, declared_input_shape(net, input_indexes[i]), s);
+            if (!misfit.empty())
+                return usage_error(kInfo, misfit);
             m = make_shape_mat(s);
             if (m.empty())
                 return fail("input '" + name + "': out of memory for shape " + shape_to_string(s));

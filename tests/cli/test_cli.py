@@ -161,6 +161,13 @@ def test_kiterun_shapes(exe, work):
           "kiterun: another size refused: exit %d, %r" % (rc, err.strip()))
     rc, out, err = run([exe, g, "random", "input=data:" + other, "shapecheck=0"])
     check(rc == 0 and "output out: shape [7,7,3]" in out, "kiterun: shapecheck=0 runs it (%s)" % err.strip())
+    # shape=: another width and height run; another rank or channel count is refused at once, naming the input
+    rc, out, err = run([exe, g, "random", "shape=data:[9,4,3]"])
+    check(rc == 0 and "output out: shape [9,4,3]" in out, "kiterun: shape= of another size runs (%s)" % err.strip())
+    for bad, why in (("[6,5]", "2 axes given, 3 declared"), ("[6,5,4]", "4 channels given")):
+        rc, out, err = run([exe, g, "random", "shape=data:" + bad])
+        check(rc == 2 and "'data'" in err and why in err and "[6,5,3]" in err,
+              "kiterun: shape=%s refused naming the input: exit %d, %r" % (bad, rc, err.strip()))
 
 
 def main():

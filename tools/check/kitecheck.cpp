@@ -404,6 +404,9 @@ int main(int argc, char** argv)
             std::vector<int> s = named_shapes.count(name) ? named_shapes[name] : !default_shape.empty() ? default_shape : declared_input_shape(ref, input_indexes[i]);
             if (s.empty())
                 return fail("input blob '" + name + "' has no shape in the param: give shape=" + name + ":[w,h,c]");
+            const std::string misfit = input_shape_misfit(name, declared_input_shape(ref, input_indexes[i]), s);
+            if (!misfit.empty())
+                return usage_error(kInfo, misfit);
             Mat m = make_shape_mat(s);
             if (m.empty())
                 return fail("input '" + name + "': out of memory for shape " + shape_to_string(s));

@@ -8,6 +8,7 @@
 #include "mat.h"
 #include "net.h"
 
+#include <string>
 #include <vector>
 
 namespace kite {
@@ -53,6 +54,29 @@ inline Mat make_shape_mat(const std::vector<int>& s)
     if (s.size() == 3)
         return Mat(s[0], s[1], s[2], (size_t)4u);
     return Mat(s[0], s[1], s[2], s[3], (size_t)4u);
+}
+
+// "" when `given` (shape=) fits input `name` as the model declares it: the
+// same rank and, for [w,h,c] / [w,h,d,c], the same channels (width, height and
+// depth may differ: a model converted for any input size runs at others);
+// otherwise the refusal, naming the input. No declared shape: "".
+inline std::string input_shape_misfit(const std::string& name, const std::vector<int>& declared, const std::vector<int>& given)
+{
+    if (declared.empty())
+        return "";
+    auto text = [](const std::vector<int>& s) {
+        std::string t = "[";
+        for (size_t i = 0; i < s.size(); i++)
+            t += (i ? "," : "") + std::to_string(s[i]);
+        return t + "]";
+    };
+    const std::string head = "input '" + name + "': shape " + text(given) + " does not fit the model's input " + text(declared) + " (";
+    if (declared.size() != given.size())
+        return head + std::to_string(given.size()) + " axes given, " + std::to_string(declared.size()) + " declared; kite lists w,h,c)";
+    if (declared.size() >= 3 && declared.back() != given.back())
+        return head + std::to_string(given.back()) + " channels given, the model's input has " + std::to_string(declared.back())
+               + "; kite lists w,h,c: channels last in the list)";
+    return "";
 }
 
 } // namespace tools

@@ -33,7 +33,9 @@ static const ToolInfo kInfo = {
         {"--ops", "list the ONNX operators it converts or folds, one per line, and exit"},
     },
     "kite blobs are channels first ([w,h,c] = ONNX's NCHW without the batch). Unsupported operators are\n"
-    "listed all at once with their counts; nothing is written then."};
+    "listed all at once with their counts; nothing is written then. Sizes that follow the input (Reshape of\n"
+    "token grids, ...) are derived at run time, so the model also runs at other input sizes; a model whose\n"
+    "size is fixed (ViT's position embedding, Swin's folded masks) gets a note saying why."};
 
 static bool parse_shape_arg(const std::string& a, ConvertOptions& opt)
 {
@@ -120,6 +122,8 @@ int main(int argc, char** argv)
     int nodes = 0;
     for (const auto& kv : st.onnx_ops)
         nodes += kv.second;
+    if (!st.fixed_size.empty())
+        fprintf(stderr, "onnx2kite: note: %s\n", st.fixed_size.c_str());
     fprintf(stderr, "onnx2kite: %s -> %s: %d nodes (%d folded) -> %d layers in %.1f ms\n", onnx_path, param_out, nodes, st.folded_nodes, (int)g.layers.size(), ms);
     return 0;
 }

@@ -397,6 +397,8 @@ std::string Converter::reshape(const std::string& b, const Shape& from_k, const 
         fail("needs a blob of shape " + shape_str(to_k) + ", more than 4 axes");
     std::string t = uniq(b);
     emit(shape_spec<ReshapeSpec>(to_k), {b}, {t});
+    kshapes_[b] = from_k;
+    kshapes_[t] = to_k;
     return t;
 }
 
@@ -449,6 +451,8 @@ void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, co
         fail("output '" + n + "' of shape " + shape_str(onnx_shape) + " is too large");
     shapes_[n] = onnx_shape;
     Shape want = kshape(onnx_shape);
+    if (b_k.size() <= 4)
+        kshapes_[b] = b_k;
     if (b_k == want)
     {
         blob_[n] = b;
@@ -484,6 +488,8 @@ void Converter::set_out(int i, const Shape& onnx_shape, const std::string& b, co
     else
         top = uniq(n);
     emit(shape_spec<ReshapeSpec>(want), {src}, {top});
+    kshapes_[src] = b_k;
+    kshapes_[top] = want;
     blob_[n] = top;
 }
 
@@ -778,7 +784,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
                     convert::fail("graph input", vi.name(), "", "inputshape gives " + shape_str(s) + " (rank " + std::to_string(s.size())
                                       + "), the model declares " + decl + " (rank " + std::to_string(dims.size()) + ")");
                 for (int i = 0; i < dims.size(); i++)
-                    if (dims[i].has_dim_value() && dims[i].dim_value() > 0 && dims[i].dim_value() != s[i] && i > 0)
+                    if (dims[i].has_dim_value() && dims[i].dim_value() > 0 && dims[i].dim_value() != s[i] && i > 0 && !opt_.probe)
                         convert::fail("graph input", vi.name(), "", "inputshape gives " + shape_str(s) + ", the model declares " + decl
                                           + " (dimension " + std::to_string(i) + " is fixed)");
             }
@@ -811,6 +817,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
         std::string b = sanitize(vi.name());
         blob_[vi.name()] = b;
         emit(shape_spec<InputSpec>(kshape(s)), {}, {b});
+        kshapes_[b] = kshape(s);
     }
 
     for (const NodeProto& n : graph.node())
@@ -856,6 +863,51 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
     outputs = outputs_;
 }
 
+// Converts a second time with the images' height doubled and width tripled;
+// input-derived sizes of `out` then follow the input (input_size.h). A model
+// that fails there or differs otherwise fixes its size: stats->fixed_size says why.
+static void probe_input_size(const ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
+                             KGraph& out, const kite::convert::BlobShapes& shapes_a, ConvertStats* stats)
+{
+    ConvertOptions po = opt;
+    po.probe = true;
+    po.any_size = false;
+    std::string at_a, at_b;
+    for (const auto& kv : inputs_a)
+    {
+        Shape s = kv.second;
+        at_a += (at_a.empty() ? "" : ", ") + kv.first + kite::convert::dims_text(s);
+        if (s.size() == 4)
+        {
+            s[2] *= 2;
+            s[3] *= 3;
+        }
+        at_b += (at_b.empty() ? "" : ", ") + kite::convert::dims_text(s);
+        po.input_shapes[kv.first] = s;
+    }
+    if (at_a == at_b || inputs_a.empty())
+        return; // no image input: nothing to probe
+    std::string why;
+    try
+    {
+        KGraph gb;
+        std::vector<std::string> outs_b;
+        Converter c(po);
+        c.convert(model, gb, outs_b, nullptr);
+        why = kite::convert::generalize_input_size(out, shapes_a, gb, c.kshapes_);
+    }
+    catch (const ConvertError& e)
+    {
+        why = e.what();
+    }
+    catch (const std::bad_alloc&)
+    {
+        why = "out of memory";
+    }
+    if (!why.empty() && stats)
+        stats->fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
+}
+
 bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
                          std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
 {
@@ -870,8 +922,18 @@ bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& op
     }
     try
     {
-        Converter c(opt);
-        c.convert(model, out, outputs, stats);
+        kite::convert::BlobShapes shapes_a;
+        std::map<std::string, Shape> inputs_a;
+        {
+            Converter c(opt);
+            c.convert(model, out, outputs, stats);
+            shapes_a = std::move(c.kshapes_);
+            for (const ValueInfoProto& vi : model.graph().input())
+                if (!c.consts_.count(vi.name()) && c.shapes_.count(vi.name()))
+                    inputs_a[vi.name()] = c.shapes_[vi.name()];
+        }
+        if (opt.any_size)
+            probe_input_size(model, opt, inputs_a, out, shapes_a, stats);
     }
     catch (const ConvertError& e)
     {

@@ -14,6 +14,7 @@
 
 #include "emit.h"
 #include "graph.h"
+#include "input_size.h"
 
 #include <cstdint>
 #include <functional>
@@ -61,6 +62,12 @@ std::string shape_str(const Shape& s);
 struct ConvertOptions
 {
     std::map<std::string, Shape> input_shapes; // overrides for graph inputs
+    // the second conversion at a probe size (convert_onnx_buffer): the
+    // overrides may differ from dimensions the model declares fixed
+    bool probe = false;
+    // convert a second time at a probe size to make input-derived sizes
+    // follow the input (tools/convert/input_size.h)
+    bool any_size = true;
 };
 
 struct ConvertStats
@@ -68,6 +75,8 @@ struct ConvertStats
     std::map<std::string, int> onnx_ops;   // op type -> count in the model
     int folded_nodes = 0;
     int inlined_calls = 0; // calls of model-local functions replaced by their bodies
+    // why the converted model runs only at the converted input size ("" when it runs at any)
+    std::string fixed_size;
 };
 
 class Converter
@@ -93,6 +102,8 @@ public:
     // <= 4-axis shape, recorded here; only Reshape, Transpose, Gather and the
     // pass-through ops read them
     std::map<std::string, Shape> wide_;
+    // the kite shape of the blobs whose shape is known (Input, set_out, reshape)
+    kite::convert::BlobShapes kshapes_;
     int counter_ = 0;
 
     // attributes of the current node

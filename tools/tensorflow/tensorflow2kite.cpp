@@ -70,7 +70,9 @@ const tools::ToolInfo kInfo = {
         {"output_formats=F,...", "per output: NHWC (default), NCHW or NONE, as input_formats"},
         {"fp16=0|1", "1: store the weights as fp16 (default 0)"},
     },
-    "Unsupported ops are listed all at once (type, count, first node); nothing is written then."};
+    "Unsupported ops are listed all at once (type, count, first node); nothing is written then. Sizes that\n"
+    "follow the input are derived at run time, so the model also runs at other input sizes; a graph whose\n"
+    "size is fixed (e.g. frozen at a static shape where TensorFlow folded H*W) gets a note saying why."};
 
 bool parse_formats(const std::string& v, std::vector<tf::DataFormat>& out)
 {
@@ -173,7 +175,8 @@ int main(int argc, char** argv)
     convert::UnsupportedOps unsupported;
     std::vector<std::string> outputs;
     std::string error;
-    const int ret = tf::convert_graphdef(bytes, opt, g, unsupported, outputs, error);
+    std::string fixed_size;
+    const int ret = tf::convert_graphdef(bytes, opt, g, unsupported, outputs, error, &fixed_size);
     google::protobuf::ShutdownProtobufLibrary();
     if (ret != 0)
     {
@@ -188,6 +191,8 @@ int main(int argc, char** argv)
     if (convert::finalize_and_write(g, param_out, bin_out, "tensorflow2kite", fo) != 0)
         return 1;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!fixed_size.empty())
+        fprintf(stderr, "tensorflow2kite: note: %s\n", fixed_size.c_str());
     fprintf(stderr, "tensorflow2kite: %s -> %s, %s: %d layers, %.0f ms\n", pb_path, param_out, bin_out, (int)g.layers.size(), ms);
     return 0;
 }

@@ -148,6 +148,8 @@ void Converter::set_shape_params(convert::Layer& l, const std::vector<int>& k)
     if (n >= 3)
         s.c = k[n - 3];
     s.write(l.params);
+    if (l.tops.size() == 1)
+        kshapes[l.tops[0]] = std::vector<int64_t>(k.begin(), k.end());
 }
 
 // --- values --------------------------------------------------------------
@@ -157,6 +159,18 @@ Value Converter::blob_value(const std::string& blob, const Shape& shape)
     Value v;
     v.blob = blob;
     v.shape = shape;
+    if (!kshapes.count(blob) && shape.size() >= 1 && shape.size() <= 4 && (shape.size() == 1 || shape[0] == 1))
+    {
+        try
+        {
+            const std::vector<int> k = kdims(shape);
+            kshapes[blob] = std::vector<int64_t>(k.begin(), k.end());
+        }
+        catch (const std::exception&)
+        {
+            // a size kite cannot hold: the layer that needs it says so
+        }
+    }
     return v;
 }
 
@@ -237,6 +251,7 @@ Value Converter::emit_reshape(const Value& v, const Shape& target, const std::st
         throw ConvertError("reshape of " + shape_string(v.shape) + " to " + shape_string(target) + " changes the element count");
     std::vector<int> src_k = order_differs(v.shape) ? source_kdims(v.shape) : kdims(v.shape);
     const std::string src = to_source_order(v, name);
+    kshapes[src] = std::vector<int64_t>(src_k.begin(), src_k.end());
     if (order_differs(target))
     {
         const std::vector<int> mid_k = source_kdims(target);
@@ -476,7 +491,7 @@ void Converter::add_placeholder(const pb::NodeDef& n, size_t index)
                      "input_shapes gives " + shape_string(s) + " (rank " + std::to_string(s.size()) + "), the model declares "
                          + shape_string(decl) + " (rank " + std::to_string(decl.size()) + ")");
             for (size_t i = 0; i < s.size(); i++)
-                if (decl[i] > 0 && decl[i] != s[i])
+                if (decl[i] > 0 && decl[i] != s[i] && !opt.probe)
                     fail("input", n.name(), n.op(),
                          "input_shapes gives " + shape_string(s) + ", the model declares " + shape_string(decl) + " (dimension "
                              + std::to_string(i) + " is fixed to " + std::to_string(decl[i]) + ")");
@@ -497,6 +512,7 @@ void Converter::add_placeholder(const pb::NodeDef& n, size_t index)
     for (int64_t d : s)
         if (d <= 0 || d > INT_MAX)
             throw ConvertError("input '" + n.name() + "' has shape " + shape_string(s) + ": give input_shapes= with every dimension");
+    input_shapes.push_back(std::make_pair(n.name(), s));
     if (s.size() == 4 && fmt != FORMAT_NCHW)
     {
         Value src = blob_value(n.name(), s);
@@ -882,10 +898,59 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
 }
 
 int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, convert::Graph& g,
-                     convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error)
+                     convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
+                     std::string* fixed_size)
 {
-    Converter c(opt, g, unsupported);
-    return c.run(bytes, output_names, error);
+    convert::BlobShapes shapes_a;
+    std::vector<std::pair<std::string, Shape> > inputs_a;
+    {
+        Converter c(opt, g, unsupported);
+        const int ret = c.run(bytes, output_names, error);
+        if (ret != 0 || !unsupported.empty() || opt.probe || !fixed_size)
+            return ret;
+        shapes_a = std::move(c.kshapes);
+        inputs_a = c.input_shapes;
+    }
+    // any input size: convert again with the images' height doubled and width
+    // tripled; sizes that follow the input then derive from it (input_size.h)
+    ConvertOptions po = opt;
+    po.probe = true;
+    po.input_shapes.clear();
+    std::string at_a, at_b;
+    bool scaled = false;
+    for (size_t i = 0; i < inputs_a.size(); i++)
+    {
+        Shape s = inputs_a[i].second;
+        at_a += (at_a.empty() ? "" : ", ") + inputs_a[i].first + convert::dims_text(s);
+        if (s.size() == 4)
+        {
+            const bool nchw = i < opt.input_formats.size() && opt.input_formats[i] == FORMAT_NCHW;
+            s[nchw ? 2 : 1] *= 2;
+            s[nchw ? 3 : 2] *= 3;
+            scaled = true;
+        }
+        at_b += (at_b.empty() ? "" : ", ") + convert::dims_text(s);
+        po.input_shapes.push_back(s);
+    }
+    if (!scaled)
+        return 0;
+    std::string why;
+    try
+    {
+        convert::Graph gb;
+        convert::UnsupportedOps ub;
+        std::vector<std::string> outs_b;
+        Converter c(po, gb, ub);
+        if (c.run(bytes, outs_b, why) == 0)
+            why = !ub.empty() ? ub.text() : convert::generalize_input_size(g, shapes_a, gb, c.kshapes);
+    }
+    catch (const std::exception& e)
+    {
+        why = e.what();
+    }
+    if (!why.empty())
+        *fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
+    return 0;
 }
 
 } // namespace tf

@@ -39,14 +39,22 @@ struct ConvertOptions
     std::vector<DataFormat> input_formats;        // per input (default NHWC)
     std::vector<std::string> outputs;             // tensor names (default: unconsumed nodes)
     std::vector<DataFormat> output_formats;       // per output (default NHWC)
+    // input_shapes may differ from dimensions the model declares (the probe
+    // conversion of convert_graphdef)
+    bool probe = false;
 };
 
 // Parse `bytes` as a GraphDef and convert it into `g`. Unsupported ops are
 // collected in `unsupported` (the graph is then incomplete). Returns 0, or -1
 // with `error` set (malformed file, inconsistent graph, bad options).
 // `output_names` receives the blob names of the outputs.
+// With `fixed_size`, the model is converted a second time at a probe size and
+// sizes that follow the input derive from it at run time
+// (tools/convert/input_size.h); when the model's source fixes its input size,
+// *fixed_size says why (else it is left empty).
 int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, convert::Graph& g,
-                     convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error);
+                     convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
+                     std::string* fixed_size = nullptr);
 
 } // namespace tf
 } // namespace convert

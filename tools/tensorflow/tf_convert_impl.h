@@ -5,6 +5,7 @@
 // (graph walk, layout helpers, emitters) and tf_ops.cpp (op handlers).
 
 #include "emit.h"
+#include "input_size.h"
 #include "tf_const.h"
 #include "tf_convert.h"
 
@@ -62,6 +63,10 @@ public:
     }
     int run(const std::string& bytes, std::vector<std::string>& output_names, std::string& error);
 
+    // the kite shapes of blobs (input_size.h) and the inputs' TF shapes
+    convert::BlobShapes kshapes;
+    std::vector<std::pair<std::string, Shape> > input_shapes;
+
 private:
     const ConvertOptions& opt;
     convert::Graph& g;
@@ -91,10 +96,11 @@ private:
     // TF axis -> kite axis (batch excluded)
     static int kaxis(int64_t a, size_t rank);
     // Reshape / MemoryData / Input shape fields (w, h, c) from kite dims k (outermost first)
-    static void set_shape_params(convert::Layer& l, const std::vector<int>& k);
+    // (records k as the kite shape of the layer's top, for input_size.h)
+    void set_shape_params(convert::Layer& l, const std::vector<int>& k);
 
     // values
-    static Value blob_value(const std::string& blob, const Shape& shape);
+    Value blob_value(const std::string& blob, const Shape& shape); // records the blob's kite shape
     static Value const_value(const Const& c);
     const Value& input(const pb::NodeDef& n, int i);
     int input_count(const pb::NodeDef& n);

@@ -660,6 +660,28 @@ void Converter::op_unary(const pb::NodeDef& n)
 
 void Converter::op_reduce(const pb::NodeDef& n)
 {
+    if (input(n, 0).is_const && input(n, 0).c.shape.size() <= 1)
+    {
+        // a reduction of a shape vector (Tensordot's Prod of the free dimensions)
+        const Const& a = input(n, 0).c;
+        const std::vector<int64_t> ax = const_input(n, 1, "reduction axes").ints();
+        for (int64_t v : ax)
+            if (v != 0 && v != -1)
+                throw ConvertError("reduction axis out of range");
+        const std::string& op = n.op();
+        double acc = op == "Prod" ? 1.0 : op == "Sum" || op == "Mean" ? 0.0 : a.v.empty() ? 0.0 : a.v[0];
+        for (double v : a.v)
+            acc = op == "Prod" ? acc * v : op == "Sum" || op == "Mean" ? acc + v : op == "Max" ? std::max(acc, v) : std::min(acc, v);
+        if (op == "Mean" && !a.v.empty())
+            acc /= (double)a.v.size();
+        Const c;
+        c.is_int = a.is_int && op != "Mean";
+        if (attr_b(n, "keep_dims", false) && a.shape.size() == 1)
+            c.shape = {1};
+        c.v.push_back(c.is_int ? (double)(int64_t)acc : acc);
+        set_output(n, 0, const_value(c));
+        return;
+    }
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> raw_axes = const_input(n, 1, "reduction axes").ints();
     const bool keep = attr_b(n, "keep_dims", false);
@@ -1106,11 +1128,47 @@ void Converter::op_const_only(const pb::NodeDef& n)
     }
     if (op == "Transpose" && !input(n, 0).is_const)
         return op_transpose(n);
-    if (op != "Pack" && op != "Fill" && op != "Transpose")
+    if (op != "Pack" && op != "Fill" && op != "Transpose" && op != "GatherV2" && op != "Gather")
         throw Unsupported("");
     for (int i = 0; i < input_count(n); i++)
         if (!input(n, i).is_const)
             throw Unsupported("on activations");
+    if (op == "GatherV2" || op == "Gather")
+    {
+        // entries of a shape (Tensordot's free and contracted dimensions)
+        if (attr_i(n, "batch_dims", 0) != 0)
+            throw Unsupported("batch_dims");
+        const Const& p = input(n, 0).c;
+        const Const& ic = input(n, 1).c;
+        const std::vector<int64_t> idx = ic.ints();
+        int64_t axis = op == "GatherV2" && input_count(n) > 2 ? input(n, 2).c.ints().at(0) : 0;
+        const int64_t r = (int64_t)p.shape.size();
+        if (axis < 0)
+            axis += r;
+        if (axis < 0 || axis >= r)
+            throw ConvertError("axis out of range for rank " + std::to_string(r));
+        int64_t outer = 1, inner = 1;
+        for (int64_t i = 0; i < axis; i++)
+            outer *= p.shape[i];
+        for (int64_t i = axis + 1; i < r; i++)
+            inner *= p.shape[i];
+        const int64_t dim = p.shape[axis];
+        Const c;
+        c.is_int = p.is_int;
+        c.shape.assign(p.shape.begin(), p.shape.begin() + axis);
+        c.shape.insert(c.shape.end(), ic.shape.begin(), ic.shape.end());
+        c.shape.insert(c.shape.end(), p.shape.begin() + axis + 1, p.shape.end());
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t k : idx)
+            {
+                if (k < -dim || k >= dim)
+                    throw ConvertError("index " + std::to_string(k) + " out of range for a dimension of " + std::to_string(dim));
+                const int64_t j = k < 0 ? k + dim : k;
+                c.v.insert(c.v.end(), p.v.begin() + (o * dim + j) * inner, p.v.begin() + (o * dim + j + 1) * inner);
+            }
+        set_output(n, 0, const_value(c));
+        return;
+    }
     if (op == "Pack")
     {
         std::vector<Const> parts;
@@ -1161,7 +1219,7 @@ bool known_op(const std::string& op)
         "FusedBatchNormV2", "FusedBatchNormV3", "BiasAdd", "FloorDiv", "FloorMod", "SquaredDifference", "Relu", "Relu6",
         "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Mean", "Max", "Min", "Sum", "Prod", "Pad", "PadV2",
         "MirrorPad", "ConcatV2", "Concat", "Reshape", "Squeeze", "ExpandDims", "StridedSlice", "Slice", "MatMul", "Softmax",
-        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput",
+        "AddN", "Shape", "Size", "Rank", "Pack", "Fill", "Transpose", "GatherV2", "Gather", "ResizeBilinear", "ResizeNearestNeighbor", "Conv2DBackpropInput",
         "Erf", "Erfc"};
     for (const char* o : ops)
         if (op == o)

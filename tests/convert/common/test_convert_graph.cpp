@@ -3,6 +3,7 @@
 // writes and the unsupported-op report.
 
 #include "graph.h"
+#include "input_size.h"
 #include "report.h"
 #include "writer.h"
 
@@ -366,4 +367,154 @@ TEST(ConvertGraph, UnsupportedReportListsAll)
     testing::internal::CaptureStderr();
     EXPECT_EQ(u.print("tool"), 1);
     EXPECT_NE(testing::internal::GetCapturedStderr().find("tool: error: unsupported ops"), std::string::npos);
+}
+
+// any input size (input_size.h): the token grid of a channels-last Linear as
+// converters emit it at one input size: data [c,h,w] -> Permute to [h,w,c] ->
+// Reshape to [h*w, c] -> ReLU -> Reshape back to [h,w,c]
+namespace {
+
+Graph token_graph(int c, int h, int w, BlobShapes& shapes)
+{
+    Graph g;
+    g.add_input("data", w, h, c);
+    g.add("Permute", "to_hwc", {"data"}, {"t"}).params.set(0, 3);
+    Layer& r1 = g.add("Reshape", "flatten", {"t"}, {"f"});
+    r1.params.set(0, c);
+    r1.params.set(1, h * w);
+    g.add("ReLU", "relu", {"f"}, {"g"});
+    Layer& r2 = g.add("Reshape", "unflatten", {"g"}, {"out"});
+    r2.params.set(0, c);
+    r2.params.set(1, w);
+    r2.params.set(2, h);
+    shapes = {{"data", {c, h, w}}, {"t", {h, w, c}}, {"f", {h * w, c}}, {"g", {h * w, c}}, {"out", {h, w, c}}};
+    return g;
+}
+
+} // namespace
+
+TEST(ConvertInputSize, ReshapesFollowTheInput)
+{
+    BlobShapes sa, sb;
+    Graph a = token_graph(8, 4, 6, sa);
+    Graph b = token_graph(8, 8, 18, sb);
+    ASSERT_EQ(generalize_input_size(a, sa, b, sb), "");
+    EXPECT_EQ(a.layers[2].params.get_int(0, 0), 8);
+    EXPECT_EQ(a.layers[2].params.get_int(1, 0), -1); // h*w: inferred
+    const ParamValue* e = a.layers[4].params.find(6);
+    ASSERT_TRUE(e && e->type == ParamValue::STRING);
+    EXPECT_EQ(e->s, "8,-1,1c"); // h: the permuted blob's c
+    EXPECT_EQ(a.layers[4].bottoms, (std::vector<std::string>{"g", "t"}));
+    // the converted graph runs at a third size: out = relu(data) in HWC order
+    std::string param = tmp_path("size.param"), bin = tmp_path("size.bin");
+    ASSERT_EQ(finalize_and_write(a, param, bin, "test"), 0);
+    std::mt19937 rng(5);
+    for (int hw : {0, 1})
+    {
+        const int c = 8, h = hw ? 5 : 4, w = hw ? 11 : 6;
+        std::vector<float> in = random_vector(rng, (size_t)c * h * w);
+        kite::Mat out;
+        ASSERT_EQ(run_net(param, bin, in, w, h, c, "out", out), 0) << "at " << h << "x" << w;
+        ASSERT_EQ(out.dims, 3);
+        ASSERT_EQ(out.w, c);
+        ASSERT_EQ(out.h, w);
+        ASSERT_EQ(out.c, h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int q = 0; q < c; q++)
+                    ASSERT_EQ(out.channel(y)[x * c + q], std::max(in[((size_t)q * h + y) * w + x], 0.f)) << "at " << h << "x" << w;
+    }
+    remove(param.c_str());
+    remove(bin.c_str());
+}
+
+TEST(ConvertInputSize, FixedSizesAreNamed)
+{
+    BlobShapes sa, sb;
+    Graph a = token_graph(8, 4, 6, sa);
+    Graph b = token_graph(8, 8, 18, sb);
+    // a constant that depends on the input size (a folded attention mask)
+    a.add("MemoryData", "mask", {}, {"m"}).weights.push_back(Weight(std::vector<float>(24, 0.f), false));
+    b.add("MemoryData", "mask", {}, {"m"}).weights.push_back(Weight(std::vector<float>(144, 0.f), false));
+    const Graph before = a;
+    std::string why = generalize_input_size(a, sa, b, sb);
+    EXPECT_NE(why.find("'mask'"), std::string::npos) << why;
+    EXPECT_EQ(param_text(a), param_text(before)); // left as converted
+    // another layer's parameter that follows the input
+    BlobShapes sc, sd;
+    Graph c = token_graph(8, 4, 6, sc), d = token_graph(8, 8, 18, sd);
+    c.add("Pooling", "pool", {"out"}, {"p"}).params.set(1, 6);
+    d.add("Pooling", "pool", {"out"}, {"p"}).params.set(1, 18);
+    why = generalize_input_size(c, sc, d, sd);
+    EXPECT_NE(why.find("'pool' (Pooling) has parameter 1 = 6 at one size and 18"), std::string::npos) << why;
+    EXPECT_EQ(c.layers[2].params.get_int(1, 0), 24); // the Reshapes are restored
+    // a different layer list
+    BlobShapes se, sf;
+    Graph e = token_graph(8, 4, 6, se), f = token_graph(8, 8, 18, sf);
+    f.add("ReLU", "extra", {"out"}, {"o2"});
+    EXPECT_NE(generalize_input_size(e, se, f, sf).find("layers"), std::string::npos);
+}
+
+TEST(ConvertInputSize, InterpSizesFollowABlob)
+{
+    // data [4,h,w] -> stride-2 pooling -> Interp back to data's size (ONNX
+    // Resize with sizes from Shape(data)) -> Add
+    auto make = [](int h, int w, BlobShapes& s) {
+        Graph g;
+        g.add_input("data", w, h, 4);
+        Layer& p = g.add("Pooling", "pool", {"data"}, {"p"});
+        p.params.set(1, 2);
+        p.params.set(2, 2);
+        Layer& ip = g.add("Interp", "up", {"p"}, {"u"});
+        ip.params.set(0, 2);
+        ip.params.set(3, h);
+        ip.params.set(4, w);
+        g.add("BinaryOp", "add", {"u", "data"}, {"out"});
+        s = {{"data", {4, h, w}}, {"p", {4, h / 2, w / 2}}, {"u", {4, h, w}}, {"out", {4, h, w}}};
+        return g;
+    };
+    BlobShapes sa, sb;
+    Graph a = make(16, 20, sa), b = make(32, 60, sb);
+    ASSERT_EQ(generalize_input_size(a, sa, b, sb), "");
+    const Layer& up = a.layers[2];
+    EXPECT_EQ(up.params.get_int(5, 0), 1); // dynamic_target_size: data's w and h
+    EXPECT_FALSE(up.params.has(3));
+    EXPECT_FALSE(up.params.has(4));
+    EXPECT_EQ(up.bottoms, (std::vector<std::string>{"p", "data"}));
+    std::string param = tmp_path("interp.param"), bin = tmp_path("interp.bin");
+    ASSERT_EQ(finalize_and_write(a, param, bin, "test"), 0);
+    std::mt19937 rng(9);
+    std::vector<float> in = random_vector(rng, (size_t)4 * 17 * 23);
+    kite::Mat out;
+    ASSERT_EQ(run_net(param, bin, in, 23, 17, 4, "out", out), 0); // an odd size: 2x the pooled size would not fit
+    EXPECT_EQ(out.w, 23);
+    EXPECT_EQ(out.h, 17);
+    remove(param.c_str());
+    remove(bin.c_str());
+}
+
+TEST(ConvertInputSize, CropBoundsFromTheEnd)
+{
+    // x[:, 1:H-1, 2:] as a converter folds it at one size: ends H-1 and W
+    auto make = [](int h, int w, BlobShapes& s) {
+        Graph g;
+        g.add_input("data", w, h, 3);
+        Layer& c = g.add("Crop", "crop", {"data"}, {"out"});
+        c.params.set_ints(9, {1, 2});
+        c.params.set_ints(10, {h - 1, w});
+        c.params.set_ints(11, {1, 2});
+        s = {{"data", {3, h, w}}, {"out", {3, h - 2, w - 2}}};
+        return g;
+    };
+    BlobShapes sa, sb;
+    Graph a = make(8, 10, sa), b = make(16, 30, sb);
+    ASSERT_EQ(generalize_input_size(a, sa, b, sb), "");
+    EXPECT_EQ(a.layers[1].params.get_ints(9), (std::vector<int>{1, 2}));
+    EXPECT_EQ(a.layers[1].params.get_ints(10), (std::vector<int>{-1, -233}));
+    // half the axis is no bound from the end: the size is fixed
+    Graph c = make(8, 10, sa), d = make(16, 30, sb);
+    c.layers[1].params.set_ints(10, {4, 10});
+    d.layers[1].params.set_ints(10, {8, 30});
+    EXPECT_NE(generalize_input_size(c, sa, d, sb).find("'crop'"), std::string::npos);
+    EXPECT_EQ(c.layers[1].params.get_ints(10), (std::vector<int>{4, 10}));
 }

@@ -13,7 +13,15 @@ tests/convert/gen_report.py.
 
   python3 tests/convert/onnx/export_torchvision.py --onnx2kite build/tools/onnx/onnx2kite \
       --kiterun build/tools/kiterun --kiteoptimize build/tools/optimize/kiteoptimize \
-      --out /tmp/tv [--opset 17] [--models resnet18 ...]
+      --out /tmp/tv [--opset 17] [--models resnet18 ...] [--second-size 160,192]
+
+With --second-size H,W (legacy exporter): the export keeps height and width
+symbolic, onnx2kite converts it once at --size, and kite runs it at H,W too
+against onnxruntime there. A model that onnx2kite reports as fixed to its
+converted size ("runs only at the converted input size") is listed as such;
+onnxruntime is tried at H,W to tell a source that fixes its size (ViT's
+position embedding) from one that kite's conversion fixes (Swin's
+shifted-window masks, folded at the converted size).
 """
 import argparse
 import collections
@@ -42,7 +50,9 @@ def main():
     ap.add_argument("--dynamo", action="store_true",
                     help="torch's current default exporter (torch.export + onnxscript, opset >= 18, local functions inlined by onnx2kite)")
     ap.add_argument("--size", type=int, default=224, help="input height and width")
+    ap.add_argument("--second-size", help="H,W: also run at this input size (symbolic height and width in the export)")
     args = ap.parse_args()
+    second = tuple(int(v) for v in args.second_size.split(",")) if args.second_size else None
 
     import onnx
     import onnxruntime as ort
@@ -74,7 +84,8 @@ def main():
             prog.save(onnx_path)
         else:
             torch.onnx.export(model, x, onnx_path, opset_version=args.opset, input_names=["input"],
-                              output_names=["output"], dynamo=False)
+                              output_names=["output"], dynamo=False,
+                              dynamic_axes={"input": {2: "H", 3: "W"}} if second else None)
         ops = collections.Counter(n.op_type for n in onnx.load(onnx_path).graph.node)
         sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
         ref = sess.run(None, {"input": x.numpy()})[0].reshape(-1)
@@ -87,7 +98,8 @@ def main():
 
         param = os.path.join(args.out, name + ".param")
         binf = os.path.join(args.out, name + ".bin")
-        conv, conv_s, conv_cpu, conv_mb = convert_report.run_timed_mem([args.onnx2kite, onnx_path, param, binf])
+        shape_arg = ["inputshape=input:[1,3,%d,%d]" % (args.size, args.size)] if second and not args.dynamo else []
+        conv, conv_s, conv_cpu, conv_mb = convert_report.run_timed_mem([args.onnx2kite, onnx_path, param, binf] + shape_arg)
         if conv.returncode != 0:
             print("FAIL %s: onnx2kite: %s" % (name, (conv.stderr or conv.stdout).strip()[-400:]))
             failed += 1
@@ -111,6 +123,8 @@ def main():
                 print("%s %s after kiteoptimize: %s" % ("ok  " if ook else "FAIL", name, oerr or "max diff %.3g" % odiff))
                 opt = dict(param=oparam, diffs=[(odiff, rng)], ok=ook)
                 ok = ok and ook
+        if second and err is None:
+            ok = check_second_size(args, name, sess, param, binf, opt, conv.stderr, second) and ok
         if err is None:
             table.add(name, sum(ops.values()), len(ops), param, (conv_s, conv_cpu), [(diff, rng)], ok, opt)
         failed += 0 if ok else 1
@@ -118,11 +132,46 @@ def main():
     return 1 if failed else 0
 
 
-def run_kite(args, param, binf, inp, ref, save):
+def check_second_size(args, name, sess, param, binf, opt, conv_stderr, hw):
+    """the model converted at --size, run at hw against onnxruntime -> passed
+    (a model onnx2kite reports as fixed passes: it is listed as such)"""
+    x = torch_free_input(hw)
+    try:
+        ref = sess.run(None, {"input": x})[0].reshape(-1)
+        ort_err = None
+    except Exception as e:  # onnxruntime refuses the size: the source fixes it
+        ref, ort_err = None, str(e).strip().splitlines()[0][:200]
+    note = [ln for ln in conv_stderr.splitlines() if "runs only at the converted input size" in ln]
+    if note:
+        print("fixed %s at %dx%d: onnxruntime %s; %s" % (name, hw[0], hw[1], "fails too (" + ort_err + ")" if ort_err else "runs it",
+                                                        note[0].split("note: ")[-1]), flush=True)
+        return True
+    if ort_err:
+        print("FAIL %s at %dx%d: onnxruntime fails (%s) but onnx2kite did not say the size is fixed" % (name, hw[0], hw[1], ort_err))
+        return False
+    inp = os.path.join(args.out, name + "_in_hw.npy")
+    np.save(inp, x[0])
+    ok = True
+    rng = float(ref.max() - ref.min())
+    for what, p, b in [("", param, binf)] + ([("after kiteoptimize ", opt["param"], opt["param"][:-6] + ".bin")] if opt else []):
+        err, diff = run_kite(args, p, b, inp, ref, os.path.join(args.out, name + "_kite_hw"), shapecheck=False)
+        good = err is None and diff <= 1e-4 * max(rng, 1e-30)
+        print("%s %s %sat %dx%d (converted at %d): %s" % ("ok  " if good else "FAIL", name, what, hw[0], hw[1], args.size,
+              err or "max diff %.3g (range %.3g, %.2g of it)" % (diff, rng, diff / max(rng, 1e-30))), flush=True)
+        ok = ok and good
+    return ok
+
+
+def torch_free_input(hw):
+    return np.random.default_rng(7).uniform(0, 1, (1, 3, hw[0], hw[1])).astype(np.float32)
+
+
+def run_kite(args, param, binf, inp, ref, save, shapecheck=True):
     """kiterun on one input -> (error or None, max abs diff against ref)"""
     os.makedirs(save, exist_ok=True)
     run = subprocess.run([args.kiterun, param, binf, "input=input:" + inp, "output=output",
-                          "threads=%d" % args.threads, "save=" + save], capture_output=True, text=True)
+                          "threads=%d" % args.threads, "save=" + save] + ([] if shapecheck else ["shapecheck=0"]),
+                         capture_output=True, text=True)
     if run.returncode != 0:
         return "kiterun failed: " + (run.stderr or run.stdout).strip()[-400:], 0.0
     got = np.load(os.path.join(save, "output.npy")).reshape(-1)

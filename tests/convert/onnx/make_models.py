@@ -324,7 +324,54 @@ def vit_b_16(layers=12):
     return b.model(IN, OUT)
 
 
+def convnext_s2():
+    """torchvision's convnext_tiny reduced to two stages of one block each
+    (widths 48 and 96), as the legacy exporter writes it: LayerNorm2d as
+    Transpose/LayerNormalization/Transpose, the block's Linear layers as
+    MatMul on the channels-last 4-D tensor (where converting at one input size
+    once baked the token count into the layers), exact GELU, layer scale and
+    the residual Add; 2x2 stride-2 downsampling, GlobalAveragePool, Gemm."""
+    b = Builder(17, 11)
+
+    def ln(x, sc, c):
+        pre = sc.strip("/").replace("/", ".")
+        return b.node("LayerNormalization", [x, b.weight(pre + ".weight", b.rng.uniform(0.5, 1.5, c).astype(np.float32)),
+                                             b.weight(pre + ".bias", b.randn(c, scale=0.1))], sc, axis=-1, epsilon=1e-6)
+
+    def ln2d(x, sc, c):
+        x = b.node("Transpose", [x], sc, perm=[0, 2, 3, 1])
+        return b.node("Transpose", [ln(x, sc, c)], sc, perm=[0, 3, 1, 2])
+
+    def block(x, sc, c):
+        y = b.conv(x, sc + "/block/block.0", c, c, 7, 1, 3, g=c)
+        y = b.node("Transpose", [y], sc + "/block/block.1", perm=[0, 2, 3, 1])
+        y = ln(y, sc + "/block/block.2", c)
+        y = b.linear_matmul(y, sc + "/block/block.3", c, 4 * c)
+        g = b.node("Div", [y, b.const(1.4142135381698608, sc, np.float32)], sc + "/block/block.4")
+        g = b.node("Add", [b.node("Erf", [g], sc + "/block/block.4"), b.const(1.0, sc, np.float32)], sc + "/block/block.4")
+        y = b.node("Mul", [b.node("Mul", [y, g], sc + "/block/block.4"), b.const(0.5, sc, np.float32)], sc + "/block/block.4")
+        y = b.linear_matmul(y, sc + "/block/block.5", 4 * c, c)
+        y = b.node("Transpose", [y], sc + "/block/block.6", perm=[0, 3, 1, 2])
+        y = b.node("Mul", [b.weight(sc.strip("/").replace("/", ".") + ".layer_scale",
+                                    b.rng.uniform(0.5, 1.5, (c, 1, 1)).astype(np.float32)), y], sc)
+        return b.node("Add", [y, x], sc)
+
+    x = b.conv("input", "/features/features.0/features.0.0", 3, 48, 4, 4, 0)
+    x = ln2d(x, "/features/features.0/features.0.1", 48)
+    x = block(x, "/features/features.1/features.1.0", 48)
+    x = ln2d(x, "/features/features.2/features.2.0", 48)
+    x = b.conv(x, "/features/features.2/features.2.1", 48, 96, 2, 2, 0)
+    x = block(x, "/features/features.3/features.3.0", 96)
+    x = b.node("GlobalAveragePool", [x], "/avgpool")
+    x = ln2d(x, "/classifier/classifier.0", 96)
+    x = b.node("Flatten", [x], "/classifier/classifier.1", axis=1)
+    b.linear_gemm(x, "/classifier/classifier.2", 96, 1000)
+    b.nodes[-1].output[0] = "output"
+    return b.model(IN, OUT)
+
+
 MODELS = {
+    "convnext_s2": convnext_s2,
     "resnet18": resnet18,
     "mobilenet_v2": mobilenet_v2,
     "mobilenet_v3_small": mobilenet_v3_small,

@@ -40,6 +40,7 @@ except ImportError:
 
 SEED = 20261121
 TOL = 1e-4
+CONVERT_STDERR = {}  # graph name -> tensorflow2kite's stderr
 
 # (name, input H=W, extra constructor arguments)
 APPS = {
@@ -77,13 +78,72 @@ def freeze(fn, shape):
     return frozen.graph.as_graph_def(), frozen
 
 
-def keras_app(name):
-    size, kw = APPS[name]
+# any input size: each application, converted at its size above, also runs at
+# this (height, width) and must match TensorFlow's same model built for it
+# (same seed, so the same weights). MobileNetV2/V3 and EfficientNet size their
+# stride-2 padding from the input's parity at every stage (keras' correct_pad)
+# when the model is built: sizes of the same parity at every stride build the
+# same graph, so the second size is a multiple of 32 like the first.
+SECOND_SIZE = {"InceptionV3": (107, 91)}
+SECOND_SIZE_DEFAULT = (96, 128)
+FIXED_NOTE = "runs only at the converted input size"
+
+
+def keras_model(name, hw):
     tf.keras.utils.set_random_seed(SEED)
     ctor = getattr(tf.keras.applications, name)
-    model = ctor(weights=None, input_shape=(size, size, 3), classifier_activation=None, **kw)
+    model = ctor(weights=None, input_shape=(hw[0], hw[1], 3), classifier_activation=None, **APPS[name][1])
     randomise_batchnorm(model, np.random.default_rng(SEED))
+    return model
+
+
+def keras_app(name):
+    size = APPS[name][0]
+    model = keras_model(name, (size, size))
     return freeze(lambda x: model(x, training=False), [1, size, size, 3])
+
+
+def check_second_size(name, args):
+    """the application converted at its APPS size (run_graph's model.param and
+    opt.param) run at SECOND_SIZE against TensorFlow at that size"""
+    work = os.path.join(args.work, name)
+    hw = SECOND_SIZE.get(name, SECOND_SIZE_DEFAULT)
+    model = keras_model(name, hw)
+    stems = ("model", "opt")
+    lines, ok = [], True
+    if FIXED_NOTE in CONVERT_STDERR.get(name, ""):
+        # frozen at a static shape, TensorFlow folded size-dependent shapes to
+        # constants (Keras 3 Dense on a feature map: Tensordot's Reshape to
+        # [H*W, C]); frozen with unknown height and width, the graph keeps them
+        note = [ln for ln in CONVERT_STDERR[name].splitlines() if FIXED_NOTE in ln][0]
+        lines.append("%-30s ok    frozen at a fixed shape: %s" % (name, note.split("note: ")[-1][:160]))
+        size = APPS[name][0]
+        gd, _ = freeze(lambda x: model(x, training=False), [1, None, None, 3])
+        pb = os.path.join(work, "frozen_dyn.pb")
+        with open(pb, "wb") as f:
+            f.write(gd.SerializeToString())
+        conv = subprocess.run([args.tool, pb, os.path.join(work, "dyn.param"), os.path.join(work, "dyn.bin"),
+                               "input_shapes=1,%d,%d,3" % (size, size)], capture_output=True, text=True)
+        if conv.returncode != 0 or FIXED_NOTE in conv.stderr:
+            return False, "\n".join(lines + ["%-30s FAIL  frozen with unknown height and width: %s" % (name, conv.stderr.strip())])
+        stems = ("dyn",)
+    x = np.random.default_rng(SEED + 2).uniform(-1, 1, (1, hw[0], hw[1], 3)).astype(np.float32)
+    want = model(tf.constant(x), training=False).numpy()
+    want = want.reshape(want.shape[1:])
+    np.save(os.path.join(work, "input_hw.npy"), x[0])
+    for stem in stems:
+        what = {"model": "", "opt": "after kiteoptimize ", "dyn": "frozen with unknown height and width, "}[stem]
+        param = os.path.join(work, stem + ".param")
+        if not os.path.exists(param):
+            continue
+        err, diff, good = run_kite(args, param, param[:-6] + ".bin", os.path.join(work, "out_hw_" + stem), want, False,
+                                   input_npy=os.path.join(work, "input_hw.npy"))
+        rng_ = float(np.max(want) - np.min(want))
+        lines.append("%-30s %s  %sat input %dx%d (converted at %d): %s" % (
+            name, "ok  " if good and not err else "FAIL", what, hw[0], hw[1], APPS[name][0],
+            err or "max diff %.3g (range %.3g)" % (diff, rng_)))
+        ok = ok and good and not err
+    return ok, "\n".join(lines)
 
 
 def const(rng, *shape, scale=0.5):
@@ -220,6 +280,7 @@ def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=Fals
     param, binf = os.path.join(work, "model.param"), os.path.join(work, "model.bin")
     fmt = (["input_formats=NCHW", "output_formats=NCHW"] if nchw else []) + (["fp16=1"] if fp16 else [])
     conv, conv_wall, conv_cpu = convert_report.run_timed([args.tool, pb, param, binf] + fmt)
+    CONVERT_STDERR[name] = conv.stderr or ""
     conv_ms = conv_wall * 1000
     if conv.returncode != 0:
         return False, "%-30s conversion failed: %s" % (name, (conv.stderr or conv.stdout).strip())
@@ -255,13 +316,17 @@ def run_graph(name, graph_def, fn, in_shape, args, tf_ops, nchw=False, fp16=Fals
     return ok, line
 
 
-def run_kite(args, param, binf, out_dir, want, fp16):
-    """kiterun on input.npy next to param -> (error or None, max diff, within tolerance)"""
+def run_kite(args, param, binf, out_dir, want, fp16, input_npy=None):
+    """kiterun on input_npy (default: input.npy next to param) -> (error or None,
+    max diff, within tolerance); another input size than the model's needs shapecheck=0"""
     os.makedirs(out_dir, exist_ok=True)
     for f in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, f))
-    run = subprocess.run([args.kiterun, param, binf, "input=x:" + os.path.join(os.path.dirname(param), "input.npy"),
-                          "save=" + out_dir], capture_output=True, text=True)
+    cmd = [args.kiterun, param, binf, "input=x:" + (input_npy or os.path.join(os.path.dirname(param), "input.npy")),
+           "save=" + out_dir]
+    if input_npy:
+        cmd.append("shapecheck=0")
+    run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         return "kiterun failed: %s" % (run.stderr or run.stdout).strip(), 0.0, False
     outs = sorted(os.listdir(out_dir))
@@ -317,6 +382,9 @@ def main():
             size = APPS[case][0]
             ok, line = run_graph(case, gd, frozen, [1, size, size, 3], args, tf_ops, table=table)
             print(line + "  (tf build+freeze %.1f s)" % build_s, flush=True)
+            if ok:
+                ok, line = check_second_size(case, args)
+                print(line, flush=True)
             failures += not ok
         else:
             print("unknown case", case)
