@@ -17,6 +17,7 @@ import argparse
 import os
 import random
 import struct
+import zlib
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "badinput"))
@@ -56,7 +57,7 @@ def main():
                 with open(os.path.join(d, fn)) as f:
                     graphs["shared_" + fn[:-6]] = f.read()
 
-    for sub in ("param_text", "param_bin", "model_bin"):
+    for sub in ("param_text", "param_bin", "model_bin", "table", "npy", "image"):
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
 
     def write(sub, name, data):
@@ -105,7 +106,74 @@ def main():
         write("model_bin", name + ".bin", data)
     write("model_bin", "empty.bin", b"")
     caffe_seeds(args, write)
+    reader_seeds(write)
     print("fuzz seeds: %d graphs in %s" % (len(graphs), args.out))
+
+
+def npy_bytes(descr, shape, payload, version=1):
+    """a .npy file: magic, version, header dict padded to 16 bytes, data"""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    hl = 4 if version >= 2 else 2
+    pad = (16 - (6 + 2 + hl + len(header) + 1) % 16) % 16
+    header = header + " " * pad + "\n"
+    size = struct.pack("<I", len(header)) if version >= 2 else struct.pack("<H", len(header))
+    return b"\x93NUMPY" + bytes([version, 0]) + size + header.encode("latin1") + payload
+
+
+def png_bytes(w, h, channels, pixels):
+    """a PNG (8-bit, gray 0 / RGB 2 / RGBA 6), no filter"""
+    ctype = {1: 0, 3: 2, 4: 6}[channels]
+    raw = b"".join(b"\x00" + bytes(pixels[(y * w) * channels:(y * w + w) * channels]) for y in range(h))
+
+    def chunk(t, data):
+        return struct.pack(">I", len(data)) + t + data + struct.pack(">I", zlib.crc32(t + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def bmp_bytes(w, h, pixels):
+    """a 24-bit BMP, rows bottom-up padded to 4 bytes"""
+    stride = (w * 3 + 3) & ~3
+    rows = b""
+    for y in range(h - 1, -1, -1):
+        row = bytes(pixels[(y * w) * 3:(y * w + w) * 3])
+        rows += row + b"\0" * (stride - len(row))
+    hdr = struct.pack("<2sIHHI", b"BM", 54 + len(rows), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, len(rows), 2835, 2835, 0, 0)
+    return hdr + info + rows
+
+
+def reader_seeds(write):
+    """fuzz_table (calibration tables), fuzz_npy (.npy), fuzz_image (first byte: the
+    pixel order = byte % 5, resize/mean/norm when >= 0x80; then the file)"""
+    write("table", "ncnn2table.table", "conv1_param_0 12.5 40.25 7.0\nfc_param_0 3.5\nconv1 25.4\nfc 12.0\n")
+    write("table", "comment_blank.table", "# kitequantize\n\nconv_param_0 1.000000\nconv 127.000000\n")
+    write("table", "bad_value.table", "conv_param_0 -1 nan\nconv\n")
+    rng = random.Random(7)
+    f = [rng.uniform(-2, 2) for _ in range(24)]
+    write("npy", "f4_chw.npy", npy_bytes("<f4", "(2, 3, 4)", struct.pack("<24f", *f)))
+    write("npy", "f8_hw.npy", npy_bytes("<f8", "(4, 6)", struct.pack("<24d", *f)))
+    write("npy", "f2_w.npy", npy_bytes("<f2", "(24,)", struct.pack("<24e", *f)))
+    write("npy", "u1_cdhw.npy", npy_bytes("|u1", "(1, 2, 3, 4)", bytes(range(24))))
+    write("npy", "i8_scalar.npy", npy_bytes("<i8", "()", struct.pack("<q", -5)))
+    write("npy", "i4_v2.npy", npy_bytes("<i4", "(3, 2)", struct.pack("<6i", *range(6)), version=2))
+    write("npy", "fortran.npy", npy_bytes("<f4", "(2, 2)", struct.pack("<4f", 1, 2, 3, 4)).replace(b"False", b"True "))
+    px = [rng.randrange(256) for _ in range(6 * 5 * 4)]
+    write("image", "rgb.png.seed", b"\x00" + png_bytes(6, 5, 3, px))
+    write("image", "gray.png.seed", b"\x02" + png_bytes(6, 5, 1, px))
+    write("image", "rgba_resized.png.seed", b"\x83" + png_bytes(6, 5, 4, px))
+    write("image", "rgb.bmp.seed", b"\x01" + bmp_bytes(6, 5, px))
+    write("image", "rgb.ppm.seed", b"\x80" + b"P6\n6 5\n255\n" + bytes(px[:90]))
+    write("image", "gray.pgm.seed", b"\x02" + b"P5\n6 5\n255\n" + bytes(px[:30]))
+    try:
+        import io
+        from PIL import Image
+        buf = io.BytesIO()
+        Image.frombytes("RGB", (6, 5), bytes(px[:90])).save(buf, format="JPEG", quality=90)
+        write("image", "rgb.jpg.seed", b"\x04" + buf.getvalue())
+    except ImportError:
+        pass
 
 
 def caffe_seeds(args, write):

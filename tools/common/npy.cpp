@@ -59,16 +59,12 @@ static bool header_field(const std::string& header, const char* name, std::strin
     return true;
 }
 
-std::string read_npy(const char* path, Mat& m)
+std::string read_npy_stream(FILE* fp, const char* path, Mat& m)
 {
-    FILE* fp = fopen(path, "rb");
-    if (!fp)
-        return file_error("cannot open", path);
     std::string err;
     unsigned char magic[8];
     if (fread(magic, 1, 8, fp) != 8 || memcmp(magic, "\x93NUMPY", 6) != 0)
     {
-        fclose(fp);
         return std::string("'") + path + "' is not a .npy file";
     }
     size_t header_len = 0;
@@ -77,7 +73,6 @@ std::string read_npy(const char* path, Mat& m)
         unsigned char l[2];
         if (fread(l, 1, 2, fp) != 2)
         {
-            fclose(fp);
             return std::string("'") + path + "': truncated header";
         }
         header_len = l[0] | (l[1] << 8);
@@ -87,36 +82,30 @@ std::string read_npy(const char* path, Mat& m)
         unsigned char l[4];
         if (fread(l, 1, 4, fp) != 4)
         {
-            fclose(fp);
             return std::string("'") + path + "': truncated header";
         }
         header_len = (size_t)l[0] | ((size_t)l[1] << 8) | ((size_t)l[2] << 16) | ((size_t)l[3] << 24);
     }
     else
     {
-        fclose(fp);
         return std::string("'") + path + "': unsupported .npy version";
     }
     if (header_len > (1 << 20))
     {
-        fclose(fp);
         return std::string("'") + path + "': header too large";
     }
     std::string header(header_len, ' ');
     if (fread(&header[0], 1, header_len, fp) != header_len)
     {
-        fclose(fp);
         return std::string("'") + path + "': truncated header";
     }
     std::string descr, fortran, shape;
     if (!header_field(header, "descr", descr) || !header_field(header, "fortran_order", fortran) || !header_field(header, "shape", shape))
     {
-        fclose(fp);
         return std::string("'") + path + "': header lacks descr/fortran_order/shape";
     }
     if (fortran != "False")
     {
-        fclose(fp);
         return std::string("'") + path + "': fortran_order arrays are not supported (use np.ascontiguousarray)";
     }
     // shape "(a, b, c)" or "(a,)" or "()"
@@ -143,7 +132,6 @@ std::string read_npy(const char* path, Mat& m)
     }
     if (dims.size() > 4)
     {
-        fclose(fp);
         return std::string("'") + path + "': " + std::to_string(dims.size()) + "-d array, at most 4 dims supported";
     }
     if (dims.empty())
@@ -153,19 +141,16 @@ std::string read_npy(const char* path, Mat& m)
     {
         if (d <= 0 || d > INT32_MAX)
         {
-            fclose(fp);
             return std::string("'") + path + "': empty or huge dimension in shape " + shape;
         }
         total *= (size_t)d;
         if (total > ((size_t)1 << 31))
         {
-            fclose(fp);
             return std::string("'") + path + "': array too large";
         }
     }
     if (descr.size() < 3)
     {
-        fclose(fp);
         return std::string("'") + path + "': bad descr '" + descr + "'";
     }
     char order = descr[0];
@@ -175,16 +160,13 @@ std::string read_npy(const char* path, Mat& m)
     bool ok_kind = (kind == 'f' && (size == 2 || size == 4 || size == 8)) || ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) || (kind == 'b' && size == 1);
     if (!ok_kind)
     {
-        fclose(fp);
         return std::string("'") + path + "': unsupported dtype '" + descr + "'";
     }
     std::vector<unsigned char> raw(total * size);
     if (fread(raw.data(), 1, raw.size(), fp) != raw.size())
     {
-        fclose(fp);
         return std::string("'") + path + "': truncated data";
     }
-    fclose(fp);
 
     std::vector<float> vals(total);
     for (size_t i = 0; i < total; i++)
@@ -247,6 +229,16 @@ std::string read_npy(const char* path, Mat& m)
         memcpy((float*)out.data + out.cstep * q, &vals[plane * q], plane * sizeof(float));
     m = out;
     return "";
+}
+
+std::string read_npy(const char* path, Mat& m)
+{
+    FILE* fp = fopen(path, "rb");
+    if (!fp)
+        return file_error("cannot open", path);
+    std::string e = read_npy_stream(fp, path, m);
+    fclose(fp);
+    return e;
 }
 
 std::string write_npy(const char* path, const Mat& m)

@@ -10,6 +10,7 @@
 
 #include "mat.h"
 
+#include <cstdio>
 #include <string>
 
 namespace kite {
@@ -17,6 +18,8 @@ namespace tools {
 
 // Returns "" on success, else why the file could not be read.
 std::string read_npy(const char* path, Mat& m);
+// The same from an open stream (not closed; e.g. fmemopen), `name` in messages.
+std::string read_npy_stream(FILE* fp, const char* name, Mat& m);
 // m must be fp32 (elemsize 4) with elempack 1. Returns "" or the reason.
 std::string write_npy(const char* path, const Mat& m);
 

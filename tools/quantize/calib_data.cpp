@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -119,21 +121,99 @@ std::string load_input(const std::string& path, const DataOptions& opt, Mat& m)
         std::string e = tools::read_npy(path.c_str(), m);
         return e.empty() ? e : path + ": " + e;
     }
+    std::vector<unsigned char> bytes;
+    {
+        FILE* f = fopen(path.c_str(), "rb");
+        if (!f)
+            return path + ": cannot open: " + strerror(errno);
+        unsigned char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+            bytes.insert(bytes.end(), buf, buf + n);
+        const bool bad = ferror(f) != 0;
+        fclose(f);
+        if (bad)
+            return path + ": read error";
+    }
+    return decode_image(bytes.data(), bytes.size(), path, opt, m);
+}
+
+// 16-bit images are decoded without stb's channel conversion (stb_image 2.27's
+// 16-bit PNM path converts channels with the 8-bit routine and then reads past
+// the buffer: found by fuzz_image); kite converts them here.
+static unsigned char* load_16_as_8(const unsigned char* mem, int size, int& w, int& h, int want)
+{
+    int c = 0;
+    stbi_us* d16 = stbi_load_16_from_memory(mem, size, &w, &h, &c, 0);
+    if (!d16)
+        return nullptr;
+    if (c < 1 || c > 4 || w <= 0 || h <= 0)
+    {
+        stbi_image_free(d16);
+        return nullptr;
+    }
+    const size_t n = (size_t)w * h;
+    unsigned char* out = (unsigned char*)malloc(n * want);
+    if (!out)
+    {
+        stbi_image_free(d16);
+        return nullptr;
+    }
+    for (size_t i = 0; i < n; i++)
+    {
+        const stbi_us* p = d16 + i * c;
+        unsigned char v[4];
+        for (int k = 0; k < c; k++)
+            v[k] = (unsigned char)(p[k] >> 8);
+        unsigned char r = v[0], g = c >= 3 ? v[1] : v[0], b = c >= 3 ? v[2] : v[0];
+        unsigned char a = c == 2 ? v[1] : c == 4 ? v[3] : 255;
+        unsigned char* o = out + i * want;
+        if (want == 1)
+            o[0] = c >= 3 ? (unsigned char)((r * 77 + g * 150 + b * 29) >> 8) : r;
+        else
+        {
+            o[0] = r;
+            o[1] = g;
+            o[2] = b;
+            if (want == 4)
+                o[3] = a;
+        }
+    }
+    stbi_image_free(d16);
+    return out;
+}
+
+std::string decode_image(const unsigned char* mem, size_t size, const std::string& name, const DataOptions& opt, Mat& m)
+{
+    if (size == 0 || size > (size_t)INT_MAX)
+        return name + ": cannot decode image (" + (size == 0 ? "empty file" : "file too large") + ")";
     const std::string& px = opt.pixel;
     int want = px == "GRAY" ? 1 : (px == "RGBA" || px == "BGRA") ? 4 : 3;
     int w = 0, h = 0, c = 0;
-    unsigned char* data = stbi_load(path.c_str(), &w, &h, &c, want);
+    // a calibration image beyond 64 Mpixel is refused before decoding (a corrupt
+    // or hostile header would otherwise make stb allocate gigabytes)
+    if (stbi_info_from_memory(mem, (int)size, &w, &h, &c) && (long long)w * h > (64LL << 20))
+        return name + ": image too large (" + std::to_string(w) + " x " + std::to_string(h) + " pixels, at most 64 Mpixel)";
+    const bool is16 = stbi_is_16_bit_from_memory(mem, (int)size) != 0;
+    unsigned char* data = is16 ? load_16_as_8(mem, (int)size, w, h, want) : stbi_load_from_memory(mem, (int)size, &w, &h, &c, want);
     if (!data)
-        return path + ": cannot decode image (" + stbi_failure_reason() + ")";
+    {
+        const char* why = stbi_failure_reason();
+        return name + ": cannot decode image (" + (why ? why : "unsupported") + ")";
+    }
+    const bool from_malloc = is16;
     int type = want == 1 ? Mat::PIXEL_GRAY
                : want == 4 ? (px == "RGBA" ? Mat::PIXEL_RGBA : Mat::PIXEL_RGBA2BGRA)
                            : (px == "RGB" ? Mat::PIXEL_RGB : Mat::PIXEL_RGB2BGR);
     int tw = opt.shape.size() >= 2 ? opt.shape[0] : w;
     int th = opt.shape.size() >= 2 ? opt.shape[1] : h;
     m = Mat::from_pixels_resize(data, type, w, h, tw, th);
-    stbi_image_free(data);
+    if (from_malloc)
+        free(data);
+    else
+        stbi_image_free(data);
     if (m.empty())
-        return path + ": conversion to a Mat failed";
+        return name + ": conversion to a Mat failed";
     if (!opt.mean.empty() || !opt.norm.empty())
     {
         if ((!opt.mean.empty() && (int)opt.mean.size() != m.c) || (!opt.norm.empty() && (int)opt.norm.size() != m.c))

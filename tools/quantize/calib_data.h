@@ -31,6 +31,8 @@ std::string list_data(const std::string& data, std::vector<std::string>& files);
 // One input: .npy as stored (float32 Mat), an image decoded, resized,
 // converted to `pixel` order, mean/norm applied. "" or the reason.
 std::string load_input(const std::string& path, const DataOptions& opt, Mat& m);
+// An image file's bytes decoded like load_input does; `name` in messages.
+std::string decode_image(const unsigned char* mem, size_t size, const std::string& name, const DataOptions& opt, Mat& m);
 
 // A Mat's values, channel after channel without the channel padding (fp32, elempack 1)
 std::vector<float> flatten(const Mat& m);

@@ -244,14 +244,14 @@ def effnet(T, work, lines, ncalib, neval, state, methods):
     p8, b8, rep = best
     state["effnet_int8"] = (p8, b8)
     rows = read_report(rep)
-    lines.append("Worst five layers, %s table (kitequantize int8 ... data= report=, measured with every layer int8: "
-                 "the ranking keep-fp32=N takes from; isolated = the layer alone in int8 with the fp32 input; "
-                 "cumulative = its output in the whole int8 net; %d calibration crops):\n"
-                 % (methods.split(",")[0].split(":")[0], min(16, ncalib)))
-    lines.append("| layer | type | isolated cosine | cumulative cosine |")
-    lines.append("|---|---|---|---|")
+    lines.append("Worst five layers of the first row's model (kitequantize int8 ... data= report=, measured with every "
+                 "layer int8 on %d calibration crops; the order keep-fp32=N takes them in: the net's output cosine with "
+                 "every layer int8 but that one; isolated = the layer alone in int8 with the fp32 input; cumulative = "
+                 "its output in the whole int8 net):\n" % min(state.get("int8_limit", 16), ncalib))
+    lines.append("| layer | type | output cosine with this layer fp32 | isolated cosine | cumulative cosine |")
+    lines.append("|---|---|---|---|---|")
     for r in rows[:5]:
-        lines.append("| %s | %s | %s | %s |" % (r[0], r[1], r[2], r[3]))
+        lines.append("| %s | %s | %s | %s | %s |" % (r[0], r[1], r[5] if len(r) > 5 else "-", r[2], r[3]))
     lines.append("")
     # one evaluation crop as npy for the GPU comparison
     save_x0(d, os.path.join(eval_dir, ev[0][0]), state)

@@ -50,6 +50,11 @@ int read_table(const std::string& path, Table& t, std::string& error)
         error = "cannot open table '" + path + "': " + strerror(errno);
         return -1;
     }
+    return read_table_stream(f, path, t, error);
+}
+
+int read_table_stream(std::istream& f, const std::string& path, Table& t, std::string& error)
+{
     std::string line;
     int lineno = 0;
     while (std::getline(f, line))

@@ -15,6 +15,7 @@
 
 #include "graph.h"
 
+#include <istream>
 #include <map>
 #include <set>
 #include <string>
@@ -32,6 +33,8 @@ struct Table
 
 // Read / write a table. Errors name the line and the problem. 0 or -1.
 int read_table(const std::string& path, Table& t, std::string& error);
+// The same from a stream; `path` names it in messages.
+int read_table_stream(std::istream& in, const std::string& path, Table& t, std::string& error);
 int write_table(const std::string& path, const Table& t, std::string& error);
 
 // Convolution, ConvolutionDepthWise or InnerProduct with fp32 (or fp16)
