@@ -13,6 +13,8 @@
 set -u
 fuzzdir=$1 seeds=$2 work=$3 runs=${4:-10000000} jobs=${5:-2} maxt=${6:-540}
 mkdir -p "$work"
+# absolute paths: each target runs in its own log folder
+fuzzdir=$(cd "$fuzzdir" && pwd) seeds=$(cd "$seeds" && pwd) work=$(cd "$work" && pwd)
 targets="fuzz_param_text:param_text fuzz_param_bin:param_bin fuzz_model_bin:model_bin fuzz_onnx:onnx fuzz_caffe:caffe
 fuzz_tf:tf fuzz_tflite:tflite fuzz_table:table fuzz_npy:npy fuzz_image:image"
 pids=()
