@@ -162,6 +162,19 @@ std::string read_npy_stream(FILE* fp, const char* path, Mat& m)
     {
         return std::string("'") + path + "': unsupported dtype '" + descr + "'";
     }
+    // the data the header declares must be in the file before anything is allocated
+    // for it (a hostile header could ask for gigabytes; found by fuzz_npy)
+    const long here = ftell(fp);
+    if (here >= 0 && fseek(fp, 0, SEEK_END) == 0)
+    {
+        const long end = ftell(fp);
+        if (end < here || (unsigned long long)(end - here) < (unsigned long long)total * size)
+            return std::string("'") + path + "': truncated data (the header declares " + std::to_string(total)
+                   + " values of " + std::to_string(size) + " bytes, the file holds " + std::to_string(end > here ? end - here : 0)
+                   + " bytes of data)";
+        if (fseek(fp, here, SEEK_SET) != 0)
+            return std::string("'") + path + "': cannot seek";
+    }
     std::vector<unsigned char> raw(total * size);
     if (fread(raw.data(), 1, raw.size(), fp) != raw.size())
     {
