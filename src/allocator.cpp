@@ -22,7 +22,22 @@ namespace kite {
 namespace {
 std::atomic<allocation_hook_func> g_hook_func(nullptr);
 std::atomic<void*> g_hook_userdata(nullptr);
+std::atomic<allocation_hook_func> g_gpu_hook_func(nullptr);
+std::atomic<void*> g_gpu_hook_userdata(nullptr);
 } // namespace
+
+void set_gpu_allocation_hook(allocation_hook_func hook, void* userdata)
+{
+    g_gpu_hook_func.store(nullptr);
+    g_gpu_hook_userdata.store(userdata);
+    g_gpu_hook_func.store(hook);
+}
+
+bool gpu_allocation_allowed(size_t size)
+{
+    allocation_hook_func hook = g_gpu_hook_func.load();
+    return !hook || hook(size, g_gpu_hook_userdata.load());
+}
 
 void set_allocation_hook(allocation_hook_func hook, void* userdata)
 {

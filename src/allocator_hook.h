@@ -14,6 +14,14 @@ namespace kite {
 typedef bool (*allocation_hook_func)(size_t size, void* userdata);
 void set_allocation_hook(allocation_hook_func hook, void* userdata);
 
+// The same for the GPU runtimes' device memory: Vulkan's vkAllocateMemory and
+// OpenCL's clCreateBuffer / clCreateImage ask the hook first and fail as the
+// driver does when the device is out of memory (VK_ERROR_OUT_OF_DEVICE_MEMORY,
+// CL_MEM_OBJECT_ALLOCATION_FAILURE) when it returns false.
+void set_gpu_allocation_hook(allocation_hook_func hook, void* userdata);
+// what the GPU runtimes ask before each device allocation (true: go ahead)
+bool gpu_allocation_allowed(size_t size);
+
 } // namespace kite
 
 #endif // KITE_ALLOCATOR_HOOK_H

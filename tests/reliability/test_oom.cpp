@@ -13,6 +13,8 @@
 // input (2x2 patches + the class token): the same 144 layers, graph and
 // layer types as the shared file, at a cost the sanitizer run affords.
 //
+// The same for GPU device memory on lavapipe / PoCL: oom_gpu below.
+//
 // Runs with more points than KITE_OOM_MAX_POINTS (default 2000) are sampled:
 // the first and last 300 points always, evenly spaced ones between; the
 // report line says so. KITE_OOM_MAX_POINTS=0 runs every point.
@@ -21,6 +23,8 @@
 #include "allocator.h"
 #include "allocator_hook.h"
 #include "common/random_modelbin.h"
+#include "gpu/gpu.h"
+#include "layer.h"
 #include "log.h"
 #include "net.h"
 
@@ -325,6 +329,123 @@ TEST(OutOfMemory, squeezenet) { oom_graph({"squeezenet", 48, 48}); }
 TEST(OutOfMemory, mobilenet_ssd) { oom_graph({"mobilenet_ssd", 96, 96}); }
 TEST(OutOfMemory, yolov4_tiny) { oom_graph({"yolov4-tiny", 96, 96}); }
 TEST(OutOfMemory, vision_transformer) { oom_graph({"vision_transformer", 64, 64}); }
+
+// GPU device memory (Vulkan vkAllocateMemory, OpenCL buffers and images):
+// squeezenet 48x48 with the Nth device allocation of load + forward failing.
+// Each run must fail cleanly (-100 or -1, with a message) or succeed with the
+// counting run's output (a layer that fell back to the CPU); never crash or
+// leak. Up to KITE_OOM_GPU_MAX_POINTS (default 400; 0: no limit) every
+// point runs, past it the first and last 15 and evenly spaced ones between.
+// (lavapipe: 18 device allocations per run, PoCL: 151.)
+namespace {
+
+void oom_gpu(int backend)
+{
+    const char* dir = getenv("KITE_SHARED_DIR");
+    std::string param = read_text(std::string(dir ? dir : "../shared") + "/models/ncnn/squeezenet.param");
+    if (param.empty())
+        GTEST_SKIP() << "squeezenet.param not found in KITE_SHARED_DIR/models/ncnn";
+    Option probe;
+    probe.use_vulkan_compute = backend == BACKEND_VULKAN;
+    probe.use_opencl = backend == BACKEND_OPENCL;
+    if (!gpu_backend_usable(backend, probe))
+        GTEST_SKIP() << "no usable device for backend " << backend;
+    reseed(21);
+    Mat in = RandomMat(48, 48, 3);
+    std::vector<Mat> weights;
+    {
+        Net net;
+        tools::RandomModelBin random(seed());
+        Recorder rec(random);
+        ASSERT_EQ(net.load_param_mem(param.c_str()), 0);
+        random.follow_graph(net);
+        ASSERT_EQ(net.load_model(rec), 0);
+        weights = rec.mats;
+    }
+    auto run = [&](long fail_at, Mat& out, long* count, bool* on_gpu) {
+        Injector inj;
+        inj.fail_at = fail_at;
+        Net net;
+        net.opt.num_threads = 1;
+        net.opt.use_vulkan_compute = backend == BACKEND_VULKAN;
+        net.opt.use_opencl = backend == BACKEND_OPENCL;
+        Replay replay(weights);
+        int rc = net.load_param_mem(param.c_str());
+        set_gpu_allocation_hook(inject, &inj);
+        if (rc == 0)
+            rc = net.load_model(replay);
+        if (rc == 0)
+        {
+            Extractor ex = net.create_extractor();
+            rc = ex.input(net.input_indexes()[0], in);
+            if (rc == 0)
+                rc = ex.extract(net.output_indexes()[0], out);
+            if (on_gpu)
+            {
+                *on_gpu = false;
+                for (size_t i = 0; i < net.layers().size(); i++)
+                    *on_gpu = *on_gpu || ex.layer_backend((int)i) == backend;
+            }
+        }
+        set_gpu_allocation_hook(nullptr, nullptr);
+        *count = inj.count.load();
+        out = out.clone();
+        return rc;
+    };
+    Mat base;
+    long total = 0;
+    bool on_gpu = false;
+    ASSERT_EQ(run(0, base, &total, &on_gpu), 0);
+    ASSERT_TRUE(on_gpu) << "no layer ran on the GPU backend";
+    ASSERT_GT(total, 0) << "no device allocation seen: the hook is not reached";
+
+    const char* s = getenv("KITE_OOM_GPU_MAX_POINTS");
+    const long limit = s ? atol(s) : 400;
+    const long step = limit > 40 && total > 30 ? (total - 30) / (limit - 30) + 1 : 10;
+    std::vector<long> pts;
+    for (long n = 1; n <= total; n++)
+        if (limit <= 0 || total <= limit || n <= 15 || n > total - 15 || (n - 15) % step == 0)
+            pts.push_back(n);
+    long ok = 0, failed = 0, other = 0, wrong = 0;
+    std::string first_problem;
+    set_log_sink(quiet_sink, nullptr);
+    for (long n : pts)
+    {
+        Mat out;
+        long count = 0;
+        const int rc = run(n, out, &count, nullptr);
+        if (rc == 0)
+        {
+            ok++;
+            if (!same_output(out, base))
+            {
+                wrong++;
+                if (first_problem.empty())
+                    first_problem = "device allocation " + std::to_string(n) + " failing: succeeded with a different output";
+            }
+        }
+        else if (rc == -100 || rc == -1)
+            failed++;
+        else
+        {
+            other++;
+            if (first_problem.empty())
+                first_problem = "device allocation " + std::to_string(n) + " failing: returned " + std::to_string(rc);
+        }
+    }
+    set_log_sink(nullptr, nullptr);
+    printf("oom %-7s squeezenet  %ld device allocations per run, %zu failure points%s: %ld failed cleanly, %ld succeeded "
+           "(%ld with a wrong output), %ld other codes\n",
+           backend == BACKEND_VULKAN ? "vulkan" : "opencl", total, pts.size(), (long)pts.size() < total ? " (sampled)" : "",
+           failed, ok, wrong, other);
+    EXPECT_EQ(other, 0) << first_problem;
+    EXPECT_EQ(wrong, 0) << first_problem;
+}
+
+} // namespace
+
+TEST(OutOfMemory, vulkan_squeezenet) { oom_gpu(BACKEND_VULKAN); }
+TEST(OutOfMemory, opencl_squeezenet) { oom_gpu(BACKEND_OPENCL); }
 
 // Under AddressSanitizer the KITE_MALLOC_OVERREAD bytes past a fast_malloc
 // block are poisoned, so a read past the data is reported (issue 20)
