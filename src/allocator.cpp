@@ -1,10 +1,50 @@
 #include "allocator.h"
+#include "allocator_hook.h"
 
 #include "log.h"
 
+#include <atomic>
 #include <cstdlib>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define KITE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KITE_ASAN 1
+#endif
+#endif
+#ifdef KITE_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace kite {
+
+namespace {
+std::atomic<allocation_hook_func> g_hook_func(nullptr);
+std::atomic<void*> g_hook_userdata(nullptr);
+std::atomic<allocation_hook_func> g_gpu_hook_func(nullptr);
+std::atomic<void*> g_gpu_hook_userdata(nullptr);
+} // namespace
+
+void set_gpu_allocation_hook(allocation_hook_func hook, void* userdata)
+{
+    g_gpu_hook_func.store(nullptr);
+    g_gpu_hook_userdata.store(userdata);
+    g_gpu_hook_func.store(hook);
+}
+
+bool gpu_allocation_allowed(size_t size)
+{
+    allocation_hook_func hook = g_gpu_hook_func.load();
+    return !hook || hook(size, g_gpu_hook_userdata.load());
+}
+
+void set_allocation_hook(allocation_hook_func hook, void* userdata)
+{
+    g_hook_func.store(nullptr);
+    g_hook_userdata.store(userdata);
+    g_hook_func.store(hook);
+}
 
 void* fast_malloc(size_t size)
 {
@@ -12,9 +52,17 @@ void* fast_malloc(size_t size)
     // (2^47 on 64-bit targets, 2^31 on 32-bit ones)
     if (size > (size_t)(sizeof(size_t) >= 8 ? (1ull << 47) : (1ull << 31)))
         return nullptr;
+    allocation_hook_func hook = g_hook_func.load();
+    if (hook && !hook(size, g_hook_userdata.load()))
+        return nullptr;
     void* ptr = nullptr;
     if (posix_memalign(&ptr, KITE_MALLOC_ALIGN, size + KITE_MALLOC_OVERREAD) != 0)
         return nullptr;
+#ifdef KITE_ASAN
+    // the padding is there for vector loads that run past the end; reading
+    // it is still reading past the data, and AddressSanitizer says so
+    ASAN_POISON_MEMORY_REGION((char*)ptr + size, KITE_MALLOC_OVERREAD);
+#endif
     return ptr;
 }
 

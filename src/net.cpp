@@ -3,6 +3,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "memory_limit.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -184,7 +185,10 @@ int Net::add_layer(const std::string& type, int typeindex, const std::string& na
             return -1;
         }
     }
-    int err = 0;
+    // sizes past Option::memory_limit fail here, before anything is allocated
+    int err = check_declared_shapes(type, name, pd, top_shapes, opt.memory_limit, where);
+    if (err != 0)
+        return err;
     Layer* layer = create_layer_for(type, typeindex, pd, name, err);
     if (!layer)
         return err;
@@ -707,8 +711,10 @@ int Net::load_param_bin(const char* path)
 // ---------------------------------------------------------------------------
 // weights
 
-int Net::load_model(const ModelBin& mb)
+int Net::load_model(const ModelBin& unlimited_mb)
 {
+    // weights past Option::memory_limit fail before the ModelBin allocates them
+    const ModelBinWithLimit mb(unlimited_mb, opt.memory_limit);
     if (layers_.empty())
     {
         KITE_LOGE("load_model: no layers; load the param first");

@@ -2,6 +2,9 @@
 
 #include "cpu.h"
 
+#include <cstdint>
+#include <unistd.h>
+
 namespace kite {
 
 Option::Option()
@@ -22,6 +25,17 @@ Option::Option()
     use_opencl = false;
     opencl_device = 0;
     max_cpu_isa = -1;
+    memory_limit = physical_memory_bytes();
+}
+
+size_t physical_memory_bytes()
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (unsigned long long)pages <= (unsigned long long)SIZE_MAX / (unsigned long long)page)
+        return (size_t)pages * (size_t)page;
+#endif
+    return 0; // unknown: no limit
 }
 
 } // namespace kite

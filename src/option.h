@@ -1,6 +1,8 @@
 #ifndef KITE_OPTION_H
 #define KITE_OPTION_H
 
+#include <cstddef>
+
 namespace kite {
 
 class Allocator;
@@ -33,7 +35,17 @@ public:
     // Highest CPU ISA the registry may pick (CpuIsa value); -1: what the CPU has.
     // CPU_ISA_NONE (0) forces the reference implementation of every layer.
     int max_cpu_isa;
+
+    // The most memory, in bytes, a model may declare: each blob shape of the
+    // param (Input sizes, -23330 shape hints) and all weights together. A
+    // param or model that needs more fails to load, naming the layer, before
+    // anything of that size is allocated. Default: the machine's physical
+    // memory; 0: no limit.
+    size_t memory_limit;
 };
+
+// the machine's physical memory in bytes (0 if unknown): Option::memory_limit's default
+size_t physical_memory_bytes();
 
 } // namespace kite
 

@@ -17,6 +17,7 @@
 #define KITE_CPU_CONV_GEMM_H
 
 #include "cpu/conv_vec_cpu.h"
+#include "cpu/fast_buffer_cpu.h"
 #include "mat.h"
 
 #include <algorithm>
@@ -43,15 +44,16 @@ struct ConvPackedWeights
     int K = 0;   // maxk * input channels
     int C = 0;   // input channels
     int maxk = 0;
-    std::vector<float> w;    // [ceil(M/NR)][K][NR], k = tap * C + q
-    std::vector<float> bias; // ceil(M/NR)*NR, zero padded
+    FastBuffer<float> w;    // [ceil(M/NR)][K][NR], k = tap * C + q
+    FastBuffer<float> bias; // ceil(M/NR)*NR, zero padded
 
     int nr() const { return 2 * P; }
     int panels() const { return (M + nr() - 1) / nr(); }
 };
 
-// weight layout [M][C][maxk] (ncnn's); bias may be null
-static inline void conv_pack_weights(const float* weight, const float* bias, int M, int C, int maxk, int P,
+// weight layout [M][C][maxk] (ncnn's); bias may be null. false: out of
+// memory (out.M is then 0: nothing packed)
+static inline bool conv_pack_weights(const float* weight, const float* bias, int M, int C, int maxk, int P,
                                      ConvPackedWeights& out)
 {
     out.P = P;
@@ -60,8 +62,12 @@ static inline void conv_pack_weights(const float* weight, const float* bias, int
     out.maxk = maxk;
     out.K = C * maxk;
     const int NR = out.nr();
-    out.w.assign((size_t)out.panels() * out.K * NR, 0.f);
-    out.bias.assign((size_t)out.panels() * NR, 0.f);
+    if (!out.w.assign((size_t)out.panels() * out.K * NR, 0.f) || !out.bias.assign((size_t)out.panels() * NR, 0.f))
+    {
+        out.w.clear();
+        out.M = 0;
+        return false;
+    }
     for (int m = 0; m < M; m++)
     {
         const int panel = m / NR, j = m % NR;
@@ -72,6 +78,7 @@ static inline void conv_pack_weights(const float* weight, const float* bias, int
         if (bias)
             out.bias[m] = bias[m];
     }
+    return true;
 }
 
 struct ConvGemmGeometry

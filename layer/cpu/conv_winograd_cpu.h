@@ -188,15 +188,15 @@ struct WinogradWeights
     int P = 0;
     int M = 0;
     int C = 0;
-    std::vector<float> u;
-    std::vector<float> bias; // panels * NR
+    FastBuffer<float> u;
+    FastBuffer<float> bias; // panels * NR
     int a() const { return m + 2; }
     int nr() const { return 2 * P; }
     int panels() const { return (M + nr() - 1) / nr(); }
 };
 
 template<class F>
-static inline void winograd_pack_weights_f(const float* weight, const float* bias, int M, int C, int P, WinogradWeights& out)
+static inline bool winograd_pack_weights_f(const float* weight, const float* bias, int M, int C, int P, WinogradWeights& out)
 {
     const int a = F::a;
     out.m = F::m;
@@ -204,8 +204,12 @@ static inline void winograd_pack_weights_f(const float* weight, const float* bia
     out.M = M;
     out.C = C;
     const int NR = out.nr(), panels = out.panels();
-    out.u.assign((size_t)a * a * panels * C * NR, 0.f);
-    out.bias.assign((size_t)panels * NR, 0.f);
+    if (!out.u.assign((size_t)a * a * panels * C * NR, 0.f) || !out.bias.assign((size_t)panels * NR, 0.f))
+    {
+        out.u.clear();
+        out.m = 0;
+        return false;
+    }
     for (int oc = 0; oc < M; oc++)
     {
         if (bias)
@@ -227,17 +231,18 @@ static inline void winograd_pack_weights_f(const float* weight, const float* bia
                 }
         }
     }
+    return true;
 }
 
-// weight layout [M][C][3][3]; m = 2, 4 or 6
-static inline void winograd_pack_weights(const float* weight, const float* bias, int M, int C, int P, int m, WinogradWeights& out)
+// weight layout [M][C][3][3]; m = 2, 4 or 6. false: out of memory (out.m is
+// then 0: no Winograd)
+static inline bool winograd_pack_weights(const float* weight, const float* bias, int M, int C, int P, int m, WinogradWeights& out)
 {
     if (m == 6)
-        winograd_pack_weights_f<WinogradF63>(weight, bias, M, C, P, out);
-    else if (m == 2)
-        winograd_pack_weights_f<WinogradF23>(weight, bias, M, C, P, out);
-    else
-        winograd_pack_weights_f<WinogradF43>(weight, bias, M, C, P, out);
+        return winograd_pack_weights_f<WinogradF63>(weight, bias, M, C, P, out);
+    if (m == 2)
+        return winograd_pack_weights_f<WinogradF23>(weight, bias, M, C, P, out);
+    return winograd_pack_weights_f<WinogradF43>(weight, bias, M, C, P, out);
 }
 
 // fewer output tiles than this: the transformed weights would be streamed for

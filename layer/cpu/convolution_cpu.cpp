@@ -125,8 +125,9 @@ private:
         int gemm_pack = kMaxPack;
         while (gemm_pack > 4 && 2 * gemm_pack > num_output)
             gemm_pack /= 2;
-        conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk, gemm_pack,
-                          packed);
+        if (!conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
+                               gemm_pack, packed))
+            return -100;
         // 3x3 stride 1: Winograd. Without a shape hint F(6,3) for narrower
         // layers, F(4,3) (less weight memory, less rounding, cheaper
         // transforms) for wide ones. With the param file's output shape hint:
@@ -152,9 +153,9 @@ private:
                     m = 2;
                 use = winograd_tiles(m, ow, oh) >= kWinogradMinTiles;
             }
-            if (use)
-                winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,
-                                      packed.P, m, wino);
+            if (use && !winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
+                                              num_input, packed.P, m, wino))
+                return -100;
         }
         act = Activation(activation_type, activation_params);
         return 0;

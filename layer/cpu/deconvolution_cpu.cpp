@@ -35,12 +35,15 @@ public:
         const int inch = weight_data_size / (num_output * maxk);
         const float* w = weight_data;
         // A(o * maxk + k, c) = W[o][c][k]
-        std::vector<float> t((size_t)num_output * maxk * inch);
+        FastBuffer<float> t;
+        if (!t.resize((size_t)num_output * maxk * inch))
+            return -100;
         for (int o = 0; o < num_output; o++)
             for (int c = 0; c < inch; c++)
                 for (int k = 0; k < maxk; k++)
                     t[((size_t)o * maxk + k) * inch + c] = w[((size_t)o * inch + c) * maxk + k];
-        pack_a(MatView{t.data(), (long)inch, 1}, num_output * maxk, inch, packed);
+        if (!pack_a(MatView{t.data(), (long)inch, 1}, num_output * maxk, inch, packed))
+            return -100;
         return 0;
     }
 

@@ -115,7 +115,8 @@ public:
         if (ret != 0 || !depthwise() || weight_data.elemsize != 4u)
             return ret;
         act = Activation(activation_type, activation_params);
-        dw_repack_weights(weight_data, num_output, kernel_w * kernel_h, packed);
+        if (!dw_repack_weights(weight_data, num_output, kernel_w * kernel_h, packed))
+            return -100;
         return 0;
     }
 
@@ -172,7 +173,7 @@ private:
         return dw_forward_unpacked(bottom_blob, opt, [&](const Mat& in) { return DeconvolutionDepthWise::forward(in, top_blob, opt); });
     }
 
-    std::vector<float> packed[kDwPackCount];
+    FastBuffer<float> packed[kDwPackCount];
     Activation act;
 };
 

@@ -7,6 +7,7 @@
 #define KITE_CPU_DEPTHWISE_PACK_H
 
 #include "cpu/conv_vec_cpu.h"
+#include "cpu/fast_buffer_cpu.h"
 #include "log.h"
 #include "mat.h"
 #include "option.h"
@@ -27,7 +28,7 @@ static inline int dw_pack_index(int P)
 
 // the slot of packed (kDwPackCount copies) that a packed kernel uses for
 // bottom_blob: fp32, dims 3, an elempack with repacked weights; else -1
-static inline int dw_packed_slot(const Mat& bottom_blob, const std::vector<float>* packed)
+static inline int dw_packed_slot(const Mat& bottom_blob, const FastBuffer<float>* packed)
 {
     const int pi = dw_pack_index(bottom_blob.elempack);
     if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * bottom_blob.elempack || pi < 0 || packed[pi].empty())
@@ -36,22 +37,25 @@ static inline int dw_packed_slot(const Mat& bottom_blob, const std::vector<float
 }
 
 // weight [channels][maxk] as one copy per elempack this ISA can be handed,
-// [channels/P][maxk][P]; empty where P does not divide channels
-static inline void dw_repack_weights(const float* w, int channels, int maxk, std::vector<float>* packed)
+// [channels/P][maxk][P]; empty where P does not divide channels. false: out
+// of memory
+static inline bool dw_repack_weights(const float* w, int channels, int maxk, FastBuffer<float>* packed)
 {
     for (int pi = 0; pi < kDwPackCount; pi++)
     {
         const int P = pi == 0 ? 1 : 2 << pi; // 1, 4, 8, 16
-        std::vector<float>& dst = packed[pi];
+        FastBuffer<float>& dst = packed[pi];
         dst.clear();
         if (P > kMaxPack || channels % P != 0)
             continue;
-        dst.resize((size_t)channels * maxk);
+        if (!dst.resize((size_t)channels * maxk))
+            return false;
         for (int q = 0; q < channels / P; q++)
             for (int k = 0; k < maxk; k++)
                 for (int i = 0; i < P; i++)
                     dst[((size_t)q * maxk + k) * P + i] = w[(size_t)(q * P + i) * maxk + k];
     }
+    return true;
 }
 
 // whether a packed input has the channel count the weights were packed for

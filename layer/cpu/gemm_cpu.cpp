@@ -38,7 +38,8 @@ public:
         // B^T as an N x K matrix: transB means B_data is stored N rows of K
         const float* b = B_data;
         // vector rows: out^T is written transposed (crs == 1) in forward
-        pack_a(transB ? MatView{b, K, 1} : MatView{b, 1, N}, N, K, packed_bt, true);
+        if (!pack_a(transB ? MatView{b, K, 1} : MatView{b, 1, N}, N, K, packed_bt, true))
+            return -100;
         bias.assign(N, 0.f);
         if (constantC && !C_data.empty())
         {

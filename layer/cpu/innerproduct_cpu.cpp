@@ -96,7 +96,8 @@ public:
             return ret;
         const int num_input = weight_data_size / num_output;
         // vector rows: y is written transposed (crs == 1) below
-        pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight, true);
+        if (!pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight, true))
+            return -100;
         return 0;
     }
 

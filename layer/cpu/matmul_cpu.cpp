@@ -35,7 +35,12 @@ protected:
             {
                 const int ci = t / p.bd, di = t % p.bd;
                 const float* bp = p.b_at(ci, di);
-                pack_a(MatView{p.a_at(ci, di), (long)p.K, 1}, p.M, p.K, pa);
+                if (!pack_a(MatView{p.a_at(ci, di), (long)p.K, 1}, p.M, p.K, pa))
+                {
+                    #pragma omp atomic write
+                    ret = -100;
+                    continue;
+                }
                 // B(k, n): bp[n * K + k] when transposed, else bp[k * N + n]
                 const MatView b = p.b_trans ? MatView{bp, 1, (long)p.K} : MatView{bp, (long)p.N, 1};
                 if (sgemm(pa, b, p.N, p.out_at(ci, di), (long)p.N, 1, none, inner) != 0)

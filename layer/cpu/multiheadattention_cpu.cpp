@@ -79,7 +79,9 @@ public:
         if (ret != 0)
             return ret;
         // q' = scale * (Wq x + bq): the scale of the scores folded into q
-        std::vector<float> wq((size_t)embed_dim * qdim);
+        FastBuffer<float> wq;
+        if (!wq.resize((size_t)embed_dim * qdim))
+            return -100;
         const float* w = q_weight_data;
         for (size_t i = 0; i < wq.size(); i++)
             wq[i] = w[i] * scale;
@@ -88,10 +90,11 @@ public:
             q_bias_scaled[i] = q_bias_data[i] * scale;
         // A(o, k) = W[o * in + k]
         // vector rows: every projection's output is written transposed (crs == 1)
-        pack_a(MatView{wq.data(), (long)qdim, 1}, embed_dim, qdim, packed_q, true);
-        pack_a(MatView{(const float*)k_weight_data, (long)kdim, 1}, embed_dim, kdim, packed_k, true);
-        pack_a(MatView{(const float*)v_weight_data, (long)vdim, 1}, embed_dim, vdim, packed_v, true);
-        pack_a(MatView{(const float*)out_weight_data, (long)embed_dim, 1}, qdim, embed_dim, packed_out, true);
+        if (!pack_a(MatView{wq.data(), (long)qdim, 1}, embed_dim, qdim, packed_q, true)
+            || !pack_a(MatView{(const float*)k_weight_data, (long)kdim, 1}, embed_dim, kdim, packed_k, true)
+            || !pack_a(MatView{(const float*)v_weight_data, (long)vdim, 1}, embed_dim, vdim, packed_v, true)
+            || !pack_a(MatView{(const float*)out_weight_data, (long)embed_dim, 1}, qdim, embed_dim, packed_out, true))
+            return -100;
         return 0;
     }
 
@@ -140,14 +143,20 @@ public:
         int head_ret = 0;
         #pragma omp parallel num_threads(opt.num_threads)
         {
-            std::vector<float> s((size_t)Lq * Lk);
+            FastBuffer<float> s;
+            const bool have_s = s.resize((size_t)Lq * Lk);
             PackedA qa, va;
             const GemmEpilogue none;
             #pragma omp for schedule(dynamic)
             for (int h = 0; h < num_heads; h++)
             {
                 // s(i, t) = sum_j q_h(i, j) k_h(t, j): A(i, j) = qt[i E + h d + j], B(j, t) = kt[t E + h d + j]
-                pack_a(MatView{qt + (size_t)h * d, (long)E, 1}, Lq, d, qa);
+                if (!have_s || !pack_a(MatView{qt + (size_t)h * d, (long)E, 1}, Lq, d, qa))
+                {
+                    #pragma omp atomic write
+                    head_ret = -100;
+                    continue;
+                }
                 if (sgemm(qa, MatView{kt + (size_t)h * d, 1, (long)E}, Lk, s.data(), Lk, 1, none, one) != 0)
                 {
                     #pragma omp atomic write
@@ -157,8 +166,8 @@ public:
                 for (int i = 0; i < Lq; i++)
                     softmax_row(s.data() + (size_t)i * Lk, mask ? mask + io.mask_head_step * h + (size_t)i * Lk : nullptr, Lk);
                 // o_h^T(j, i) = sum_t v_h^T(j, t) p(i, t): A(j, t) = vt[t E + h d + j], B(t, i) = s[i Lk + t]
-                pack_a(MatView{vt + (size_t)h * d, 1, (long)E}, d, Lk, va);
-                if (sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot + (size_t)h * d * Lq, Lq, 1, none, one) != 0)
+                if (!pack_a(MatView{vt + (size_t)h * d, 1, (long)E}, d, Lk, va)
+                    || sgemm(va, MatView{s.data(), 1, (long)Lk}, Lq, ot + (size_t)h * d * Lq, Lq, 1, none, one) != 0)
                 {
                     #pragma omp atomic write
                     head_ret = -100;

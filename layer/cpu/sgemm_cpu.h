@@ -20,6 +20,7 @@
 #ifndef KITE_CPU_SGEMM_H
 #define KITE_CPU_SGEMM_H
 
+#include "cpu/fast_buffer_cpu.h"
 #include "log.h"
 #include "mat.h"
 #include "option.h"
@@ -73,7 +74,7 @@ static const bool kVecRows = true;
 // (rows past M are zero). MR is kMR, or kMRV with vec_rows.
 struct PackedA
 {
-    std::vector<float> data;
+    FastBuffer<float> data; // fast_malloc: its allocation can fail (pack_a returns false)
     int M = 0;
     int K = 0;
     bool vec_rows = false;
@@ -85,13 +86,18 @@ struct PackedA
 // vec_rows: for products whose C is stored transposed (crs == 1, the rows of
 // a column adjacent): sgemm then runs vectors along M and writes whole vectors
 // of C (see sgemm_rows). Ignored where kVecRows is false.
-static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
+// false: out of memory (out is then empty)
+static inline bool pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
 {
     out.M = M;
     out.K = K;
     out.vec_rows = vec_rows && kVecRows;
     const int mr = out.mr();
-    out.data.assign((size_t)out.panels() * mr * K, 0.f);
+    if (!out.data.assign((size_t)out.panels() * mr * K, 0.f))
+    {
+        out.M = 0;
+        return false;
+    }
     for (int p = 0; p < out.panels(); p++)
     {
         float* dst = out.data.data() + (size_t)p * mr * K;
@@ -102,6 +108,7 @@ static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec
                 dst[(size_t)k * mr + r] = m < M ? A.at(m, k) : 0.f;
             }
     }
+    return true;
 }
 
 // dst[k * ld + j] = src[j * ss + k] for j, k < 4

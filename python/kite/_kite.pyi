@@ -27,6 +27,7 @@ class Option:
     use_opencl: bool
     opencl_device: int
     max_cpu_isa: int
+    memory_limit: int
     def __init__(self) -> None: ...
 
 class Mat:

@@ -365,6 +365,7 @@ PYBIND11_MODULE(_kite, m)
         .def_readwrite("use_opencl", &kite::Option::use_opencl)
         .def_readwrite("opencl_device", &kite::Option::opencl_device)
         .def_readwrite("max_cpu_isa", &kite::Option::max_cpu_isa)
+        .def_readwrite("memory_limit", &kite::Option::memory_limit, "bytes a model may declare (default: physical memory, 0: no limit)")
         .def("__repr__", [](const kite::Option& o) {
             std::ostringstream s;
             s << "kite.Option(num_threads=" << o.num_threads << ", use_packing_layout=" << o.use_packing_layout

@@ -94,6 +94,12 @@ def test_option_fields():
     o.vulkan_device = 1
     net.opt = o
     assert net.opt.use_vulkan_compute and net.opt.vulkan_device == 1
+    # Option::memory_limit: the machine's memory by default; a model declaring more fails to load
+    assert kite.Option().memory_limit > 0
+    small = kite.Net()
+    small.opt.memory_limit = 1 << 20
+    with pytest.raises(RuntimeError, match="memory limit"):
+        small.load_param(b"7767517\n1 1\nInput data 0 1 data 0=1000 1=1000 2=3\n")
     assert isinstance(kite.vulkan_devices(), list) and isinstance(kite.opencl_devices(), list)
     if not kite.HAS_VULKAN:
         assert kite.vulkan_devices() == []

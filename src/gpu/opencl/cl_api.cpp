@@ -1,5 +1,6 @@
 #include "cl_api.h"
 
+#include "../../allocator_hook.h"
 #include "../../log.h"
 
 #include <dlfcn.h>
@@ -10,6 +11,32 @@ namespace cl {
 
 static Api g_api;
 static const Api* g_loaded = nullptr;
+
+// the driver's clCreateBuffer / clCreateImage behind the allocation hook
+// (allocator_hook.h): a refused allocation fails as an exhausted device does
+static Api g_real;
+static cl_mem CL_API_CALL hooked_create_buffer(cl_context c, cl_mem_flags f, size_t size, void* host, cl_int* err)
+{
+    if (!gpu_allocation_allowed(size))
+    {
+        if (err)
+            *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return nullptr;
+    }
+    return g_real.clCreateBuffer(c, f, size, host, err);
+}
+static cl_mem CL_API_CALL hooked_create_image(cl_context c, cl_mem_flags f, const cl_image_format* fmt, const cl_image_desc* desc,
+                                              void* host, cl_int* err)
+{
+    const size_t texel = fmt && fmt->image_channel_data_type == CL_HALF_FLOAT ? 8 : 16;
+    if (desc && !gpu_allocation_allowed(desc->image_width * (desc->image_height ? desc->image_height : 1) * texel))
+    {
+        if (err)
+            *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return nullptr;
+    }
+    return g_real.clCreateImage(c, f, fmt, desc, host, err);
+}
 
 static const Api* load()
 {
@@ -36,6 +63,9 @@ static const Api* load()
     }
     KITE_CL_FUNCTIONS(KITE_CL_LOAD)
 #undef KITE_CL_LOAD
+    g_real = g_api;
+    g_api.clCreateBuffer = hooked_create_buffer;
+    g_api.clCreateImage = hooked_create_image;
     // the library stays loaded for the life of the process: drivers keep
     // threads and atexit handlers that must not be unmapped
     return &g_api;

@@ -1,5 +1,6 @@
 #include "vk_api.h"
 
+#include "../../allocator_hook.h"
 #include "../../log.h"
 
 #include <dlfcn.h>
@@ -57,6 +58,17 @@ bool load_instance_funcs(VkInstance inst)
         && vkEnumerateDeviceExtensionProperties && vkCreateDevice && vkGetDeviceProcAddr;
 }
 
+// the driver's vkAllocateMemory behind the allocation hook (allocator_hook.h):
+// a refused allocation fails as an exhausted device does
+static PFN_vkAllocateMemory g_real_allocate_memory = nullptr;
+static VKAPI_ATTR VkResult VKAPI_CALL hooked_allocate_memory(VkDevice device, const VkMemoryAllocateInfo* info,
+                                                             const VkAllocationCallbacks* callbacks, VkDeviceMemory* memory)
+{
+    if (info && !gpu_allocation_allowed((size_t)info->allocationSize))
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    return g_real_allocate_memory(device, info, callbacks, memory);
+}
+
 bool load_device_funcs(VkInstance inst)
 {
     bool ok = true;
@@ -69,6 +81,11 @@ bool load_device_funcs(VkInstance inst)
     }
     KITE_VK_DEVICE_FUNCS(KITE_VK_LOAD)
 #undef KITE_VK_LOAD
+    if (vkAllocateMemory)
+    {
+        g_real_allocate_memory = vkAllocateMemory;
+        vkAllocateMemory = hooked_allocate_memory;
+    }
     return ok;
 }
 
