@@ -303,6 +303,7 @@ private:
     void op_resize();
     void op_strided_slice();
     void op_transpose();
+    void op_shape_const();
     void op_batch_matmul();
     void op_prelu();
     void add_input(int index);
@@ -1387,41 +1388,75 @@ void Converter::op_strided_slice()
         throw Unsupported("begin/end/strides of another length than the input's rank");
     if (o.ellipsis_mask || o.new_axis_mask)
         throw Unsupported("ellipsis or new-axis mask");
-    if (x.is_const)
-        throw Unsupported("slice of a constant");
-    std::vector<int> starts, ends, axes;
+    std::vector<int64_t> bs(r), st(r);
     Shape full = x.shape;
     for (size_t i = 0; i < r; i++)
     {
         const int64_t d = x.shape[i];
-        if (strides[i] != 1)
-            throw Unsupported("stride " + std::to_string(strides[i]));
-        int64_t b = begin[i], e = end[i];
+        int64_t s = strides[i], b = begin[i], e = end[i];
+        if (s <= 0)
+            throw Unsupported("stride " + std::to_string(s));
         if (o.begin_mask & (1 << i))
             b = 0;
         if (o.end_mask & (1 << i))
             e = d;
-        if (o.offset)
+        else if (o.offset)
             e = b + e;
         if (b < 0)
             b += d;
         if (e < 0)
             e += d;
         if (o.shrink_axis_mask & (1 << i))
+        {
             e = b + 1;
+            s = 1;
+        }
         b = std::min(std::max(b, (int64_t)0), d);
         e = std::min(std::max(e, b), d);
-        full[i] = e - b;
-        if (b == 0 && e == d)
-            continue;
-        starts.push_back((int)b);
-        ends.push_back((int)e);
-        axes.push_back(kaxis((int64_t)i, r));
+        bs[i] = b;
+        st[i] = s;
+        full[i] = (e - b + s - 1) / s;
     }
     Shape out;
     for (size_t i = 0; i < r; i++)
         if (!(o.shrink_axis_mask & (1 << i)))
             out.push_back(full[i]);
+    if (x.is_const)
+    {
+        // shape arithmetic (Keras' Flatten: SHAPE -> STRIDED_SLICE -> PACK)
+        Const c;
+        c.shape = out;
+        const int64_t n = shape_count(full);
+        for (int64_t k = 0; k < n; k++)
+        {
+            int64_t rem = k, idx = 0, stride = 1;
+            std::vector<int64_t> coord(r);
+            for (size_t d = r; d-- > 0;)
+            {
+                coord[d] = rem % full[d];
+                rem /= full[d];
+            }
+            for (size_t d = r; d-- > 0;)
+            {
+                idx += (bs[d] + coord[d] * st[d]) * stride;
+                stride *= x.shape[d];
+            }
+            c.v.push_back(x.c.v.at((size_t)idx));
+        }
+        set_output(0, const_value(c));
+        return;
+    }
+    std::vector<int> starts, ends, axes;
+    for (size_t i = 0; i < r; i++)
+    {
+        if (st[i] != 1 && full[i] > 1)
+            throw Unsupported("stride " + std::to_string(st[i]) + " on an activation");
+        if (bs[i] == 0 && full[i] == x.shape[i])
+            continue;
+        starts.push_back((int)bs[i]);
+        ends.push_back((int)(bs[i] + full[i]));
+        axes.push_back(kaxis((int64_t)i, r));
+    }
     const std::string top = out_blob();
     Value v = x;
     if (!axes.empty())
@@ -1442,6 +1477,61 @@ void Converter::op_strided_slice()
         v = emit_reshape(v, out, cur_name, top);
     }
     set_output(0, v);
+}
+
+// ops on shapes: SHAPE of an activation (static), PACK / CONCATENATION / CAST of constants
+void Converter::op_shape_const()
+{
+    if (cur->code == OP_SHAPE)
+    {
+        const Value& x = input(0);
+        Const c;
+        c.shape = {(int64_t)x.shape.size()};
+        // the TFLite shape (a rank-2 [N, K] with N > 1 is held as [1, N, K])
+        const Shape s = tensor_shape(cur->inputs[0]);
+        for (int64_t d : s)
+            c.v.push_back((double)d);
+        c.shape = {(int64_t)s.size()};
+        set_output(0, const_value(c));
+        return;
+    }
+    if (cur->code == OP_CAST)
+    {
+        const Const& a = const_input(0, "CAST input");
+        Const c = a;
+        const int type = tensor(cur->outputs.at(0)).type;
+        if (type == TT_INT32 || type == TT_INT64 || type == TT_INT8 || type == TT_UINT8 || type == TT_INT16)
+            for (double& v : c.v)
+                v = std::trunc(v);
+        set_output(0, const_value(c));
+        return;
+    }
+    // PACK: stack scalars / equal-shape constants along axis
+    std::vector<const Const*> ins;
+    for (size_t i = 0; i < cur->inputs.size(); i++)
+        ins.push_back(&const_input((int)i, "PACK input"));
+    if (ins.empty())
+        throw ConvertError("no inputs");
+    const Shape base = ins[0]->shape;
+    int64_t axis = cur->opt.axis;
+    if (axis < 0)
+        axis += (int64_t)base.size() + 1;
+    if (axis < 0 || axis > (int64_t)base.size())
+        throw ConvertError("axis out of range");
+    for (const Const* k : ins)
+        if (k->shape != base)
+            throw ConvertError("PACK of constants of different shapes");
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < base.size(); d++)
+        (d < (size_t)axis ? outer : inner) *= base[d];
+    Const c;
+    c.shape = base;
+    c.shape.insert(c.shape.begin() + axis, (int64_t)ins.size());
+    for (int64_t a = 0; a < outer; a++)
+        for (const Const* k : ins)
+            for (int64_t b = 0; b < inner; b++)
+                c.v.push_back(k->v[(size_t)(a * inner + b)]);
+    set_output(0, const_value(c));
 }
 
 void Converter::op_transpose()
@@ -1573,6 +1663,9 @@ void Converter::convert_op(const Operator& op)
     case OP_RESIZE_NEAREST_NEIGHBOR: return op_resize();
     case OP_STRIDED_SLICE: return op_strided_slice();
     case OP_TRANSPOSE: return op_transpose();
+    case OP_SHAPE:
+    case OP_PACK:
+    case OP_CAST: return op_shape_const();
     case OP_BATCH_MATMUL: return op_batch_matmul();
     case OP_QUANTIZE:
     case OP_DEQUANTIZE:

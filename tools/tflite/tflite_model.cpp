@@ -266,6 +266,9 @@ void read_options(flatbuffers::Verifier& v, const Table* t, int code, const std:
         o.adj_x = r.scalar<uint8_t>(0, 0, "adj_x") != 0;
         o.adj_y = r.scalar<uint8_t>(1, 0, "adj_y") != 0;
         break;
+    case OP_PACK: // PackOptions
+        o.axis = r.scalar<int32_t>(1, 0, "axis");
+        break;
     case OP_GELU: // GeluOptions
         o.approximate = r.scalar<uint8_t>(0, 0, "approximate") != 0;
         break;

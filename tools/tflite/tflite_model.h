@@ -91,6 +91,9 @@ enum BuiltinOp
     OP_BATCH_MATMUL = 126,
     OP_GELU = 150,
     OP_CUSTOM = 32,
+    OP_CAST = 53,
+    OP_SHAPE = 77,
+    OP_PACK = 83,
 };
 // "CONV_2D", ... for the ops above, "BUILTIN_<n>" otherwise
 std::string op_name(int code);

@@ -10,7 +10,7 @@ that must fail with exit status 1, one error line naming the problem and no
 output files: truncated file, wrong identifier, an out-of-range tensor /
 buffer / opcode index, a buffer whose size does not match its tensor, and
 unsupported ops (all listed at once). --seeds DIR also writes the models as
-fuzzer seeds (tests/fuzz/fuzz_tflite.cpp). Exit 77 when the flatbuffers
+fuzzer seeds (tests/fuzz/fuzz_tflite.cpp; without --tool: only the seeds). Exit 77 when the flatbuffers
 package is missing.
 """
 import argparse
@@ -182,7 +182,7 @@ def build_blobs():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tool", required=True)
+    ap.add_argument("--tool", help="tflite2kite (without it: only --seeds are written)")
     ap.add_argument("--kiterun")
     ap.add_argument("--work", required=True)
     ap.add_argument("--seeds")
@@ -212,6 +212,8 @@ def main():
             os.makedirs(args.seeds, exist_ok=True)
             with open(os.path.join(args.seeds, name + ".tflite"), "wb") as f:
                 f.write(data)
+        if not args.tool:
+            continue
         param, binf = os.path.join(args.work, name + ".param"), os.path.join(args.work, name + ".bin")
         for p in (param, binf):
             if os.path.exists(p):
