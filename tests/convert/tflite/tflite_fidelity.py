@@ -12,8 +12,9 @@ classifier_activation=None: logits), or "apps" (all of them).
 Each model is converted by tf.lite.TFLiteConverter.from_keras_model three
 ways: fp32; fp16 (weights stored FLOAT16 behind DEQUANTIZE); full int8
 (representative data set of 32 random inputs, TFLITE_BUILTINS_INT8, float
-input and output). tflite2kite converts the .tflite, kiterun runs it on the
-same random NHWC inputs (uniform [-1, 1), seeded) as tf.lite.Interpreter.
+input and output; the op models also as "int8pt": per-tensor weight scales).
+tflite2kite converts the .tflite, kiterun runs it on the same random NHWC
+inputs (uniform [-1, 1), seeded) as tf.lite.Interpreter.
 
 Passes when, per model:
   fp32, fp16: max |kite - tflite| <= 1e-4 * (max - min of the tflite output) on every input;
@@ -149,7 +150,7 @@ def convert_tflite(model, mode, size_hw, channels, rng):
     if mode == "fp16":
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.target_spec.supported_types = [tf.float16]
-    elif mode == "int8":
+    elif mode in ("int8", "int8pt"):
         shape = (1,) + tuple(model.input_shape[1:])
 
         def rep():
@@ -159,6 +160,8 @@ def convert_tflite(model, mode, size_hw, channels, rng):
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = rep
         conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        if mode == "int8pt":  # per-tensor weight scales instead of per-channel
+            conv._experimental_disable_per_channel = True
     with quiet():
         return conv.convert()
 
@@ -233,7 +236,8 @@ def run_case(args, name, model, mode, table):
     interp.allocate_tensors()
     inp = interp.get_input_details()[0]
     outd = interp.get_output_details()[0]
-    n = args.inputs if mode == "int8" else max(1, min(args.inputs, 3))
+    int8 = mode.startswith("int8")
+    n = args.inputs if int8 else max(1, min(args.inputs, 3))
     worst_rel, worst_abs, worst_rng = 0.0, 0.0, 0.0
     agree, cos_min = 0, 1.0
     kite_s = 0.0
@@ -276,7 +280,7 @@ def run_case(args, name, model, mode, table):
         cos_min = min(cos_min, cos)
     nops, ntypes = tflite_ops(path)
     layers, ltypes, int8_layers = read_param_layers(param)
-    if mode == "int8":
+    if int8:
         # top-1 is asked of the classifiers (the keras applications); the small op
         # models end in ReLU / sigmoid outputs whose ties make top-1 meaningless
         ok = (agree >= INT8_TOP1 * n or name not in APPS) and cos_min >= INT8_COS
@@ -304,7 +308,7 @@ def print_table(rows):
     print("| model (input) | mode | TFLite ops / types | kite layers / types (int8) | tflite2kite s (wall / cpu) | inputs | result |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        if r["mode"] == "int8":
+        if r["mode"].startswith("int8"):
             res = "top-1 %d/%d, min cosine %.4f" % (r["top1"], r["inputs"], r["cos_min"])
         else:
             res = "max diff %.3g / range %.3g = %.2g" % (r["max_diff"], r["range"], r["max_rel"])
@@ -328,20 +332,22 @@ def main():
     models = []
     for c in args.cases:
         if c == "ops":
-            models += op_models()
+            # the op models also as int8 with per-tensor weight scales
+            models += [(n, m, ["int8pt"]) for n, m in op_models()]
         elif c == "apps":
-            models += [(a, None) for a in APPS]
+            models += [(a, None, []) for a in APPS]
         elif c in APPS:
-            models.append((c, None))
+            models.append((c, None, []))
         else:
             print("unknown case '%s' (ops, apps, %s)" % (c, ", ".join(APPS)))
             return 2
     rows = []
     failed = 0
-    for name, model in models:
+    for name, model, extra in models:
         if model is None:
             model = keras_app(name)
-        for mode in args.modes.split(","):
+        modes = args.modes.split(",")
+        for mode in modes + [m for m in extra if "int8" in modes]:
             try:
                 ok = run_case(args, name, model, mode, rows)
             except Exception as e:  # a converter failure of TFLite itself is a test failure too
