@@ -630,6 +630,11 @@ void Converter::run()
         add_input(i);
     std::set<int> types;
     stats.ops = (int)m.ops.size();
+    for (const Operator& op : m.ops)
+        for (int t : op.inputs)
+            consumers[t]++;
+    for (int t : m.outputs)
+        consumers[t]++;
     for (size_t k = 0; k < m.ops.size(); k++)
     {
         const Operator& op = m.ops[k];

@@ -104,6 +104,8 @@ private:
     std::map<int, Value> values;                       // tensor index -> value
     std::set<int> failed;                              // tensors of ops not converted
     std::map<std::pair<std::string, int>, std::string> shifted; // (blob, zero point) -> shifted blob
+    std::map<int, int> consumers;                      // tensor -> readers (operators and graph outputs)
+    std::map<std::string, int> scale_layer;            // blob -> Scale layer (without bias) writing it
     const Operator* cur = nullptr;                     // the op being converted
     std::string cur_name;                              // its layer name
 

@@ -386,7 +386,56 @@ void Converter::op_binary(int code)
     const std::string res = act != ACT_NONE || sq ? g.unique_blob_name(top + "_pre") : top;
     const Value& x = a.is_const ? b : a;
     const Value& k = a.is_const ? a : b;
-    if (k.is_const && k.c.count() == 1)
+    // a per-channel constant on a feature map (a batch norm TFLite could not
+    // fold into a convolution: MUL then ADD): Scale, its ADD folded in as the
+    // Scale's bias when nothing else reads the product; else Bias
+    const int64_t C = x.shape.empty() ? 0 : x.shape.back();
+    bool per_channel = k.is_const && !x.is_const && C > 1 && k.c.count() == C && k.shape.size() <= x.shape.size()
+                       && (x.shape.size() == 4 || x.shape.size() == 2)
+                       && (code == OP_MUL || code == OP_ADD || (code == OP_SUB && b.is_const));
+    for (size_t d = 0; per_channel && d + 1 < k.shape.size(); d++)
+        per_channel = k.shape[d] == 1;
+    if (per_channel)
+    {
+        std::vector<float> kv = k.c.floats();
+        if (code == OP_MUL)
+        {
+            ScaleSpec ss;
+            ss.scale_data_size = (int)C;
+            ss.bias_term = 0;
+            Layer& l = emit(ss, cur_name, {x.blob}, {res});
+            l.weights.push_back(Weight(kv, false));
+            if (res == top)
+                scale_layer[top] = (int)g.layers.size() - 1;
+        }
+        else
+        {
+            if (code == OP_SUB)
+                for (float& v : kv)
+                    v = -v;
+            const int xt = cur->inputs[a.is_const ? 1 : 0];
+            auto it = scale_layer.find(x.blob);
+            if (it != scale_layer.end() && consumers[xt] == 1 && g.layers[(size_t)it->second].tops[0] == x.blob)
+            {
+                Layer& l = g.layers[(size_t)it->second];
+                ScaleSpec ss;
+                ss.scale_data_size = (int)C;
+                ss.bias_term = 1;
+                ss.write(l.params);
+                l.weights.push_back(Weight(kv, false));
+                l.tops[0] = res;
+                scale_layer.erase(it);
+            }
+            else
+            {
+                BiasSpec bs;
+                bs.bias_data_size = (int)C;
+                Layer& l = emit(bs, cur_name, {x.blob}, {res});
+                l.weights.push_back(Weight(kv, false));
+            }
+        }
+    }
+    else if (k.is_const && k.c.count() == 1)
     {
         int sop = op;
         if (a.is_const) // scalar on the left: b - a, b / a

@@ -123,6 +123,7 @@ def op_models():
         d = L.UpSampling2D(2, interpolation="bilinear")(a)
         e = L.Resizing(18, 20, interpolation="nearest")(a)  # RESIZE_NEAREST_NEIGHBOR (UpSampling2D: TILE)
         f = L.Concatenate()([c, d, e])
+        f = L.BatchNormalization()(f)  # not foldable into a conv: MUL + ADD (kite: one Scale)
         f = L.Conv2D(4, 1, activation="sigmoid")(f)
         g = L.Conv2D(4, 1, activation="tanh")(L.Concatenate()([d, e]))
         return L.Subtract()([f, g])
