@@ -1,5 +1,7 @@
 #include "tflite_convert_impl.h"
 
+#include "mat.h" // float16_to_float32
+
 #include "layer/binaryop.h"
 
 #include <algorithm>
@@ -10,79 +12,6 @@
 namespace kite {
 namespace convert {
 namespace tflite {
-
-std::string shape_string(const Shape& s)
-{
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); i++)
-        r += (i ? "," : "") + std::to_string(s[i]);
-    return r + "]";
-}
-
-int64_t shape_count(const Shape& s)
-{
-    int64_t n = 1;
-    for (int64_t d : s)
-    {
-        if (d < 0 || (d > 0 && n > ((int64_t)1 << 40) / d))
-            throw ConvertError("shape " + shape_string(s) + " is negative or too large");
-        n *= d;
-    }
-    return n;
-}
-
-int checked_int(int64_t v)
-{
-    if (v < 0 || v > INT_MAX)
-        throw ConvertError("dimension " + std::to_string(v) + " out of range");
-    return (int)v;
-}
-
-float half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-    uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-    if (exp == 0)
-    {
-        if (mant == 0)
-        {
-            bits = sign;
-        }
-        else
-        {
-            exp = 127 - 15 + 1;
-            while (!(mant & 0x400))
-            {
-                mant <<= 1;
-                exp--;
-            }
-            bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-        }
-    }
-    else if (exp == 31)
-    {
-        bits = sign | 0x7f800000u | (mant << 13);
-    }
-    else
-    {
-        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-namespace {
-
-void same_pads(int64_t in, int64_t ek, int64_t s, int64_t& before, int64_t& after)
-{
-    const int64_t out = (in + s - 1) / s;
-    const int64_t total = std::max((out - 1) * s + ek - in, (int64_t)0);
-    before = total / 2;
-    after = total - before;
-}
-
-} // namespace
 
 Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const Options& o)
 {
@@ -101,8 +30,8 @@ Geometry window_geometry(const Shape& x, int64_t kh, int64_t kw, const Options& 
     const int64_t ekh = (kh - 1) * g.dh + 1, ekw = (kw - 1) * g.dw + 1;
     if (o.padding == 0) // SAME
     {
-        same_pads(x[1], ekh, g.sh, g.pt, g.pb);
-        same_pads(x[2], ekw, g.sw, g.pl, g.pr);
+        nhwc::same_pads(x[1], ekh, g.sh, g.pt, g.pb);
+        nhwc::same_pads(x[2], ekw, g.sw, g.pl, g.pr);
     }
     else if (o.padding == 1) // VALID
     {
@@ -182,7 +111,7 @@ Const Converter::read_const(const Tensor& t)
         {
             uint16_t h;
             memcpy(&h, p + i * 2, 2);
-            v = half_to_float(h);
+            v = float16_to_float32(h);
             break;
         }
         case TT_FLOAT64:
@@ -237,147 +166,6 @@ Const Converter::read_const(const Tensor& t)
         }
     }
     return c;
-}
-
-// ---- layout -----------------------------------------------------------------
-
-std::vector<int> Converter::kdims(const Shape& s)
-{
-    switch (s.size())
-    {
-    case 0: return {1};
-    case 1: return {checked_int(s[0])};
-    case 2:
-    case 3:
-    case 4:
-        if (s[0] != 1)
-            throw Unsupported("batch " + std::to_string(s[0]) + " in " + shape_string(s) + " (only batch 1 is supported)");
-        if (s.size() == 2)
-            return {checked_int(s[1])};
-        if (s.size() == 3)
-            return {checked_int(s[1]), checked_int(s[2])};
-        return {checked_int(s[3]), checked_int(s[1]), checked_int(s[2])};
-    }
-    throw Unsupported("activation of rank " + std::to_string(s.size()));
-}
-
-std::vector<int> Converter::source_kdims(const Shape& s)
-{
-    std::vector<int> k = kdims(s);
-    if (s.size() == 4)
-        return {checked_int(s[1]), checked_int(s[2]), checked_int(s[3])};
-    return k;
-}
-
-int Converter::kaxis(int64_t a, size_t rank)
-{
-    if (a < 0)
-        a += (int64_t)rank;
-    if (a < 0 || a >= (int64_t)rank)
-        throw ConvertError("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
-    if (rank == 1)
-        return 0;
-    if (a == 0)
-        throw Unsupported("operation along the batch axis");
-    if (rank == 4)
-        return a == 3 ? 0 : (int)a;
-    return (int)a - 1;
-}
-
-void Converter::set_shape_params(Layer& l, const std::vector<int>& k)
-{
-    // Reshape, MemoryData and Input read w, h, c alike
-    ReshapeSpec s;
-    const size_t n = k.size();
-    s.w = k[n - 1];
-    if (n >= 2)
-        s.h = k[n - 2];
-    if (n >= 3)
-        s.c = k[n - 3];
-    s.write(l.params);
-}
-
-std::string Converter::to_source_order(const Value& v, const std::string& name)
-{
-    if (!order_differs(v.shape))
-        return v.blob;
-    const std::string top = g.unique_blob_name(v.blob + "_nhwc");
-    emit(PermuteSpec::order(PERMUTE_CHW_TO_HWC), name + "_to_nhwc", {v.blob}, {top});
-    return top;
-}
-
-Value Converter::emit_reshape(const Value& v, const Shape& target, const std::string& name, const std::string& top)
-{
-    if (shape_count(v.shape) != shape_count(target))
-        throw ConvertError("reshape of " + shape_string(v.shape) + " to " + shape_string(target) + " changes the element count");
-    const std::vector<int> src_k = order_differs(v.shape) ? source_kdims(v.shape) : kdims(v.shape);
-    const std::string src = to_source_order(v, name);
-    if (order_differs(target))
-    {
-        const std::vector<int> mid_k = source_kdims(target);
-        std::string mid = src;
-        if (mid_k != src_k)
-        {
-            mid = g.unique_blob_name(top + "_nhwc");
-            ReshapeSpec rs;
-            set_shape_params(emit(rs, name, {src}, {mid}), mid_k);
-        }
-        emit(PermuteSpec::order(PERMUTE_HWC_TO_CHW), name + "_to_nchw", {mid}, {top});
-        return blob_value(top, target);
-    }
-    const std::vector<int> k = kdims(target);
-    if (k == src_k && src == v.blob)
-        return blob_value(v.blob, target);
-    ReshapeSpec rs;
-    set_shape_params(emit(rs, name, {src}, {top}), k);
-    return blob_value(top, target);
-}
-
-Value Converter::expand_rank(const Value& v, size_t rank, const std::string& name)
-{
-    if (v.shape.size() >= rank)
-        return v;
-    Shape s(rank - v.shape.size(), 1);
-    s.insert(s.end(), v.shape.begin(), v.shape.end());
-    return emit_reshape(v, s, name + "_expand", g.unique_blob_name(v.blob + "_expand"));
-}
-
-std::string Converter::emit_memorydata(const Const& c0, size_t rank, const std::string& name)
-{
-    Shape s(rank > c0.shape.size() ? rank - c0.shape.size() : 0, 1);
-    s.insert(s.end(), c0.shape.begin(), c0.shape.end());
-    if (s.size() != rank || (rank > 1 && s[0] != 1))
-        throw Unsupported("constant operand of shape " + shape_string(c0.shape) + " against a rank " + std::to_string(rank)
-                          + " activation");
-    std::vector<float> data = c0.floats();
-    std::vector<int> k;
-    if (rank == 4)
-    {
-        // NHWC -> CHW
-        const int64_t H = s[1], W = s[2], C = s[3];
-        std::vector<float> t(data.size());
-        for (int64_t y = 0; y < H; y++)
-            for (int64_t x = 0; x < W; x++)
-                for (int64_t ch = 0; ch < C; ch++)
-                    t[(size_t)((ch * H + y) * W + x)] = data[(size_t)((y * W + x) * C + ch)];
-        data.swap(t);
-        k = {checked_int(C), checked_int(H), checked_int(W)};
-    }
-    else if (rank <= 1)
-    {
-        k = {checked_int((int64_t)data.size())};
-    }
-    else
-    {
-        for (size_t i = 1; i < s.size(); i++)
-            k.push_back(checked_int(s[i]));
-    }
-    const std::string top = g.unique_blob_name(name + "_const");
-    MemoryDataSpec ms;
-    Layer& l = emit(ms, top, {}, {top});
-    set_shape_params(l, k);
-    l.weights.push_back(Weight(data, false));
-    return top;
 }
 
 // x + zero_point * scale: TFLite's asymmetric int8 value q of x becomes
@@ -539,27 +327,27 @@ void Converter::add_input(int index)
     if (s.size() == 4)
     {
         Layer& in = g.add_input(name);
-        set_shape_params(in, source_kdims(s));
+        set_shape_params(in, source_dims(s));
         // the Input blob holds HWC (as given); the graph runs on CHW
         Value v = blob_value(name, s);
         if (order_differs(s))
         {
             const std::string top = g.unique_blob_name(name + "_nchw");
-            emit(PermuteSpec::order(PERMUTE_HWC_TO_CHW), name + "_to_nchw", {name}, {top});
+            emit(PermuteSpec::order(nhwc::PERMUTE_HWC_TO_CHW), name + "_to_nchw", {name}, {top});
             v.blob = top;
         }
-        else if (source_kdims(s) != kdims(s))
+        else if (source_dims(s) != kite_dims(s))
         {
             const std::string top = g.unique_blob_name(name + "_nchw");
             ReshapeSpec rs;
-            set_shape_params(emit(rs, name + "_to_nchw", {name}, {top}), kdims(s));
+            set_shape_params(emit(rs, name + "_to_nchw", {name}, {top}), kite_dims(s));
             v.blob = top;
         }
         values[index] = v;
         return;
     }
     Layer& in = g.add_input(name);
-    set_shape_params(in, kdims(s));
+    set_shape_params(in, kite_dims(s));
     values[index] = blob_value(name, s);
 }
 
@@ -573,7 +361,7 @@ void Converter::finish_output(int index)
         throw ConvertError("output '" + tensor(index).name + "' is a constant");
     std::string name = clean(tensor(index).name);
     // the output keeps TFLite's order and its (cleaned) tensor name
-    const bool to_nhwc = v.shape.size() == 4 && source_kdims(v.shape) != kdims(v.shape);
+    const bool to_nhwc = v.shape.size() == 4 && source_dims(v.shape) != kite_dims(v.shape);
     if (g.producer(name) >= 0 || std::find(stats.inputs.begin(), stats.inputs.end(), name) != stats.inputs.end())
     {
         // the name is taken by another blob: rename that one
@@ -609,12 +397,12 @@ void Converter::finish_output(int index)
     }
     else if (order_differs(v.shape))
     {
-        emit(PermuteSpec::order(PERMUTE_CHW_TO_HWC), name + "_to_nhwc", {cur_v.blob}, {name});
+        emit(PermuteSpec::order(nhwc::PERMUTE_CHW_TO_HWC), name + "_to_nhwc", {cur_v.blob}, {name});
     }
     else
     {
         ReshapeSpec rs;
-        set_shape_params(emit(rs, name + "_to_nhwc", {cur_v.blob}, {name}), source_kdims(v.shape));
+        set_shape_params(emit(rs, name + "_to_nhwc", {cur_v.blob}, {name}), source_dims(v.shape));
     }
     stats.outputs.push_back(name);
 }

@@ -6,6 +6,7 @@
 // (one handler per TFLite op).
 
 #include "emit.h"
+#include "nhwc.h"
 #include "tflite_convert.h"
 #include "tflite_model.h"
 
@@ -19,29 +20,18 @@ namespace kite {
 namespace convert {
 namespace tflite {
 
-typedef std::vector<int64_t> Shape;
-
-// Permute order types between kite's CHW and TFLite's HWC memory order
-// (layer/permute.h numbers the orders of the three axes)
-enum
-{
-    PERMUTE_CHW_TO_HWC = 3,
-    PERMUTE_HWC_TO_CHW = 4,
-};
-
+// the NHWC data-format rules shared with the other NHWC converters (tools/convert/nhwc.h)
+using nhwc::checked_int;
+using nhwc::kite_axis;
+using nhwc::kite_dims;
+using nhwc::order_differs;
+using nhwc::set_shape_params;
+using nhwc::Shape;
+using nhwc::shape_count;
+using nhwc::shape_string;
+using nhwc::source_dims;
 // an op kite cannot convert: goes to the unsupported-ops report
-struct Unsupported : public ConvertError
-{
-    explicit Unsupported(const std::string& why)
-        : ConvertError(why)
-    {
-    }
-};
-
-std::string shape_string(const Shape& s);
-int64_t shape_count(const Shape& s);
-int checked_int(int64_t v);
-float half_to_float(uint16_t h);
+typedef nhwc::NotSupported Unsupported;
 
 // a constant tensor, values dequantized (real numbers), as double
 struct Const
@@ -178,16 +168,26 @@ private:
         return convert::emit(g, s, name, bottoms, tops);
     }
 
-    // ---- layout (as tensorflow2kite) ----
-    static std::vector<int> kdims(const Shape& s);
-    static std::vector<int> source_kdims(const Shape& s);
-    static bool order_differs(const Shape& s) { return s.size() == 4 && s[1] * s[2] > 1 && s[3] > 1; }
-    static int kaxis(int64_t a, size_t rank);
-    static void set_shape_params(Layer& l, const std::vector<int>& k);
-    std::string to_source_order(const Value& v, const std::string& name);
-    Value emit_reshape(const Value& v, const Shape& target, const std::string& name, const std::string& top);
-    Value expand_rank(const Value& v, size_t rank, const std::string& name);
-    std::string emit_memorydata(const Const& c, size_t rank, const std::string& name);
+    // ---- layout (tools/convert/nhwc.h) ----
+    nhwc::Layout layout{g};
+    std::string to_source_order(const Value& v, const std::string& name)
+    {
+        return layout.to_source_order(nhwc::Blob{v.blob, v.shape}, name);
+    }
+    Value emit_reshape(const Value& v, const Shape& target, const std::string& name, const std::string& top)
+    {
+        const nhwc::Blob b = layout.reshape(nhwc::Blob{v.blob, v.shape}, target, name, top);
+        return blob_value(b.name, b.shape);
+    }
+    Value expand_rank(const Value& v, size_t rank, const std::string& name)
+    {
+        const nhwc::Blob b = layout.expand_rank(nhwc::Blob{v.blob, v.shape}, rank, name);
+        return blob_value(b.name, b.shape);
+    }
+    std::string emit_memorydata(const Const& c, size_t rank, const std::string& name)
+    {
+        return layout.memorydata(c.floats(), c.shape, rank, name);
+    }
     std::string shift_input(const std::string& blob, int zero_point, float scale);
 
     // ---- ops ----

@@ -606,7 +606,7 @@ void Converter::op_reduce()
     const int op = code == OP_SUM ? Reduction::OP_SUM : code == OP_MEAN ? Reduction::OP_MEAN : Reduction::OP_MAX;
     std::vector<int> kaxes;
     for (int64_t a : axes)
-        kaxes.push_back(kaxis(a, r));
+        kaxes.push_back(kite_axis(a, r));
     std::sort(kaxes.begin(), kaxes.end());
     const bool reshape_after = !keep && r == 4;
     const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
@@ -670,7 +670,7 @@ void Converter::op_concat()
     if (all_const)
         throw Unsupported("concatenation of constants");
     const int64_t axis = cur->opt.axis < 0 ? cur->opt.axis + (int64_t)r : cur->opt.axis;
-    const int ka = kaxis(axis, r);
+    const int ka = kite_axis(axis, r);
     std::vector<std::string> bottoms;
     Shape out;
     for (const Value& v : ins)
@@ -761,7 +761,7 @@ void Converter::op_softmax()
         emit(BinaryOpSpec::scalar(BinaryOp::Operation_MUL, beta), cur_name + "_beta", {x.blob}, {in});
     }
     SoftmaxSpec sm;
-    sm.axis = kaxis((int64_t)x.shape.size() - 1, x.shape.size());
+    sm.axis = kite_axis((int64_t)x.shape.size() - 1, x.shape.size());
     sm.fixbug0 = 1;
     emit(sm, cur_name, {in}, {top});
     set_output(0, blob_value(top, x.shape));
@@ -875,7 +875,7 @@ void Converter::op_strided_slice()
             continue;
         starts.push_back((int)bs[i]);
         ends.push_back((int)(bs[i] + full[i]));
-        axes.push_back(kaxis((int64_t)i, r));
+        axes.push_back(kite_axis((int64_t)i, r));
     }
     const std::string top = out_blob();
     Value v = x;
@@ -970,27 +970,7 @@ void Converter::op_transpose()
         seen[(size_t)p[i]] = true;
         out[i] = x.shape[(size_t)p[i]];
     }
-    if (r < 2 || p[0] != 0 || r > 4)
-        throw Unsupported(r > 4 ? "rank above 4" : "moving the batch axis");
-    // kite letters of the input's TFLite axes: rank 4 is CHW, rank 3 is (h, w)
-    const char* letters = r == 4 ? "?hwc" : r == 3 ? "?hw" : "?w";
-    std::string spec; // new (w, h, c) as old letters
-    if (r == 4)
-        spec = std::string() + letters[p[2]] + letters[p[1]] + letters[p[3]];
-    else if (r == 3)
-        spec = std::string() + letters[p[2]] + letters[p[1]];
-    static const char* const orders3[6] = {"whc", "hwc", "wch", "cwh", "hcw", "chw"};
-    int order = -1;
-    if (r == 4)
-    {
-        for (int i = 0; i < 6; i++)
-            if (spec == orders3[i])
-                order = i;
-    }
-    else if (r == 3)
-    {
-        order = spec == "wh" ? 0 : 1;
-    }
+    const int order = nhwc::permute_order(p);
     if (order <= 0)
     {
         set_output(0, blob_value(x.blob, out)); // identity on kite's layout
