@@ -149,10 +149,15 @@ public:
     template<typename T>
     std::vector<T> scalars(int id, const char* field) const
     {
+        // copied bytewise: the verifier checks the vector's length word, not
+        // the alignment of 8-byte elements (zero_point: [long])
         std::vector<T> r;
         if (const Vector<T>* p = vector<T>(id, field))
-            for (flatbuffers::uoffset_t i = 0; i < p->size(); i++)
-                r.push_back(p->Get(i));
+        {
+            r.resize(p->size());
+            if (!r.empty())
+                memcpy(r.data(), p->Data(), r.size() * sizeof(T));
+        }
         return r;
     }
     // the i-th table of a verified vector of tables
