@@ -310,7 +310,7 @@ def print_table(rows):
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         if r["mode"].startswith("int8"):
-            res = "top-1 %d/%d, min cosine %.4f" % (r["top1"], r["inputs"], r["cos_min"])
+            res = "top-1 %d/%d, min cosine %.5f" % (r["top1"], r["inputs"], r["cos_min"])
         else:
             res = "max diff %.3g / range %.3g = %.2g" % (r["max_diff"], r["range"], r["max_rel"])
         print("| %s (%s) | %s | %d / %d | %d / %d (%d) | %.2f / %.2f | %d | %s%s |"
