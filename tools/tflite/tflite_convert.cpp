@@ -86,7 +86,7 @@ Const Converter::read_const(const Tensor& t)
     const size_t es = tensor_type_size(t.type);
     if (!es || t.type == TT_BOOL)
         throw Unsupported(std::string("constant '") + t.name + "' of type " + tensor_type_name(t.type));
-    if ((size_t)n * es != t.size)
+    if ((uint64_t)n * es != (uint64_t)t.size) // 64-bit: no wrap on 32-bit targets
         throw ConvertError("constant '" + t.name + "' has " + std::to_string(t.size) + " bytes for " + std::to_string(n)
                            + " elements");
     if (t.type == TT_FLOAT16)

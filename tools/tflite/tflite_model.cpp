@@ -462,14 +462,14 @@ void parse_model(const uint8_t* data, size_t size, Model& m)
         if (t.data)
         {
             const size_t es = tensor_type_size(t.type);
-            size_t count = 1;
+            uint64_t count = 1; // 64-bit on 32-bit targets too
             for (int d : t.shape)
             {
-                if (d != 0 && count > ((size_t)1 << 40) / (size_t)d)
+                if (d != 0 && count > ((uint64_t)1 << 40) / (uint64_t)d)
                     throw ConvertError(what_named + ": too many elements");
-                count *= (size_t)d;
+                count *= (uint64_t)d;
             }
-            if (es && count * es != t.size)
+            if (es && count * es != (uint64_t)t.size)
                 throw ConvertError(what_named + ": its buffer holds " + std::to_string(t.size) + " bytes, its shape and type ("
                                    + tensor_type_name(t.type) + ") need " + std::to_string(count * es));
         }
