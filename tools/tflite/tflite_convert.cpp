@@ -240,6 +240,66 @@ void Converter::finish_with_activation(Layer& l, int act, const std::string& top
 
 // ---- ops ----------------------------------------------------------------------
 
+bool Converter::handled(int code)
+{
+    // the types convert_op has a handler for (it may still refuse a node)
+    switch (code)
+    {
+    case OP_CONV_2D:
+    case OP_DEPTHWISE_CONV_2D:
+    case OP_FULLY_CONNECTED:
+    case OP_TRANSPOSE_CONV:
+    case OP_AVERAGE_POOL_2D:
+    case OP_MAX_POOL_2D:
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_DIV:
+    case OP_MAXIMUM:
+    case OP_MINIMUM:
+    case OP_SQUARED_DIFFERENCE:
+    case OP_RELU:
+    case OP_RELU6:
+    case OP_RELU_N1_TO_1:
+    case OP_LEAKY_RELU:
+    case OP_LOGISTIC:
+    case OP_TANH:
+    case OP_HARD_SWISH:
+    case OP_ELU:
+    case OP_GELU:
+    case OP_ABS:
+    case OP_NEG:
+    case OP_SQUARE:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_EXP:
+    case OP_LOG:
+    case OP_PRELU:
+    case OP_MEAN:
+    case OP_SUM:
+    case OP_REDUCE_MAX:
+    case OP_RESHAPE:
+    case OP_SQUEEZE:
+    case OP_EXPAND_DIMS:
+    case OP_CONCATENATION:
+    case OP_PAD:
+    case OP_PADV2:
+    case OP_SOFTMAX:
+    case OP_RESIZE_BILINEAR:
+    case OP_RESIZE_NEAREST_NEIGHBOR:
+    case OP_STRIDED_SLICE:
+    case OP_TRANSPOSE:
+    case OP_SHAPE:
+    case OP_PACK:
+    case OP_CAST:
+    case OP_BATCH_MATMUL:
+    case OP_QUANTIZE:
+    case OP_DEQUANTIZE:
+        return true;
+    }
+    return false;
+}
+
 void Converter::convert_op(const Operator& op)
 {
     switch (op.code)
@@ -409,11 +469,8 @@ void Converter::finish_output(int index)
 
 void Converter::run()
 {
-    if (m.subgraph_count > 1)
-    {
-        // control flow (WHILE / IF) lives in further subgraphs; the main one
-        // is converted and such ops are reported
-    }
+    // the first subgraph is the model; control flow (WHILE / IF) that calls
+    // further subgraphs is reported as unsupported
     for (int i : m.inputs)
         add_input(i);
     std::set<int> types;
@@ -431,12 +488,16 @@ void Converter::run()
         const std::string type = op.code == OP_CUSTOM ? "CUSTOM:" + op.custom : op_name(op.code);
         const std::string first_out = op.outputs.empty() ? std::string() : tensor(op.outputs[0]).name;
         cur_name = first_out.empty() ? type + "_" + std::to_string(k) : clean(first_out);
-        // an op reading the result of an unconverted one is skipped (not reported twice)
+        // an op reading the result of an unconverted one is skipped, and
+        // reported only when kite has no handler for its type at all (every
+        // node of an unsupported type is counted)
         bool skip = false;
         for (int t : op.inputs)
             skip = skip || (t >= 0 && failed.count(t));
         if (skip)
         {
+            if (!handled(op.code))
+                unsupported.add(type, first_out.empty() ? cur_name : first_out);
             for (int t : op.outputs)
                 failed.insert(t);
             continue;

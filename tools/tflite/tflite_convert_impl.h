@@ -192,6 +192,7 @@ private:
 
     // ---- ops ----
     void convert_op(const Operator& op);
+    static bool handled(int code);
     void fused_activation(const std::string& bottom, const std::string& top, int act, const std::string& name);
     void finish_with_activation(Layer& l, int act, const std::string& top, const Shape& shape);
     void op_conv(bool depthwise);

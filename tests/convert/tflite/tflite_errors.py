@@ -201,7 +201,10 @@ def main():
         ("buffer_index", build(tensor_buffer_override={1: 77}), 1, "buffer index 77 is out of range (the model has 6 buffers)"),
         ("opcode_index", build(opcode_override={2: 9}), 1, "opcode_index 9 is out of range (the model has 4 operator codes)"),
         ("buffer_size", build(bias_bytes=struct.pack("<3f", 1, 2, 3)), 1, "its buffer holds 12 bytes, its shape and type (FLOAT32) need 16"),
-        ("unsupported", build(ops=[(TOPK_V2, [9], [10], None), (CUSTOM, [6], [10], "MyOp"), (CUSTOM, [9], [10], "MyOp")]), 1,
+        # every node of an unsupported type counts, also behind another unsupported node (the
+        # second MyOp reads TOPK_V2's result); a supported op there (RELU) is not listed
+        ("unsupported", build(ops=[(TOPK_V2, [9], [10], None), (CUSTOM, [6], [10], "MyOp"), (CUSTOM, [10], [10], "MyOp"),
+                                   (RELU, [10], [10], None)]), 1,
          "unsupported ops (2 types, 3 nodes)"),
     ]
     for name, data, want_rc, want_text in cases:
