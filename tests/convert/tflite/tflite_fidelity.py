@@ -12,7 +12,8 @@ classifier_activation=None: logits), or "apps" (all of them).
 Each model is converted by tf.lite.TFLiteConverter.from_keras_model three
 ways: fp32; fp16 (weights stored FLOAT16 behind DEQUANTIZE); full int8
 (representative data set of 32 random inputs, TFLITE_BUILTINS_INT8, float
-input and output; the op models also as "int8pt": per-tensor weight scales).
+input and output; the op models also as "int8pt": per-tensor weight scales, and
+"int8f": the int8 model converted with int8=0, fp32 layers on dequantized weights).
 tflite2kite converts the .tflite, kiterun runs it on the same random NHWC
 inputs (uniform [-1, 1), seeded) as tf.lite.Interpreter.
 
@@ -151,7 +152,7 @@ def convert_tflite(model, mode, size_hw, channels, rng):
     if mode == "fp16":
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.target_spec.supported_types = [tf.float16]
-    elif mode in ("int8", "int8pt"):
+    elif mode in ("int8", "int8pt", "int8f"):
         shape = (1,) + tuple(model.input_shape[1:])
 
         def rep():
@@ -225,7 +226,8 @@ def run_case(args, name, model, mode, table):
     param, binf = os.path.join(d, "model.param"), os.path.join(d, "model.bin")
     before = os.times()
     t0 = time.time()
-    r = subprocess.run([args.tool, path, param, binf], capture_output=True, text=True)
+    # int8f: the int8 model with int8=0 (its int8 weights dequantized into fp32 layers)
+    r = subprocess.run([args.tool, path, param, binf] + (["int8=0"] if mode == "int8f" else []), capture_output=True, text=True)
     conv_wall = time.time() - t0
     after = os.times()
     conv_cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
@@ -333,8 +335,8 @@ def main():
     models = []
     for c in args.cases:
         if c == "ops":
-            # the op models also as int8 with per-tensor weight scales
-            models += [(n, m, ["int8pt"]) for n, m in op_models()]
+            # the op models also as int8 with per-tensor weight scales and as int8 with int8=0
+            models += [(n, m, ["int8pt", "int8f"]) for n, m in op_models()]
         elif c == "apps":
             models += [(a, None, []) for a in APPS]
         elif c in APPS:
