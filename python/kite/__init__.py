@@ -29,8 +29,8 @@ from . import _kite
 
 __version__ = "0.1.0"
 
-# the converters this build has (they need protobuf at build time)
-for _name in ("convert_onnx", "onnx_supported_ops", "convert_caffe", "convert_tensorflow"):
+# the converters this build has (they need protobuf / flatbuffers at build time)
+for _name in ("convert_onnx", "onnx_supported_ops", "convert_caffe", "convert_tensorflow", "convert_tflite"):
     if hasattr(_kite, _name):
         globals()[_name] = getattr(_kite, _name)
 del _name

@@ -12,6 +12,7 @@ from ._kite import (
     convert_caffe as convert_caffe,
     convert_onnx as convert_onnx,
     convert_tensorflow as convert_tensorflow,
+    convert_tflite as convert_tflite,
     cpu_count as cpu_count,
     gpu_devices as gpu_devices,
     last_error as last_error,

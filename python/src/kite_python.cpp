@@ -26,7 +26,10 @@
 #if KITE_PY_TF
 #include "tf_convert.h"
 #endif
-#if KITE_PY_ONNX || KITE_PY_CAFFE || KITE_PY_TF
+#if KITE_PY_TFLITE
+#include "tflite_convert.h"
+#endif
+#if KITE_PY_ONNX || KITE_PY_CAFFE || KITE_PY_TF || KITE_PY_TFLITE
 #include "report.h"
 #include "writer.h"
 #endif
@@ -298,7 +301,7 @@ std::vector<std::string> gpu_devices(int backend)
     return out;
 }
 
-#if KITE_PY_ONNX || KITE_PY_CAFFE || KITE_PY_TF
+#if KITE_PY_ONNX || KITE_PY_CAFFE || KITE_PY_TF || KITE_PY_TFLITE
 py::object finish_conversion(kite::convert::Graph& g, const kite::convert::FinalizeOptions& fo, bool fp16, py::object param_path,
                              py::object bin_path, const char* tool)
 {
@@ -719,6 +722,35 @@ PYBIND11_MODULE(_kite, m)
           py::arg("graphdef"), py::arg("param_path") = py::none(), py::arg("bin_path") = py::none(),
           py::arg("inputs") = py::none(), py::arg("outputs") = py::none(),
           "frozen TensorFlow GraphDef (.pb path or bytes, NHWC inputs) -> (param, bin) bytes or files");
+#endif
+#if KITE_PY_TFLITE
+    m.def("convert_tflite", [](py::object model, py::object param_path, py::object bin_path, bool int8, py::object fp16) {
+              std::string data = source_bytes(model);
+              kite::convert::tflite::ConvertOptions opt;
+              opt.int8_layers = int8;
+              kite::convert::Graph g;
+              kite::convert::UnsupportedOps unsupported;
+              kite::convert::tflite::ConvertStats stats;
+              std::string err;
+              int r;
+              {
+                  py::gil_scoped_release nogil;
+                  r = kite::convert::tflite::convert_model(reinterpret_cast<const uint8_t*>(data.data()), data.size(), opt, g,
+                                                           unsupported, stats, err);
+              }
+              if (r != 0)
+                  throw std::runtime_error("tflite2kite: " + err);
+              if (!unsupported.empty())
+                  throw std::runtime_error("tflite2kite: " + unsupported.text());
+              // default: fp16 storage when the model's weights were fp16 (exact)
+              const bool f16 = fp16.is_none() ? stats.fp16_weights > 0 && stats.float_weights == 0 : fp16.cast<bool>();
+              kite::convert::FinalizeOptions fo;
+              fo.outputs = stats.outputs;
+              return finish_conversion(g, fo, f16, param_path, bin_path, "tflite2kite");
+          },
+          py::arg("model"), py::arg("param_path") = py::none(), py::arg("bin_path") = py::none(), py::arg("int8") = true,
+          py::arg("fp16") = py::none(),
+          "TensorFlow Lite model (.tflite path or bytes: fp32, fp16 or int8; NHWC inputs) -> (param, bin) bytes or files");
 #endif
 #if KITE_PY_BENCH
     m.def("_benchkite", [](std::vector<std::string> args) {
