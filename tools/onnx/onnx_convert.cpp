@@ -696,7 +696,7 @@ static void inline_functions(const ModelProto& m, GraphProto& g, int* inlined)
     g.mutable_node()->Swap(&out);
 }
 
-void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
+void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
 {
     if (!model.has_graph())
         throw ConvertError("the model has no graph");
@@ -711,16 +711,30 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
     if (opset_ < 7 || opset_ > 28)
         throw ConvertError("opset " + std::to_string(opset_) + " is outside what onnx2kite reads (7..28)");
 
-    GraphProto graph = model.graph();
+    // the graph without its initializers (they are read from the model in
+    // place: a copy of the graph would hold every weight once more)
+    GraphProto graph;
+    {
+        google::protobuf::RepeatedPtrField<TensorProto> initializers;
+        GraphProto& g = *model.mutable_graph(); // left as it was
+        initializers.Swap(g.mutable_initializer());
+        graph = g;
+        initializers.Swap(g.mutable_initializer());
+    }
     inline_functions(model, graph, stats ? &stats->inlined_calls : nullptr);
 
-    for (const TensorProto& t : graph.initializer())
+    // the last conversion of the model (no probe conversion follows) frees
+    // each initializer's bytes once decoded
+    const bool last_reader = opt_.probe || !opt_.any_size;
+    for (TensorProto& t : *model.mutable_graph()->mutable_initializer())
     {
         if (t.name().empty())
             throw ConvertError("an initializer has no name");
         Const c = tensor_to_const(t, t.name());
         shapes_[t.name()] = c.shape;
         consts_[t.name()] = std::move(c);
+        if (last_reader)
+            std::string().swap(*t.mutable_raw_data());
     }
     if (stats)
         for (const NodeProto& n : graph.node())
@@ -866,7 +880,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
 // Converts a second time with the images' height doubled and width tripled;
 // input-derived sizes of `out` then follow the input (input_size.h). A model
 // that fails there or differs otherwise fixes its size: stats->fixed_size says why.
-static void probe_input_size(const ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
+static void probe_input_size(ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
                              KGraph& out, const kite::convert::BlobShapes& shapes_a, ConvertStats* stats)
 {
     ConvertOptions po = opt;
@@ -908,10 +922,8 @@ static void probe_input_size(const ModelProto& model, const ConvertOptions& opt,
         stats->fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
 }
 
-bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
-                         std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
+static bool parse_model(const void* data, size_t size, ModelProto& model, std::string& err)
 {
-    ModelProto model;
     google::protobuf::io::CodedInputStream in((const uint8_t*)data, (int)std::min(size, (size_t)INT_MAX));
     in.SetTotalBytesLimit(INT_MAX);
     in.SetRecursionLimit(64);
@@ -920,6 +932,31 @@ bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& op
         err = "not a valid ONNX model (protobuf parse failed: truncated or corrupt file?)";
         return false;
     }
+    return true;
+}
+
+static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                          ConvertStats* stats, std::string& err);
+
+bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
+                         std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    return parse_model(data, size, model, err) && convert_model(model, opt, out, outputs, stats, err);
+}
+
+bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                        ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    const bool parsed = parse_model(bytes.data(), bytes.size(), model, err);
+    std::string().swap(bytes);
+    return parsed && convert_model(model, opt, out, outputs, stats, err);
+}
+
+static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                          ConvertStats* stats, std::string& err)
+{
     try
     {
         kite::convert::BlobShapes shapes_a;
