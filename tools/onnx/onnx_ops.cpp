@@ -75,7 +75,7 @@ const std::set<std::string>& simple_ops()
         "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Cast", "Transpose", "Concat",
         "Split", "Slice", "Gather", "Softmax", "LogSoftmax", "Pad", "Resize", "Upsample", "LRN",
         "DepthToSpace", "SpaceToDepth", "Constant", "Shape", "Size", "ConstantOfShape", "Range", "Expand",
-        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile", "ScatterND", "ScatterElements",
+        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile", "ScatterND", "ScatterElements", "GatherND",
         "LessOrEqual", "GreaterOrEqual", "Xor", "Sign", "CumSum"};
     return s;
 }
