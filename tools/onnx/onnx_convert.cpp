@@ -7,6 +7,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -588,6 +589,95 @@ static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
 }
 
 // Sigmoid(x) read only by Mul(x, .) -> one Swish node (torch's SiLU export)
+// Einsum of two operands written as a batched matrix product ("...ik,...kj->...ij"
+// or with the second operand's matrix transposed, "...ik,...jk->...ij", the
+// same batch letters everywhere; spaces ignored: torchvision maxvit_t's
+// attention, "B G H I D, B G H J D -> B G H I J") becomes MatMul, after a
+// Transpose of the second operand's last two axes for the second form. Other
+// equations stay Einsum and are reported unsupported.
+static bool einsum_as_matmul(const std::string& equation, bool& transpose_b)
+{
+    std::string eq;
+    for (char ch : equation)
+        if (ch != ' ')
+            eq += ch;
+    const size_t arrow = eq.find("->"), comma = eq.find(',');
+    if (arrow == std::string::npos || comma == std::string::npos || comma > arrow)
+        return false;
+    const std::string a = eq.substr(0, comma), b = eq.substr(comma + 1, arrow - comma - 1), o = eq.substr(arrow + 2);
+    if (a.size() < 2 || a.size() != b.size() || a.size() != o.size() || b.find(',') != std::string::npos)
+        return false;
+    const size_t n = a.size();
+    const std::string batch = a.substr(0, n - 2);
+    if (b.compare(0, n - 2, batch) != 0 || o.compare(0, n - 2, batch) != 0)
+        return false;
+    std::string letters = a + b.substr(n - 2) + o.substr(n - 2);
+    for (char ch : letters)
+        if (!isalpha((unsigned char)ch))
+            return false;
+    const char i = a[n - 2], k = a[n - 1];
+    std::set<char> seen(batch.begin(), batch.end());
+    if (seen.size() != batch.size())
+        return false; // a repeated batch letter (a diagonal)
+    char j;
+    if (b[n - 2] == k)
+        j = b[n - 1], transpose_b = false;
+    else if (b[n - 1] == k)
+        j = b[n - 2], transpose_b = true;
+    else
+        return false;
+    if (o[n - 2] != i || o[n - 1] != j || i == k || j == k || i == j || seen.count(i) || seen.count(j) || seen.count(k))
+        return false;
+    return true;
+}
+
+static void rewrite_einsum(GraphProto& g)
+{
+    bool any = false;
+    for (const NodeProto& n : g.node())
+        any = any || n.op_type() == "Einsum";
+    if (!any)
+        return;
+    google::protobuf::RepeatedPtrField<NodeProto> out;
+    for (NodeProto& n : *g.mutable_node())
+    {
+        std::string equation;
+        for (const AttributeProto& a : n.attribute())
+            if (a.name() == "equation")
+                equation = a.s();
+        bool transpose_b = false;
+        if (n.op_type() != "Einsum" || n.input_size() != 2 || n.output_size() != 1 || !n.domain().empty()
+            || !einsum_as_matmul(equation, transpose_b))
+        {
+            out.Add()->Swap(&n);
+            continue;
+        }
+        std::string eq;
+        for (char ch : equation)
+            if (ch != ' ')
+                eq += ch;
+        const int rank = (int)eq.find(',');
+        if (transpose_b)
+        {
+            NodeProto* t = out.Add();
+            t->set_op_type("Transpose");
+            t->set_name(n.name() + "_transpose_b");
+            t->add_input(n.input(1));
+            t->add_output(n.name() + "_b_t");
+            AttributeProto* perm = t->add_attribute();
+            perm->set_name("perm");
+            perm->set_type(7); // AttributeProto.INTS (onnx.proto)
+            for (int ax = 0; ax < rank; ax++)
+                perm->add_ints(ax < rank - 2 ? ax : (ax == rank - 2 ? rank - 1 : rank - 2));
+            n.set_input(1, t->output(0));
+        }
+        n.set_op_type("MatMul");
+        n.clear_attribute();
+        out.Add()->Swap(&n);
+    }
+    g.mutable_node()->Swap(&out);
+}
+
 static void fuse_swish(GraphProto& g)
 {
     std::map<std::string, std::vector<int>> users = node_users(g);
@@ -750,6 +840,7 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
     node_ = nullptr;
     fuse_gelu(graph, consts_);
     fuse_swish(graph);
+    rewrite_einsum(graph);
 
     // unsupported ops, all at once
     kite::convert::UnsupportedOps bad;

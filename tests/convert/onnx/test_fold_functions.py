@@ -10,7 +10,9 @@
 - opset 18 and 21 headers;
 - Swin V2's continuous position bias: an MLP (MatMul, Add, Relu, MatMul) on a
   constant coordinate table, GatherND with a constant index, 16 * Sigmoid,
-  added to attention scores: folded to one constant.
+  added to attention scores: folded to one constant;
+- maxvit_t's attention as Einsum ("B G H I D, B G H J D -> B G H I J" and
+  "B G H I J, B G H J D -> B G H I D"): MatMul layers.
 
 Each model runs in onnxruntime and in kite (kiterun) on a seeded input: max
 abs diff <= 1e-4 of the output range. Models are made here (onnx.helper).
@@ -239,6 +241,20 @@ def cpb_model(opset):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
+def einsum_model(opset):
+    """q [1, 2, 3, 4, 8] (batch, grid, heads, tokens, dim) against constant
+    k, v [1, 2, 3, 5, 8]: scores by Einsum, softmax, Einsum with v"""
+    rng = np.random.default_rng(SEED)
+    n = [const("k", rng.standard_normal((1, 2, 3, 5, 8)).astype(np.float32)),
+         const("v", rng.standard_normal((1, 2, 3, 5, 8)).astype(np.float32)),
+         helper.make_node("Einsum", ["q", "k"], ["s"], name="scores", equation="B G H I D, B G H J D -> B G H I J"),
+         helper.make_node("Softmax", ["s"], ["p"], name="softmax", axis=-1),
+         helper.make_node("Einsum", ["p", "v"], ["out"], name="mix", equation="bghij,bghjd->bghid")]
+    g = helper.make_graph(n, "einsum", [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 2, 3, 4, 8])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 2, 3, 4, 8])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
 for opset in (18, 21):
     # only Input, the square, the mask's MemoryData, the add and the softmax stay
     check("mask_opset%d" % opset, mask_model(opset), max_layers=6,
@@ -247,6 +263,7 @@ for opset in (18, 21):
 check("windows_opset17", window_model(17))
 # Input, the bias's MemoryData, the add and the softmax
 check("swin_v2_position_bias_opset18", cpb_model(18), max_layers=4, forbidden=("MatMul", "Gemm", "Sigmoid"))
+check("maxvit_einsum_opset18", einsum_model(18))
 
 for f in failures:
     print("FAIL", f)
