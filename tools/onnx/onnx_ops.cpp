@@ -675,18 +675,7 @@ static void emit_transpose(Converter& cv)
         sq.push_back(s[i]);
     for (int i : q)
         ko.push_back(sq[i]);
-    int dims = (int)nu.size(), order = -1;
-    for (int ty = 0; ty < 24 && order < 0; ty++)
-    {
-        int pm[4];
-        if (!kite::Permute::permutation(dims, ty, pm))
-            continue;
-        bool same = true;
-        for (int i = 0; i < dims; i++)
-            same = same && pm[i] == q[i];
-        if (same)
-            order = ty;
-    }
+    const int order = permute_order((int)nu.size(), q);
     if (order < 0)
         cv.fail("no kite Permute order matches");
     std::string b = cv.reshape(cv.blob(0), Converter::kshape(s), sq);
