@@ -709,7 +709,7 @@ PYBIND11_MODULE(_kite, m)
               int r;
               {
                   py::gil_scoped_release nogil;
-                  r = kite::tf::convert_graphdef(data, opt, g, unsupported, outs, err);
+                  r = kite::tf::convert_graphdef(std::move(data), opt, g, unsupported, outs, err);
               }
               if (r != 0)
                   throw std::runtime_error("tensorflow2kite: " + err);

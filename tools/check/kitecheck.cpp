@@ -45,6 +45,9 @@
 #include "modelbin.h"
 #include "net.h"
 
+#include "layer/convolution.h"
+#include "layer/innerproduct.h"
+
 #include "common/args.h"
 #include "common/input_shape.h"
 #include "common/random_modelbin.h"
@@ -532,8 +535,10 @@ int main(int argc, char** argv)
             int8_input = int8_input || blob_int8[ref.find_blob_index_by_name(b.c_str())];
         for (const convert::Weight& w : L.weights)
             int8_input = int8_input || w.storage == convert::Weight::INT8;
-        // int8_scale_term (param 8) of the convolution / inner-product family
-        if ((L.type.find("Convolution") != std::string::npos || L.type == "InnerProduct") && L.params.get_int(8, 0) != 0)
+        // int8_scale_term of the convolution / inner-product family (the same id in both)
+        static_assert((int)Convolution::PARAM_INT8_SCALE_TERM == (int)InnerProduct::PARAM_INT8_SCALE_TERM, "int8 ids");
+        if ((L.type.find("Convolution") != std::string::npos || L.type == "InnerProduct")
+            && L.params.get_int(Convolution::PARAM_INT8_SCALE_TERM, 0) != 0)
             int8_input = true;
         if (L.type == "Quantize" || L.type == "Dequantize" || L.type == "Requantize")
             int8_input = true;

@@ -102,9 +102,10 @@ void set_activation(Layer& l, int activation_type, const std::vector<float>& par
         l.params.set_floats(Convolution::PARAM_ACTIVATION_PARAMS, params);
 }
 
-void ConvolutionSpec::write(ParamSet& p) const
+template<class Self>
+template<class L>
+void ConvGeometrySpec<Self>::write_shared(ParamSet& p) const
 {
-    typedef Convolution L;
     put(p, L::PARAM_NUM_OUTPUT, num_output);
     put(p, L::PARAM_KERNEL_W, kernel_w);
     put(p, L::PARAM_KERNEL_H, kernel_h);
@@ -116,40 +117,29 @@ void ConvolutionSpec::write(ParamSet& p) const
     put(p, L::PARAM_PAD_RIGHT, pad_right);
     put(p, L::PARAM_PAD_TOP, pad_top);
     put(p, L::PARAM_PAD_BOTTOM, pad_bottom);
-    put(p, L::PARAM_PAD_VALUE, pad_value);
     put(p, L::PARAM_BIAS_TERM, bias_term);
     put(p, L::PARAM_WEIGHT_DATA_SIZE, weight_data_size);
     put(p, L::PARAM_GROUP, group);
-    put(p, L::PARAM_INT8_SCALE_TERM, int8_scale_term);
     put(p, L::PARAM_ACTIVATION_TYPE, activation_type);
     put(p, L::PARAM_ACTIVATION_PARAMS, activation_params);
     put(p, L::PARAM_DYNAMIC_WEIGHT, dynamic_weight);
 }
 
+void ConvolutionSpec::write(ParamSet& p) const
+{
+    write_shared<Convolution>(p);
+    put(p, Convolution::PARAM_PAD_VALUE, pad_value);
+    put(p, Convolution::PARAM_INT8_SCALE_TERM, int8_scale_term);
+}
+
 void DeconvolutionSpec::write(ParamSet& p) const
 {
     typedef Deconvolution L;
-    put(p, L::PARAM_NUM_OUTPUT, num_output);
-    put(p, L::PARAM_KERNEL_W, kernel_w);
-    put(p, L::PARAM_KERNEL_H, kernel_h);
-    put(p, L::PARAM_DILATION_W, dilation_w);
-    put(p, L::PARAM_DILATION_H, dilation_h);
-    put(p, L::PARAM_STRIDE_W, stride_w);
-    put(p, L::PARAM_STRIDE_H, stride_h);
-    put(p, L::PARAM_PAD_LEFT, pad_left);
-    put(p, L::PARAM_PAD_RIGHT, pad_right);
-    put(p, L::PARAM_PAD_TOP, pad_top);
-    put(p, L::PARAM_PAD_BOTTOM, pad_bottom);
-    put(p, L::PARAM_BIAS_TERM, bias_term);
-    put(p, L::PARAM_WEIGHT_DATA_SIZE, weight_data_size);
-    put(p, L::PARAM_GROUP, group);
-    put(p, L::PARAM_ACTIVATION_TYPE, activation_type);
-    put(p, L::PARAM_ACTIVATION_PARAMS, activation_params);
+    write_shared<L>(p);
     put(p, L::PARAM_OUTPUT_PAD_RIGHT, output_pad_right);
     put(p, L::PARAM_OUTPUT_PAD_BOTTOM, output_pad_bottom);
     put(p, L::PARAM_OUTPUT_W, output_w);
     put(p, L::PARAM_OUTPUT_H, output_h);
-    put(p, L::PARAM_DYNAMIC_WEIGHT, dynamic_weight);
 }
 
 void PoolingSpec::write(ParamSet& p) const

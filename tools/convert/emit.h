@@ -109,44 +109,45 @@ void set_activation(Layer& l, int activation_type, const std::vector<float>& par
 // `type` is the kite/ncnn type name written; the grouped/depth-wise variants
 // read the same ids (ConvolutionSpec::type = "ConvolutionDepthWise").
 
-// Convolution, ConvolutionDepthWise
-struct ConvolutionSpec
+// the fields Convolution and Deconvolution (and their depth-wise variants)
+// share, written through each layer's own ids by write_shared<L>() (emit.cpp)
+template<class Self>
+struct ConvGeometrySpec
 {
-    std::string type = "Convolution";
     IntField num_output, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
     IntField pad_left, pad_right, pad_top, pad_bottom, bias_term, weight_data_size, group;
-    IntField int8_scale_term, activation_type, dynamic_weight;
-    FloatField pad_value;
+    IntField activation_type, dynamic_weight;
     FloatsField activation_params;
 
-    ConvolutionSpec& kernel(int w, int h) { kernel_w = w; kernel_h = h; return *this; }
-    ConvolutionSpec& dilation(int w, int h) { dilation_w = w; dilation_h = h; return *this; }
-    ConvolutionSpec& stride(int w, int h) { stride_w = w; stride_h = h; return *this; }
-    ConvolutionSpec& pads(int left, int right, int top, int bottom)
+    Self& kernel(int w, int h) { kernel_w = w; kernel_h = h; return self(); }
+    Self& dilation(int w, int h) { dilation_w = w; dilation_h = h; return self(); }
+    Self& stride(int w, int h) { stride_w = w; stride_h = h; return self(); }
+    Self& pads(int left, int right, int top, int bottom)
     {
         pad_left = left; pad_right = right; pad_top = top; pad_bottom = bottom;
-        return *this;
+        return self();
     }
+
+protected:
+    Self& self() { return static_cast<Self&>(*this); }
+    template<class L>
+    void write_shared(ParamSet& p) const;
+};
+
+// Convolution, ConvolutionDepthWise
+struct ConvolutionSpec : ConvGeometrySpec<ConvolutionSpec>
+{
+    std::string type = "Convolution";
+    IntField int8_scale_term;
+    FloatField pad_value;
     void write(ParamSet& p) const;
 };
 
 // Deconvolution, DeconvolutionDepthWise
-struct DeconvolutionSpec
+struct DeconvolutionSpec : ConvGeometrySpec<DeconvolutionSpec>
 {
     std::string type = "Deconvolution";
-    IntField num_output, kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
-    IntField pad_left, pad_right, pad_top, pad_bottom, bias_term, weight_data_size, group;
-    IntField activation_type, output_pad_right, output_pad_bottom, output_w, output_h, dynamic_weight;
-    FloatsField activation_params;
-
-    DeconvolutionSpec& kernel(int w, int h) { kernel_w = w; kernel_h = h; return *this; }
-    DeconvolutionSpec& dilation(int w, int h) { dilation_w = w; dilation_h = h; return *this; }
-    DeconvolutionSpec& stride(int w, int h) { stride_w = w; stride_h = h; return *this; }
-    DeconvolutionSpec& pads(int left, int right, int top, int bottom)
-    {
-        pad_left = left; pad_right = right; pad_top = top; pad_bottom = bottom;
-        return *this;
-    }
+    IntField output_pad_right, output_pad_bottom, output_w, output_h;
     void write(ParamSet& p) const;
 };
 

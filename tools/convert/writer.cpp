@@ -83,39 +83,43 @@ static void pad4(std::vector<unsigned char>& out)
         out.push_back(0);
 }
 
+// one weight buffer as the .bin holds it (tag, payload, padding to 4 bytes)
+static void append_weight(std::vector<unsigned char>& out, const Weight& w)
+{
+    Weight::Storage st = w.tagged ? w.storage : Weight::FP32;
+    if (w.tagged)
+        put_u32(out, st == Weight::FP16 ? TAG_FP16 : st == Weight::INT8 ? TAG_INT8 : TAG_FP32);
+    if (st == Weight::FP16)
+    {
+        for (float v : w.data)
+        {
+            unsigned short h = float32_to_float16(v);
+            unsigned char b[2];
+            memcpy(b, &h, 2);
+            out.insert(out.end(), b, b + 2);
+        }
+    }
+    else if (st == Weight::INT8)
+    {
+        for (int8_t v : w.i8)
+            out.push_back((unsigned char)v);
+    }
+    else
+    {
+        size_t at = out.size();
+        out.resize(at + w.data.size() * 4);
+        if (!w.data.empty())
+            memcpy(&out[at], w.data.data(), w.data.size() * 4);
+    }
+    pad4(out);
+}
+
 std::vector<unsigned char> bin_bytes(const Graph& g)
 {
     std::vector<unsigned char> out;
     for (const Layer& l : g.layers)
         for (const Weight& w : l.weights)
-        {
-            Weight::Storage st = w.tagged ? w.storage : Weight::FP32;
-            if (w.tagged)
-                put_u32(out, st == Weight::FP16 ? TAG_FP16 : st == Weight::INT8 ? TAG_INT8 : TAG_FP32);
-            if (st == Weight::FP16)
-            {
-                for (float v : w.data)
-                {
-                    unsigned short h = float32_to_float16(v);
-                    unsigned char b[2];
-                    memcpy(b, &h, 2);
-                    out.insert(out.end(), b, b + 2);
-                }
-            }
-            else if (st == Weight::INT8)
-            {
-                for (int8_t v : w.i8)
-                    out.push_back((unsigned char)v);
-            }
-            else
-            {
-                size_t at = out.size();
-                out.resize(at + w.data.size() * 4);
-                if (!w.data.empty())
-                    memcpy(&out[at], w.data.data(), w.data.size() * 4);
-            }
-            pad4(out);
-        }
+            append_weight(out, w);
     return out;
 }
 
@@ -144,7 +148,9 @@ void use_fp16_storage(Graph& g)
                 w.storage = Weight::FP16;
 }
 
-static int write_whole(const std::string& path, const void* data, size_t size, std::string& error)
+// writes `path` from the chunks `next` fills (it returns false after the last)
+template <class Next>
+static int write_chunks(const std::string& path, Next next, std::string& error)
 {
     FILE* fp = fopen(path.c_str(), "wb");
     if (!fp)
@@ -152,8 +158,15 @@ static int write_whole(const std::string& path, const void* data, size_t size, s
         error = "cannot create '" + path + "': " + strerror(errno);
         return -1;
     }
-    bool ok = size == 0 || fwrite(data, 1, size, fp) == size;
-    int err = errno;
+    bool ok = true;
+    int err = 0;
+    std::vector<unsigned char> chunk;
+    while (ok && next(chunk))
+    {
+        ok = chunk.empty() || fwrite(chunk.data(), 1, chunk.size(), fp) == chunk.size();
+        err = errno;
+        chunk.clear();
+    }
     if (fclose(fp) != 0 && ok)
     {
         ok = false;
@@ -175,13 +188,32 @@ int write_files(const Graph& g, const std::string& param_path, const std::string
         error = "the .param and .bin outputs are the same file '" + param_path + "'";
         return -1;
     }
-    std::string text = param_text(g);
-    std::vector<unsigned char> bin = bin_bytes(g);
+    const std::string text = param_text(g);
     std::string suffix = ".tmp." + std::to_string((long)getpid());
     std::string tparam = param_path + suffix, tbin = bin_path + suffix;
-    if (write_whole(tparam, text.data(), text.size(), error) != 0)
+    bool text_done = false;
+    auto param_chunks = [&](std::vector<unsigned char>& c) {
+        if (text_done)
+            return false;
+        c.assign(text.begin(), text.end());
+        return text_done = true;
+    };
+    if (write_chunks(tparam, param_chunks, error) != 0)
         return -1;
-    if (write_whole(tbin, bin.data(), bin.size(), error) != 0)
+    // the .bin is written one weight buffer at a time: no second copy of all weights
+    size_t li = 0, wi = 0;
+    auto bin_chunks = [&](std::vector<unsigned char>& c) {
+        while (li < g.layers.size() && wi >= g.layers[li].weights.size())
+        {
+            li++;
+            wi = 0;
+        }
+        if (li >= g.layers.size())
+            return false;
+        append_weight(c, g.layers[li].weights[wi++]);
+        return true;
+    };
+    if (write_chunks(tbin, bin_chunks, error) != 0)
     {
         remove(tparam.c_str());
         return -1;

@@ -26,7 +26,8 @@ void use_fp16_storage(Graph& g);
 // Write both files atomically: each goes to "<path>.tmp.<pid>" first and is
 // renamed into place only when both were written completely; on failure
 // neither output exists (a previous file of that name is left alone) and
-// `error` says why. Returns 0 or -1.
+// `error` says why. Returns 0 or -1. The .bin is streamed one weight buffer
+// at a time (bin_bytes would hold all weights a second time).
 int write_files(const Graph& g, const std::string& param_path, const std::string& bin_path, std::string& error);
 
 struct FinalizeOptions

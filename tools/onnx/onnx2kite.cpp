@@ -12,10 +12,12 @@
 #include "common/args.h"
 
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 using namespace kite_onnx;
@@ -100,11 +102,22 @@ int main(int argc, char** argv)
     const char* const param_out = files[1];
     const char* const bin_out = files[2];
     auto t0 = std::chrono::steady_clock::now();
-    std::ifstream f(onnx_path, std::ios::binary);
+    // one string of the file's size (growing it as it was read held up to
+    // twice that); convert_onnx_bytes frees it once parsed
+    std::ifstream f(onnx_path, std::ios::binary | std::ios::ate);
     if (!f)
         return failure(kInfo, file_error("cannot open", onnx_path));
-    std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad())
+    const std::streamoff file_size = f.tellg();
+    if (file_size > (std::streamoff)INT_MAX) // protobuf's limit; a directory seeks to a huge end too
+        return failure(kInfo, quoted(onnx_path) + ": not a valid ONNX model (not a regular file of at most 2 GiB)");
+    std::string data;
+    if (file_size > 0)
+    {
+        data.resize((size_t)file_size);
+        f.seekg(0);
+        f.read(&data[0], file_size);
+    }
+    if (file_size < 0 || !f)
         return failure(kInfo, file_error("cannot read", onnx_path));
     if (data.size() > ((size_t)64 << 20)) // large models take seconds: say what is going on
         progress(kInfo, "converting " + quoted(onnx_path) + " (" + std::to_string(data.size() >> 20) + " MiB)...");
@@ -112,7 +125,7 @@ int main(int argc, char** argv)
     ConvertStats st;
     std::string err;
     kite::convert::FinalizeOptions fo;
-    if (!convert_onnx_buffer(data.data(), data.size(), opt, g, fo.outputs, &st, err))
+    if (!convert_onnx_bytes(std::move(data), opt, g, fo.outputs, &st, err))
     {
         return failure(kInfo, quoted(onnx_path) + ": " + err);
     }

@@ -7,6 +7,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -588,6 +589,95 @@ static void fuse_gelu(GraphProto& g, const std::map<std::string, Const>& consts)
 }
 
 // Sigmoid(x) read only by Mul(x, .) -> one Swish node (torch's SiLU export)
+// Einsum of two operands written as a batched matrix product ("...ik,...kj->...ij"
+// or with the second operand's matrix transposed, "...ik,...jk->...ij", the
+// same batch letters everywhere; spaces ignored: torchvision maxvit_t's
+// attention, "B G H I D, B G H J D -> B G H I J") becomes MatMul, after a
+// Transpose of the second operand's last two axes for the second form. Other
+// equations stay Einsum and are reported unsupported.
+static bool einsum_as_matmul(const std::string& equation, bool& transpose_b)
+{
+    std::string eq;
+    for (char ch : equation)
+        if (ch != ' ')
+            eq += ch;
+    const size_t arrow = eq.find("->"), comma = eq.find(',');
+    if (arrow == std::string::npos || comma == std::string::npos || comma > arrow)
+        return false;
+    const std::string a = eq.substr(0, comma), b = eq.substr(comma + 1, arrow - comma - 1), o = eq.substr(arrow + 2);
+    if (a.size() < 2 || a.size() != b.size() || a.size() != o.size() || b.find(',') != std::string::npos)
+        return false;
+    const size_t n = a.size();
+    const std::string batch = a.substr(0, n - 2);
+    if (b.compare(0, n - 2, batch) != 0 || o.compare(0, n - 2, batch) != 0)
+        return false;
+    std::string letters = a + b.substr(n - 2) + o.substr(n - 2);
+    for (char ch : letters)
+        if (!isalpha((unsigned char)ch))
+            return false;
+    const char i = a[n - 2], k = a[n - 1];
+    std::set<char> seen(batch.begin(), batch.end());
+    if (seen.size() != batch.size())
+        return false; // a repeated batch letter (a diagonal)
+    char j;
+    if (b[n - 2] == k)
+        j = b[n - 1], transpose_b = false;
+    else if (b[n - 1] == k)
+        j = b[n - 2], transpose_b = true;
+    else
+        return false;
+    if (o[n - 2] != i || o[n - 1] != j || i == k || j == k || i == j || seen.count(i) || seen.count(j) || seen.count(k))
+        return false;
+    return true;
+}
+
+static void rewrite_einsum(GraphProto& g)
+{
+    bool any = false;
+    for (const NodeProto& n : g.node())
+        any = any || n.op_type() == "Einsum";
+    if (!any)
+        return;
+    google::protobuf::RepeatedPtrField<NodeProto> out;
+    for (NodeProto& n : *g.mutable_node())
+    {
+        std::string equation;
+        for (const AttributeProto& a : n.attribute())
+            if (a.name() == "equation")
+                equation = a.s();
+        bool transpose_b = false;
+        if (n.op_type() != "Einsum" || n.input_size() != 2 || n.output_size() != 1 || !n.domain().empty()
+            || !einsum_as_matmul(equation, transpose_b))
+        {
+            out.Add()->Swap(&n);
+            continue;
+        }
+        std::string eq;
+        for (char ch : equation)
+            if (ch != ' ')
+                eq += ch;
+        const int rank = (int)eq.find(',');
+        if (transpose_b)
+        {
+            NodeProto* t = out.Add();
+            t->set_op_type("Transpose");
+            t->set_name(n.name() + "_transpose_b");
+            t->add_input(n.input(1));
+            t->add_output(n.name() + "_b_t");
+            AttributeProto* perm = t->add_attribute();
+            perm->set_name("perm");
+            perm->set_type(7); // AttributeProto.INTS (onnx.proto)
+            for (int ax = 0; ax < rank; ax++)
+                perm->add_ints(ax < rank - 2 ? ax : (ax == rank - 2 ? rank - 1 : rank - 2));
+            n.set_input(1, t->output(0));
+        }
+        n.set_op_type("MatMul");
+        n.clear_attribute();
+        out.Add()->Swap(&n);
+    }
+    g.mutable_node()->Swap(&out);
+}
+
 static void fuse_swish(GraphProto& g)
 {
     std::map<std::string, std::vector<int>> users = node_users(g);
@@ -696,7 +786,7 @@ static void inline_functions(const ModelProto& m, GraphProto& g, int* inlined)
     g.mutable_node()->Swap(&out);
 }
 
-void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
+void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
 {
     if (!model.has_graph())
         throw ConvertError("the model has no graph");
@@ -711,16 +801,30 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
     if (opset_ < 7 || opset_ > 28)
         throw ConvertError("opset " + std::to_string(opset_) + " is outside what onnx2kite reads (7..28)");
 
-    GraphProto graph = model.graph();
+    // the graph without its initializers (they are read from the model in
+    // place: a copy of the graph would hold every weight once more)
+    GraphProto graph;
+    {
+        google::protobuf::RepeatedPtrField<TensorProto> initializers;
+        GraphProto& g = *model.mutable_graph(); // left as it was
+        initializers.Swap(g.mutable_initializer());
+        graph = g;
+        initializers.Swap(g.mutable_initializer());
+    }
     inline_functions(model, graph, stats ? &stats->inlined_calls : nullptr);
 
-    for (const TensorProto& t : graph.initializer())
+    // the last conversion of the model (no probe conversion follows) frees
+    // each initializer's bytes once decoded
+    const bool last_reader = opt_.probe || !opt_.any_size;
+    for (TensorProto& t : *model.mutable_graph()->mutable_initializer())
     {
         if (t.name().empty())
             throw ConvertError("an initializer has no name");
         Const c = tensor_to_const(t, t.name());
         shapes_[t.name()] = c.shape;
         consts_[t.name()] = std::move(c);
+        if (last_reader)
+            std::string().swap(*t.mutable_raw_data());
     }
     if (stats)
         for (const NodeProto& n : graph.node())
@@ -736,6 +840,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
     node_ = nullptr;
     fuse_gelu(graph, consts_);
     fuse_swish(graph);
+    rewrite_einsum(graph);
 
     // unsupported ops, all at once
     kite::convert::UnsupportedOps bad;
@@ -866,7 +971,7 @@ void Converter::convert(const ModelProto& model, KGraph& out, std::vector<std::s
 // Converts a second time with the images' height doubled and width tripled;
 // input-derived sizes of `out` then follow the input (input_size.h). A model
 // that fails there or differs otherwise fixes its size: stats->fixed_size says why.
-static void probe_input_size(const ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
+static void probe_input_size(ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
                              KGraph& out, const kite::convert::BlobShapes& shapes_a, ConvertStats* stats)
 {
     ConvertOptions po = opt;
@@ -908,10 +1013,8 @@ static void probe_input_size(const ModelProto& model, const ConvertOptions& opt,
         stats->fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
 }
 
-bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
-                         std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
+static bool parse_model(const void* data, size_t size, ModelProto& model, std::string& err)
 {
-    ModelProto model;
     google::protobuf::io::CodedInputStream in((const uint8_t*)data, (int)std::min(size, (size_t)INT_MAX));
     in.SetTotalBytesLimit(INT_MAX);
     in.SetRecursionLimit(64);
@@ -920,6 +1023,31 @@ bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& op
         err = "not a valid ONNX model (protobuf parse failed: truncated or corrupt file?)";
         return false;
     }
+    return true;
+}
+
+static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                          ConvertStats* stats, std::string& err);
+
+bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
+                         std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    return parse_model(data, size, model, err) && convert_model(model, opt, out, outputs, stats, err);
+}
+
+bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                        ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    const bool parsed = parse_model(bytes.data(), bytes.size(), model, err);
+    std::string().swap(bytes);
+    return parsed && convert_model(model, opt, out, outputs, stats, err);
+}
+
+static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                          ConvertStats* stats, std::string& err)
+{
     try
     {
         kite::convert::BlobShapes shapes_a;

@@ -86,7 +86,9 @@ public:
 
     // throws ConvertError with a one-line reason
     // `outputs` receives the kite blob names of the graph outputs
-    void convert(const ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats);
+    // `model` is left unchanged (its initializers are set aside while the graph is copied)
+    // the initializers' raw_data is freed from `model` where no conversion of it follows (opt.probe or no any_size)
+    void convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats);
 
 public:
     // --- used by the op emitters (onnx_ops.cpp) and folding (onnx_fold.cpp)
@@ -170,6 +172,10 @@ std::vector<std::string> supported_ops();
 // whole pipeline on a buffer; fills `err` and returns false on failure
 bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
                          std::vector<std::string>& outputs, ConvertStats* stats, std::string& err);
+// the same on a string it releases once parsed (pass a moved string: the
+// file's bytes are not held through the conversion)
+bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                        ConvertStats* stats, std::string& err);
 
 } // namespace onnx
 } // namespace convert

@@ -273,6 +273,90 @@ std::vector<int64_t> transpose_perm(const Converter& cv, size_t rank)
     return perm;
 }
 
+// MatMul of two constants (numpy semantics: a 1-D operand is promoted and
+// its axis dropped again, batch axes broadcast); false when it is too large
+// to evaluate here (layers compute it then). Swin V2's continuous position
+// bias MLP runs on a constant coordinate table.
+static bool fold_matmul(const Converter& cv, const Const& a, const Const& b, Const& o)
+{
+    if (a.shape.empty() || b.shape.empty())
+        cv.fail("MatMul of a scalar");
+    Shape as = a.shape, bs = b.shape;
+    const bool a1 = as.size() == 1, b1 = bs.size() == 1;
+    if (a1)
+        as.insert(as.begin(), 1);
+    if (b1)
+        bs.push_back(1);
+    const size_t M = (size_t)as[as.size() - 2], K = (size_t)as.back(), N = (size_t)bs.back();
+    if ((size_t)bs[bs.size() - 2] != K)
+        cv.fail("inner dimensions of " + shape_str(a.shape) + " and " + shape_str(b.shape) + " differ");
+    const Shape abatch(as.begin(), as.end() - 2), bbatch(bs.begin(), bs.end() - 2);
+    const Shape batch = broadcast_shape(cv, abatch, bbatch);
+    const size_t nb = shape_numel(batch);
+    if ((double)nb * M * N * K > (double)(1 << 26) || (double)nb * M * N > (double)(1 << 24))
+        return false;
+    o.dtype = a.dtype;
+    o.shape = batch;
+    if (!a1)
+        o.shape.push_back((int64_t)M);
+    if (!b1)
+        o.shape.push_back((int64_t)N);
+    o.v.assign(nb * M * N, 0.0);
+    for (size_t p = 0; p < nb; p++)
+    {
+        const double* A = a.v.data() + bindex(abatch, batch, p) * M * K;
+        const double* B = b.v.data() + bindex(bbatch, batch, p) * K * N;
+        double* O = o.v.data() + p * M * N;
+        for (size_t m = 0; m < M; m++)
+            for (size_t n = 0; n < N; n++)
+            {
+                double acc = 0;
+                for (size_t k = 0; k < K; k++)
+                    acc += A[m * K + k] * B[k * N + n];
+                O[m * N + n] = a.is_int() ? acc : (double)(float)acc;
+            }
+    }
+    return true;
+}
+
+// GatherND of constants (batch_dims 0; false otherwise): each index tuple of
+// the last axis picks a slice of data (Swin V2's relative position bias)
+static bool fold_gather_nd(const Converter& cv, const Const& data, const Const& idx, int64_t batch_dims, Const& o)
+{
+    if (batch_dims != 0)
+        return false;
+    if (idx.shape.empty())
+        cv.fail("indices must have at least one axis");
+    const size_t q = (size_t)idx.shape.back(), r = data.shape.size();
+    if (q < 1 || q > r)
+        cv.fail("index tuples of " + std::to_string(q) + " values for data of shape " + shape_str(data.shape));
+    size_t inner = 1;
+    for (size_t i = q; i < r; i++)
+        inner *= (size_t)data.shape[i];
+    o.dtype = data.dtype;
+    o.shape.assign(idx.shape.begin(), idx.shape.end() - 1);
+    o.shape.insert(o.shape.end(), data.shape.begin() + (int64_t)q, data.shape.end());
+    if (shape_numel(o.shape) > ((size_t)1 << 24))
+        cv.fail("output " + shape_str(o.shape) + " too large");
+    const std::vector<int64_t> ix = idx.ints();
+    const std::vector<size_t> st = strides_of(data.shape);
+    for (size_t t = 0; t + q <= ix.size(); t += q)
+    {
+        size_t off = 0;
+        for (size_t j = 0; j < q; j++)
+        {
+            int64_t v = ix[t + j];
+            if (v < 0)
+                v += data.shape[j];
+            if (v < 0 || v >= data.shape[j])
+                cv.fail("index " + std::to_string(ix[t + j]) + " out of range for axis " + std::to_string(j) + " of " + shape_str(data.shape));
+            off += (size_t)v * st[j];
+        }
+        o.v.insert(o.v.end(), data.v.begin() + (int64_t)off, data.v.begin() + (int64_t)(off + inner));
+    }
+    return true;
+}
+
 static bool all_const(const Converter& cv)
 {
     for (int i = 0; i < cv.n_in(); i++)
@@ -434,6 +518,14 @@ bool Converter::fold()
     }
     if (!all_const(*this) || n_in() == 0)
         return false;
+    if ((op == "MatMul" || op == "GatherND") && n_in() == 2)
+    {
+        Const o;
+        if (!(op == "MatMul" ? fold_matmul(*this, cin(0), cin(1), o) : fold_gather_nd(*this, cin(0), cin(1), attr_i("batch_dims", 0), o)))
+            return false;
+        set_const(0, o);
+        return true;
+    }
 
     static const std::set<std::string> foldable = {
         "Identity", "Cast", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten", "Slice",

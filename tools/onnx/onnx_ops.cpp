@@ -75,7 +75,7 @@ const std::set<std::string>& simple_ops()
         "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Cast", "Transpose", "Concat",
         "Split", "Slice", "Gather", "Softmax", "LogSoftmax", "Pad", "Resize", "Upsample", "LRN",
         "DepthToSpace", "SpaceToDepth", "Constant", "Shape", "Size", "ConstantOfShape", "Range", "Expand",
-        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile", "ScatterND", "ScatterElements",
+        "Equal", "Less", "Greater", "Not", "And", "Or", "Where", "Mod", "Tile", "ScatterND", "ScatterElements", "GatherND",
         "LessOrEqual", "GreaterOrEqual", "Xor", "Sign", "CumSum"};
     return s;
 }
@@ -675,18 +675,7 @@ static void emit_transpose(Converter& cv)
         sq.push_back(s[i]);
     for (int i : q)
         ko.push_back(sq[i]);
-    int dims = (int)nu.size(), order = -1;
-    for (int ty = 0; ty < 24 && order < 0; ty++)
-    {
-        int pm[4];
-        if (!kite::Permute::permutation(dims, ty, pm))
-            continue;
-        bool same = true;
-        for (int i = 0; i < dims; i++)
-            same = same && pm[i] == q[i];
-        if (same)
-            order = ty;
-    }
+    const int order = permute_order((int)nu.size(), q);
     if (order < 0)
         cv.fail("no kite Permute order matches");
     std::string b = cv.reshape(cv.blob(0), Converter::kshape(s), sq);
@@ -1250,9 +1239,8 @@ bool Converter::emit()
         emit_same(*this, ReLUSpec());
     else if (op == "LeakyRelu")
     {
-        float a = attr_f("alpha", 0.01f);
         ReLUSpec s;
-        s.slope = a;
+        s.slope = attr_f("alpha", 0.01f);
         emit_same(*this, s);
     }
     else if (op == "PRelu")
@@ -1273,26 +1261,23 @@ bool Converter::emit()
         emit_same(*this, PlainSpec("TanH"));
     else if (op == "HardSigmoid" || op == "HardSwish")
     {
-        float a = op == "HardSwish" ? 1.f / 6 : attr_f("alpha", 0.2f), be = op == "HardSwish" ? 0.5f : attr_f("beta", 0.5f);
         HardSigmoidSpec s;
         s.type = op; // HardSwish reads the same (alpha, beta)
-        s.alpha = a;
-        s.beta = be;
+        s.alpha = op == "HardSwish" ? 1.f / 6 : attr_f("alpha", 0.2f);
+        s.beta = op == "HardSwish" ? 0.5f : attr_f("beta", 0.5f);
         emit_same(*this, s);
     }
     else if (op == "Elu")
     {
-        float a = attr_f("alpha", 1.f);
         ELUSpec s;
-        s.alpha = a;
+        s.alpha = attr_f("alpha", 1.f);
         emit_same(*this, s);
     }
     else if (op == "Selu")
     {
-        float a = attr_f("alpha", 1.67326319217681884765625f), g = attr_f("gamma", 1.05070102214813232421875f);
         SELUSpec s;
-        s.alpha = a;
-        s.lambda = g;
+        s.alpha = attr_f("alpha", 1.67326319217681884765625f);
+        s.lambda = attr_f("gamma", 1.05070102214813232421875f);
         emit_same(*this, s);
     }
     else if (op == "Softplus")
@@ -1314,11 +1299,9 @@ bool Converter::emit()
     }
     else if (op == "Clip")
     {
-        float lo = opset_ >= 11 ? const_scalar(*this, 1, -3.402823466e+38f) : attr_f("min", -3.402823466e+38f);
-        float hi = opset_ >= 11 ? const_scalar(*this, 2, 3.402823466e+38f) : attr_f("max", 3.402823466e+38f);
         ClipSpec s;
-        s.min = lo;
-        s.max = hi;
+        s.min = opset_ >= 11 ? const_scalar(*this, 1, -3.402823466e+38f) : attr_f("min", -3.402823466e+38f);
+        s.max = opset_ >= 11 ? const_scalar(*this, 2, 3.402823466e+38f) : attr_f("max", 3.402823466e+38f);
         emit_same(*this, s);
     }
     else if (op == "MaxPool" || op == "AveragePool")

@@ -30,6 +30,10 @@
 #include "reader.h"
 #include "writer.h"
 
+#include "layer/common/activation.h"
+#include "layer/convolution.h"
+#include "layer/innerproduct.h"
+
 #include "common/args.h"
 #include "common/npy.h"
 
@@ -411,7 +415,7 @@ static std::map<std::string, float> requant_top_scales(const convert::Graph& g)
 {
     std::map<std::string, float> m;
     for (const convert::Layer& l : g.layers)
-        if ((l.type == "Convolution" || l.type == "ConvolutionDepthWise") && l.params.get_int(8, 0) > 100
+        if ((l.type == "Convolution" || l.type == "ConvolutionDepthWise") && l.params.get_int(Convolution::PARAM_INT8_SCALE_TERM, 0) > 100
             && !l.weights.empty() && !l.weights.back().data.empty() && l.tops.size() == 1)
             m[l.tops[0]] = l.weights.back().data[0];
     return m;
@@ -435,7 +439,7 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
     for (const convert::Layer& l : g8.layers)
     {
         bool int8 = (l.type == "Convolution" || l.type == "ConvolutionDepthWise" || l.type == "InnerProduct")
-                    && l.params.get_int(8, 0) != 0;
+                    && l.params.get_int(Convolution::PARAM_INT8_SCALE_TERM, 0) != 0; // same id for InnerProduct
         if (int8 && l.bottoms.size() == 1 && l.tops.size() == 1 && n32.find_blob_index_by_name(l.tops[0].c_str()) >= 0
             && n32.find_blob_index_by_name(l.bottoms[0].c_str()) >= 0)
             layers.push_back({l.name, l.type, l.bottoms[0], l.tops[0]});
@@ -799,7 +803,7 @@ static int cmd_int8(int argc, char** argv)
         for (const convert::Layer& l : g.layers)
             if ((l.type == "Convolution" || l.type == "InnerProduct" || (c.shift_correct == 2 && l.type == "ConvolutionDepthWise"))
                 && is_quantizable(l) && t.blob.count(l.name)
-                && (c.shift_correct == 2 || l.params.get_int(9, 0) == 0) && l.tops.size() == 1)
+                && (c.shift_correct == 2 || l.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, 0) == ACTIVATION_NONE) && l.tops.size() == 1)
             {
                 tops.push_back(l.tops[0]);
                 names.push_back(l.name);
@@ -937,11 +941,12 @@ static int cmd_report(int argc, char** argv)
         for (const convert::Layer& l : g8.layers)
         {
             auto it = by_name.find(l.name);
-            if (it == by_name.end() || l.tops.size() != 1 || l.params.get_int(9, 0) != 3)
+            if (it == by_name.end() || l.tops.size() != 1 || l.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, 0) != ACTIVATION_CLIP)
                 continue;
-            const int a32 = it->second->params.get_int(9, 0);
-            std::vector<float> p8 = l.params.get_floats(10), p32 = it->second->params.get_floats(10);
-            const bool zero_floor = a32 == 1 ? p32.empty() : (a32 == 3 && p32.size() == 2 && p32[0] == 0.f);
+            const int a32 = it->second->params.get_int(Convolution::PARAM_ACTIVATION_TYPE, 0);
+            const std::vector<float> p8 = l.params.get_floats(Convolution::PARAM_ACTIVATION_PARAMS);
+            const std::vector<float> p32 = it->second->params.get_floats(Convolution::PARAM_ACTIVATION_PARAMS);
+            const bool zero_floor = a32 == ACTIVATION_RELU ? p32.empty() : (a32 == ACTIVATION_CLIP && p32.size() == 2 && p32[0] == 0.f);
             if (zero_floor && p8.size() == 2 && p8[0] < 0.f)
                 offs[l.tops[0]] = -p8[0];
         }

@@ -2,6 +2,11 @@
 
 #include "writer.h"
 
+#include "layer/common/activation.h"
+#include "layer/convolution.h"
+#include "layer/innerproduct.h"
+#include "layer/padding.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -15,30 +20,35 @@
 namespace kite {
 namespace quantize {
 
-// ncnn parameter ids used here (docs/model-format.md)
+// the layers' own parameter ids (layer/<type>.h), short names for this file
 enum
 {
-    CONV_NUM_OUTPUT = 0,
-    CONV_KERNEL_W = 1,
-    CONV_BIAS_TERM = 5,
-    CONV_WEIGHT_DATA_SIZE = 6,
-    CONV_GROUP = 7,
-    CONV_PAD_LEFT = 4,
-    CONV_INT8_SCALE_TERM = 8,
-    CONV_ACTIVATION_TYPE = 9, // same ids for InnerProduct
-    CONV_ACTIVATION_PARAMS = 10,
-    CONV_KERNEL_H = 11,
-    CONV_PAD_TOP = 14,
-    CONV_PAD_RIGHT = 15,
-    CONV_PAD_BOTTOM = 16,
-    CONV_DYNAMIC_WEIGHT = 19,
-    IP_NUM_OUTPUT = 0,
-    IP_BIAS_TERM = 1,
-    IP_WEIGHT_DATA_SIZE = 2,
-    IP_INT8_SCALE_TERM = 8,
-    ACT_RELU = 1,
-    ACT_CLIP = 3,
+    CONV_NUM_OUTPUT = Convolution::PARAM_NUM_OUTPUT,
+    CONV_KERNEL_W = Convolution::PARAM_KERNEL_W,
+    CONV_BIAS_TERM = Convolution::PARAM_BIAS_TERM,
+    CONV_WEIGHT_DATA_SIZE = Convolution::PARAM_WEIGHT_DATA_SIZE,
+    CONV_GROUP = Convolution::PARAM_GROUP,
+    CONV_PAD_LEFT = Convolution::PARAM_PAD_LEFT,
+    CONV_INT8_SCALE_TERM = Convolution::PARAM_INT8_SCALE_TERM,
+    CONV_ACTIVATION_TYPE = Convolution::PARAM_ACTIVATION_TYPE, // same ids for InnerProduct
+    CONV_ACTIVATION_PARAMS = Convolution::PARAM_ACTIVATION_PARAMS,
+    CONV_KERNEL_H = Convolution::PARAM_KERNEL_H,
+    CONV_PAD_TOP = Convolution::PARAM_PAD_TOP,
+    CONV_PAD_RIGHT = Convolution::PARAM_PAD_RIGHT,
+    CONV_PAD_BOTTOM = Convolution::PARAM_PAD_BOTTOM,
+    CONV_PAD_VALUE = Convolution::PARAM_PAD_VALUE,
+    CONV_DYNAMIC_WEIGHT = Convolution::PARAM_DYNAMIC_WEIGHT,
+    IP_NUM_OUTPUT = InnerProduct::PARAM_NUM_OUTPUT,
+    IP_BIAS_TERM = InnerProduct::PARAM_BIAS_TERM,
+    IP_WEIGHT_DATA_SIZE = InnerProduct::PARAM_WEIGHT_DATA_SIZE,
+    IP_INT8_SCALE_TERM = InnerProduct::PARAM_INT8_SCALE_TERM,
+    ACT_RELU = ACTIVATION_RELU,
+    ACT_CLIP = ACTIVATION_CLIP,
 };
+static_assert((int)CONV_ACTIVATION_TYPE == (int)InnerProduct::PARAM_ACTIVATION_TYPE
+                  && (int)CONV_ACTIVATION_PARAMS == (int)InnerProduct::PARAM_ACTIVATION_PARAMS
+                  && (int)CONV_NUM_OUTPUT == (int)IP_NUM_OUTPUT && (int)CONV_INT8_SCALE_TERM == (int)IP_INT8_SCALE_TERM,
+              "quantize.cpp reads these ids from Convolution and InnerProduct alike");
 
 static const char* WEIGHT_SUFFIX = "_param_0";
 
@@ -568,8 +578,6 @@ static int quantize_layer(convert::Layer& l, const std::vector<float>& ws, float
 
 int fold_padding(convert::Graph& g, std::vector<std::string>& log)
 {
-    // Padding params: 0 top, 1 bottom, 2 left, 3 right, 4 type, 5 value, 6 per-channel values, 7 front, 8 behind
-    // Convolution pads: 4 left, 14 top, 15 right, 16 bottom (-233/-234: SAME), 18 pad value
     std::vector<bool> dead(g.layers.size(), false);
     int n = 0;
     for (size_t i = 0; i < g.layers.size(); i++)
@@ -578,25 +586,30 @@ int fold_padding(convert::Graph& g, std::vector<std::string>& log)
         if (p.type != "Padding" || p.bottoms.size() != 1 || p.tops.size() != 1 || g.consumer_count(p.tops[0]) != 1)
             continue;
         const convert::ParamSet& pp = p.params;
-        int top = pp.get_int(0, 0), bottom = pp.get_int(1, 0), left = pp.get_int(2, 0), right = pp.get_int(3, 0);
-        if (pp.get_int(4, 0) != 0 || pp.get_float(5, 0.f) != 0.f || pp.get_int(6, 0) != 0 || pp.get_int(7, 0) != 0
-            || pp.get_int(8, 0) != 0 || top < 0 || bottom < 0 || left < 0 || right < 0)
+        // a constant zero padding of height and width only (Convolution pads with zeros:
+        // CONV_PAD_VALUE 0); SAME (-233/-234) on the convolution is not folded into
+        const int top = pp.get_int(Padding::PARAM_TOP, 0), bottom = pp.get_int(Padding::PARAM_BOTTOM, 0);
+        const int left = pp.get_int(Padding::PARAM_LEFT, 0), right = pp.get_int(Padding::PARAM_RIGHT, 0);
+        if (pp.get_int(Padding::PARAM_TYPE, 0) != 0 || pp.get_float(Padding::PARAM_VALUE, 0.f) != 0.f
+            || pp.get_int(Padding::PARAM_PER_CHANNEL_PAD_DATA_SIZE, 0) != 0 || pp.get_int(Padding::PARAM_FRONT, 0) != 0
+            || pp.get_int(Padding::PARAM_BEHIND, 0) != 0 || top < 0 || bottom < 0 || left < 0 || right < 0)
             continue;
         for (size_t j = i + 1; j < g.layers.size(); j++)
         {
             convert::Layer& c = g.layers[j];
             if (std::find(c.bottoms.begin(), c.bottoms.end(), p.tops[0]) == c.bottoms.end())
                 continue;
-            if (conv_like(c) && c.bottoms.size() == 1 && is_quantizable(c) && c.params.get_float(18, 0.f) == 0.f)
+            if (conv_like(c) && c.bottoms.size() == 1 && is_quantizable(c) && c.params.get_float(CONV_PAD_VALUE, 0.f) == 0.f)
             {
-                int cl = c.params.get_int(4, 0);
-                int ct = c.params.get_int(14, cl), cr = c.params.get_int(15, cl), cb = c.params.get_int(16, ct);
+                const int cl = c.params.get_int(CONV_PAD_LEFT, 0);
+                const int ct = c.params.get_int(CONV_PAD_TOP, cl), cr = c.params.get_int(CONV_PAD_RIGHT, cl);
+                const int cb = c.params.get_int(CONV_PAD_BOTTOM, ct);
                 if (cl >= 0 && ct >= 0 && cr >= 0 && cb >= 0)
                 {
-                    c.params.set(4, cl + left);
-                    c.params.set(15, cr + right);
-                    c.params.set(14, ct + top);
-                    c.params.set(16, cb + bottom);
+                    c.params.set(CONV_PAD_LEFT, cl + left);
+                    c.params.set(CONV_PAD_RIGHT, cr + right);
+                    c.params.set(CONV_PAD_TOP, ct + top);
+                    c.params.set(CONV_PAD_BOTTOM, cb + bottom);
                     c.bottoms[0] = p.bottoms[0];
                     dead[i] = true;
                     n++;

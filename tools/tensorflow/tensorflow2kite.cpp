@@ -25,10 +25,11 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -157,14 +158,23 @@ int main(int argc, char** argv)
     const char* const bin_out = files[2];
 
     const auto t0 = std::chrono::steady_clock::now();
-    std::ifstream f(pb_path, std::ios::binary);
+    // read straight into one string of the file's size (a stringstream and
+    // its str() held the file three times); convert_graphdef frees it once parsed
+    std::ifstream f(pb_path, std::ios::binary | std::ios::ate);
     if (!f)
         return tools::failure(kInfo, tools::file_error("cannot open", pb_path));
-    std::stringstream ss;
-    ss << f.rdbuf();
-    if (f.bad())
+    const std::streamoff file_size = f.tellg();
+    std::string bytes;
+    if (file_size > (std::streamoff)INT_MAX) // protobuf's limit; a directory seeks to a huge end too
+        return tools::failure(kInfo, tools::quoted(pb_path) + ": not a TensorFlow GraphDef (not a regular file of at most 2 GiB)");
+    if (file_size > 0)
+    {
+        bytes.resize((size_t)file_size);
+        f.seekg(0);
+        f.read(&bytes[0], file_size);
+    }
+    if (file_size < 0 || !f)
         return tools::failure(kInfo, tools::file_error("cannot read", pb_path));
-    const std::string bytes = ss.str();
     if (bytes.size() > ((size_t)64 << 20)) // large models take seconds: say what is going on
         tools::progress(kInfo, "converting " + tools::quoted(pb_path) + " (" + std::to_string(bytes.size() >> 20) + " MiB)...");
 
@@ -176,7 +186,7 @@ int main(int argc, char** argv)
     std::vector<std::string> outputs;
     std::string error;
     std::string fixed_size;
-    const int ret = tf::convert_graphdef(bytes, opt, g, unsupported, outputs, error, &fixed_size);
+    const int ret = tf::convert_graphdef(std::move(bytes), opt, g, unsupported, outputs, error, &fixed_size);
     google::protobuf::ShutdownProtobufLibrary();
     if (ret != 0)
     {

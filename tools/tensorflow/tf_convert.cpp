@@ -191,7 +191,18 @@ const Value& Converter::input(const pb::NodeDef& n, int i)
     auto it = values.find(key);
     if (it == values.end())
         throw ConvertError("input '" + key + "' is not produced by any node");
+    if (it->second.released)
+        throw ConvertError("internal: the constant '" + key + "' was released before this reader");
     return it->second;
+}
+
+void Converter::release_constant(const std::string& key)
+{
+    auto it = values.find(key);
+    if (it == values.end() || !it->second.is_const || it->second.c.count() < kReleaseElements)
+        return;
+    std::vector<double>().swap(it->second.c.v);
+    it->second.released = true;
 }
 
 int Converter::input_count(const pb::NodeDef& n)
@@ -698,15 +709,18 @@ static void inline_function_calls(pb::GraphDef& gd)
     gd.clear_library();
 }
 
-int Converter::run(const std::string& bytes, std::vector<std::string>& output_names, std::string& error)
+// `bytes` parsed as a GraphDef with its function calls inlined; the bytes are
+// released once parsed (the file's size is not held twice)
+static int parse_graphdef(std::string& bytes, pb::GraphDef& gd, std::string& error)
 {
-    pb::GraphDef gd;
     if (bytes.empty())
     {
         error = "empty file";
         return -1;
     }
-    if (bytes.size() > (size_t)INT_MAX || !gd.ParseFromArray(bytes.data(), (int)bytes.size()))
+    const bool parsed = bytes.size() <= (size_t)INT_MAX && gd.ParseFromArray(bytes.data(), (int)bytes.size());
+    std::string().swap(bytes);
+    if (!parsed)
     {
         error = "not a TensorFlow GraphDef (malformed or truncated protobuf)";
         return -1;
@@ -725,6 +739,11 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         error = e.what();
         return -1;
     }
+    return 0;
+}
+
+int Converter::run(const pb::GraphDef& gd, std::vector<std::string>& output_names, std::string& error)
+{
     std::vector<std::string> placeholders;
     for (const pb::NodeDef& n : gd.node())
     {
@@ -840,6 +859,15 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
             stack.pop_back();
         }
     }
+    // readers of each tensor among the nodes converted: a large constant's
+    // values are released after its last reader (weights are held once, in
+    // the layers, not also as the constants they came from)
+    std::map<std::string, int> readers_left;
+    for (const pb::NodeDef* n : order)
+        for (const std::string& k : data_inputs[n->name()])
+            readers_left[k]++;
+    for (const std::string& k : out_keys)
+        readers_left[k]++; // finish_output reads them
     std::set<std::string> failed, failed_types;
     for (const pb::NodeDef* n : order)
     {
@@ -861,6 +889,9 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
         try
         {
             convert_node(*n);
+            for (const std::string& k : data_inputs[n->name()])
+                if (--readers_left[k] == 0)
+                    release_constant(k);
         }
         catch (const Unsupported& u)
         {
@@ -897,15 +928,21 @@ int Converter::run(const std::string& bytes, std::vector<std::string>& output_na
     return 0;
 }
 
-int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, convert::Graph& g,
+int convert_graphdef(std::string bytes, const ConvertOptions& opt, convert::Graph& g,
                      convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
                      std::string* fixed_size)
 {
+    pb::GraphDef gd;
+    if (parse_graphdef(bytes, gd, error) != 0)
+        return -1;
     convert::BlobShapes shapes_a;
     std::vector<std::pair<std::string, Shape> > inputs_a;
     {
         Converter c(opt, g, unsupported);
-        const int ret = c.run(bytes, output_names, error);
+        // without a probe conversion to follow, each Const's tensor_content
+        // is released as soon as it is decoded
+        c.release_tensor_content = opt.probe || !fixed_size;
+        const int ret = c.run(gd, output_names, error);
         if (ret != 0 || !unsupported.empty() || opt.probe || !fixed_size)
             return ret;
         shapes_a = std::move(c.kshapes);
@@ -941,7 +978,8 @@ int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, conver
         convert::UnsupportedOps ub;
         std::vector<std::string> outs_b;
         Converter c(po, gb, ub);
-        if (c.run(bytes, outs_b, why) == 0)
+        c.release_tensor_content = true; // the last reader of gd
+        if (c.run(gd, outs_b, why) == 0)
             why = !ub.empty() ? ub.text() : convert::generalize_input_size(g, shapes_a, gb, c.kshapes);
     }
     catch (const std::exception& e)

@@ -44,7 +44,8 @@ struct ConvertOptions
     bool probe = false;
 };
 
-// Parse `bytes` as a GraphDef and convert it into `g`. Unsupported ops are
+// Parse `bytes` as a GraphDef and convert it into `g` (the bytes are released
+// once parsed: pass a moved string to hold the file's size only once). Unsupported ops are
 // collected in `unsupported` (the graph is then incomplete). Returns 0, or -1
 // with `error` set (malformed file, inconsistent graph, bad options).
 // `output_names` receives the blob names of the outputs.
@@ -52,7 +53,7 @@ struct ConvertOptions
 // sizes that follow the input derive from it at run time
 // (tools/convert/input_size.h); when the model's source fixes its input size,
 // *fixed_size says why (else it is left empty).
-int convert_graphdef(const std::string& bytes, const ConvertOptions& opt, convert::Graph& g,
+int convert_graphdef(std::string bytes, const ConvertOptions& opt, convert::Graph& g,
                      convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
                      std::string* fixed_size = nullptr);
 

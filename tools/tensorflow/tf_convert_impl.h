@@ -20,6 +20,7 @@ namespace convert {
 namespace tf {
 namespace pb {
 class AttrValue;
+class GraphDef;
 class NodeDef;
 } // namespace pb
 
@@ -45,6 +46,7 @@ struct Unsupported : public ConvertError
 struct Value
 {
     bool is_const = false;
+    bool released = false; // a large constant after its last reader (Converter::release_constant)
     Const c;
     std::string blob;
     Shape shape;
@@ -61,7 +63,11 @@ public:
         : opt(o), g(graph), unsupported(u)
     {
     }
-    int run(const std::string& bytes, std::vector<std::string>& output_names, std::string& error);
+    // converts the parsed graph (function calls inlined); with
+    // release_tensor_content each Const's tensor_content is released from
+    // `gd` once decoded (gd is then only good for reading its structure)
+    int run(const pb::GraphDef& gd, std::vector<std::string>& output_names, std::string& error);
+    bool release_tensor_content = false;
 
     // the kite shapes of blobs (input_size.h) and the inputs' TF shapes
     convert::BlobShapes kshapes;
@@ -78,6 +84,10 @@ private:
     std::map<std::string, int> blob_aliases;                      // blob -> tensors holding it
     std::map<std::string, int> blob_layer;                        // blob -> Convolution/InnerProduct layer index
     std::map<std::string, const pb::NodeDef*> nodes;         // by name
+
+    // constants of at least this many elements are released after their last reader
+    static const int64_t kReleaseElements = 4096;
+    void release_constant(const std::string& key);
 
     // attributes
     static const pb::AttrValue* attr(const pb::NodeDef& n, const char* name);

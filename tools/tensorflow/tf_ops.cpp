@@ -1235,7 +1235,18 @@ void Converter::convert_node(const pb::NodeDef& n)
         const pb::AttrValue* a = attr(n, "value");
         if (!a || a->value_case() != pb::AttrValue::kTensor)
             throw ConvertError("Const without a value");
-        set_output(n, 0, const_value(const_from_proto(a->tensor())));
+        Value v;
+        v.is_const = true;
+        v.c = const_from_proto(a->tensor());
+        v.shape = v.c.shape;
+        if (release_tensor_content)
+        {
+            // the Converter's caller owns the GraphDef and reads no Const
+            // value after this run (convert_graphdef)
+            pb::TensorProto* t = const_cast<pb::AttrValue*>(a)->mutable_tensor();
+            std::string().swap(*t->mutable_tensor_content());
+        }
+        values[n.name() + ":0"] = std::move(v);
         return;
     }
     if (op == "NoOp")

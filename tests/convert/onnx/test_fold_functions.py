@@ -7,7 +7,12 @@
   nothing of it may remain as a layer;
 - model-local functions (ModelProto.functions, as the dynamo exporter writes
   them), nested, with attribute references and defaults, called twice;
-- opset 18 and 21 headers.
+- opset 18 and 21 headers;
+- Swin V2's continuous position bias: an MLP (MatMul, Add, Relu, MatMul) on a
+  constant coordinate table, GatherND with a constant index, 16 * Sigmoid,
+  added to attention scores: folded to one constant;
+- maxvit_t's attention as Einsum ("B G H I D, B G H J D -> B G H I J" and
+  "B G H I J, B G H J D -> B G H I D"): MatMul layers.
 
 Each model runs in onnxruntime and in kite (kiterun) on a seeded input: max
 abs diff <= 1e-4 of the output range. Models are made here (onnx.helper).
@@ -203,12 +208,62 @@ def check(tag, model, max_layers=None, forbidden=()):
             failures.append("%s: output %s differs by %.3g (range %.3g, seed %d)" % (tag, name, d, rng_, SEED))
 
 
+def cpb_model(opset):
+    """attention scores x [1, 3, 16, 16] (3 heads, 4x4 windows of 16 tokens)
+    + 16 * sigmoid(GatherND(MLP(coords table), index)), every operand of the
+    bias constant, as torch's dynamo exporter writes swin_v2_t."""
+    rng = np.random.default_rng(SEED)
+    n = []
+    c = np.stack(np.meshgrid(np.arange(-3, 4), np.arange(-3, 4), indexing="ij"), -1).astype(np.float32) / 3
+    n.append(const("table", c[None]))                                             # [1, 7, 7, 2]
+    n.append(const("w1", rng.standard_normal((2, 32)).astype(np.float32)))
+    n.append(const("b1", rng.standard_normal(32).astype(np.float32) * 0.1))
+    n.append(const("w2", rng.standard_normal((32, 3)).astype(np.float32) * 0.2))
+    n.append(helper.make_node("MatMul", ["table", "w1"], ["h0"], name="mlp1"))
+    n.append(helper.make_node("Add", ["h0", "b1"], ["h1"], name="mlp1_bias"))
+    n.append(helper.make_node("Relu", ["h1"], ["h2"], name="mlp_relu"))
+    n.append(helper.make_node("MatMul", ["h2", "w2"], ["h3"], name="mlp2"))          # [1, 7, 7, 3]
+    n.append(const("s3", np.array([49, 3], np.int64)))
+    n.append(helper.make_node("Reshape", ["h3", "s3"], ["tab"], name="tab"))
+    yy, xx = np.meshgrid(np.arange(4), np.arange(4), indexing="ij")
+    pos = np.stack([yy.ravel(), xx.ravel()], 1)
+    rel = pos[:, None, :] - pos[None, :, :] + 3
+    n.append(const("index", (rel[..., 0] * 7 + rel[..., 1]).astype(np.int64)[..., None]))  # [16, 16, 1]
+    n.append(helper.make_node("GatherND", ["tab", "index"], ["bias0"], name="gathernd"))  # [16, 16, 3]
+    n.append(helper.make_node("Transpose", ["bias0"], ["bias1"], name="bias_perm", perm=[2, 0, 1]))
+    n.append(helper.make_node("Sigmoid", ["bias1"], ["bias2"], name="bias_sigmoid"))
+    n.append(const("sixteen", np.array(16.0, np.float32)))
+    n.append(helper.make_node("Mul", ["bias2", "sixteen"], ["bias"], name="bias_scale"))
+    n.append(helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias"))
+    n.append(helper.make_node("Softmax", ["y"], ["out"], name="softmax", axis=-1))
+    g = helper.make_graph(n, "cpb", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 3, 16, 16])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def einsum_model(opset):
+    """q [1, 2, 3, 4, 8] (batch, grid, heads, tokens, dim) against constant
+    k, v [1, 2, 3, 5, 8]: scores by Einsum, softmax, Einsum with v"""
+    rng = np.random.default_rng(SEED)
+    n = [const("k", rng.standard_normal((1, 2, 3, 5, 8)).astype(np.float32)),
+         const("v", rng.standard_normal((1, 2, 3, 5, 8)).astype(np.float32)),
+         helper.make_node("Einsum", ["q", "k"], ["s"], name="scores", equation="B G H I D, B G H J D -> B G H I J"),
+         helper.make_node("Softmax", ["s"], ["p"], name="softmax", axis=-1),
+         helper.make_node("Einsum", ["p", "v"], ["out"], name="mix", equation="bghij,bghjd->bghid")]
+    g = helper.make_graph(n, "einsum", [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 2, 3, 4, 8])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 2, 3, 4, 8])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
 for opset in (18, 21):
     # only Input, the square, the mask's MemoryData, the add and the softmax stay
     check("mask_opset%d" % opset, mask_model(opset), max_layers=6,
           forbidden=("Reduction", "Crop", "Concat", "Gather", "BinaryOp_Equal"))
     check("functions_opset%d" % opset, function_model(opset))
 check("windows_opset17", window_model(17))
+# Input, the bias's MemoryData, the add and the softmax
+check("swin_v2_position_bias_opset18", cpb_model(18), max_layers=4, forbidden=("MatMul", "Gemm", "Sigmoid"))
+check("maxvit_einsum_opset18", einsum_model(18))
 
 for f in failures:
     print("FAIL", f)
