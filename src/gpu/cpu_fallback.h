@@ -8,6 +8,17 @@
 
 namespace kite {
 
+enum
+{
+    // a GPU backend cannot hold a blob of this shape (an OpenCL image larger
+    // than the device's 2D image limit) or has no kernel for it: returned by
+    // a session's upload / blob creation or by a layer's forward_gpu, it
+    // makes the Extractor run that layer on the CPU instead (its reference
+    // base class; the placement report shows cpu:reference), never failing
+    // the forward
+    KITE_GPU_CANNOT_HOLD = -101,
+};
+
 void note_gpu_layer_on_cpu();
 // how many times this thread noted it so far
 int gpu_layers_on_cpu();
