@@ -108,6 +108,8 @@ ShapeCache::~ShapeCache()
     for (auto& kv : cache_)
         if (kv.second.meta)
             api()->clReleaseMemObject(kv.second.meta);
+    if (fill_mem_)
+        api()->clReleaseMemObject(fill_mem_);
 }
 
 int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e)
@@ -144,7 +146,7 @@ int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, in
             offset += n;
         }
     }
-    int ret = cpu_forward(l, in, out, ntops, opt);
+    int ret = cpu_forward(mode_ == GATHER && map_layer_ ? map_layer_ : l, in, out, ntops, opt);
     if (ret != 0)
         return ret;
     e.outs.resize(out.size());
@@ -166,6 +168,15 @@ int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, in
         e.meta = api()->clCreateBuffer(s.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, meta.size() * sizeof(int), meta.data(), &err);
         if (!e.meta)
             return -100;
+        if (!fill_mem_)
+        {
+            std::vector<float> f(fill_);
+            if (f.empty())
+                f.push_back(0.f);
+            fill_mem_ = api()->clCreateBuffer(s.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f.size() * sizeof(float), f.data(), &err);
+            if (!fill_mem_)
+                return -100;
+        }
     }
     return 0;
 }
@@ -217,7 +228,7 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
         a.img(map->image);
         for (size_t j = 0; j < 8; j++)
             a.img(blob(bottoms[j < bottoms.size() ? j : 0])->image);
-        a.img(out->image).i(out->image.width).i(out->image.height).i((int)bottoms.size()).mem(e->meta);
+        a.img(out->image).i(out->image.width).i(out->image.height).i((int)bottoms.size()).mem(e->meta).mem(fill_mem_);
         ret = run2d(s, k, "gather", out->image.width, out->image.height, a);
         if (ret != 0)
             return ret;

@@ -81,6 +81,14 @@ public:
     ~ShapeCache();
     int forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
                 const Option& opt);
+    // GATHER with constants (Padding): the index maps come from `map_layer`
+    // (a copy of the layer whose constants are -1 .. -n), and a map index
+    // -k-1 writes fill[k]. Call once, before the first forward.
+    void set_fill(const Layer* map_layer, const std::vector<float>& fill)
+    {
+        map_layer_ = map_layer;
+        fill_ = fill;
+    }
 
 private:
     struct Entry
@@ -90,6 +98,9 @@ private:
     };
     int build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e);
     int mode_;
+    const Layer* map_layer_ = nullptr;
+    std::vector<float> fill_;
+    cl_mem fill_mem_ = nullptr; // fill_ on the device (one float at least)
     std::mutex mutex_;
     std::map<std::string, Entry> cache_;
 };
