@@ -1160,16 +1160,17 @@ int Extractor::run_layer(int li)
             int ret = run_layer_gpu(li);
             if (ret != KITE_GPU_CANNOT_HOLD)
                 return ret;
-            // a blob of this layer does not fit the device's storage: the
-            // layer's reference base class runs it on the CPU (nothing of
-            // the failed attempt was kept), its consumers upload the result
-            // again where they can
+            // a blob of this layer does not fit the device's storage, or
+            // its driver has no kernel for these shapes: the layer's
+            // reference base class runs it on the CPU (nothing of the failed
+            // attempt was kept), its consumers upload the result again
+            // where they can
             static std::mutex told_mutex;
             static std::set<std::string> told;
             std::lock_guard<std::mutex> lock(told_mutex);
             if (told.insert(layer->name).second)
-                KITE_LOGW("layer '%s' (%s): a blob exceeds what the GPU device can hold; the layer runs on the CPU",
-                          layer->name.c_str(), layer->type.c_str());
+                KITE_LOGW("layer '%s' (%s) runs on the CPU: the GPU device cannot hold one of its blobs or has no kernel "
+                          "for these shapes", layer->name.c_str(), layer->type.c_str());
         }
     }
     std::chrono::steady_clock::time_point t0;

@@ -241,35 +241,14 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
 int run_on_cpu(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
                const Option& opt)
 {
-    {
-        static std::mutex m;
-        static std::set<std::string> told;
-        std::lock_guard<std::mutex> lock(m);
-        if (told.insert(l->name).second)
-            KITE_LOGW("OpenCL: %s '%s' has no kernel for this shape; it runs on the CPU", l->type.c_str(), l->name.c_str());
-    }
-    note_gpu_layer_on_cpu();
-    Option copt = opt;
-    copt.use_packing_layout = false;
-    copt.use_fp16_storage = false;
-    std::vector<Mat> in(bottoms.size()), out;
-    for (size_t i = 0; i < bottoms.size(); i++)
-    {
-        int ret = s.download(bottoms[i], in[i], copt);
-        if (ret != 0)
-            return ret;
-    }
-    int ret = cpu_forward(l, in, out, (int)tops.size(), copt);
-    if (ret != 0)
-        return ret;
-    tops.resize(out.size());
-    for (size_t i = 0; i < out.size(); i++)
-    {
-        ret = s.upload(out[i], tops[i], nullptr, opt);
-        if (ret != 0)
-            return ret;
-    }
-    return 0;
+    // the one GPU fallback rule (gpu/cpu_fallback.h): the Extractor runs the
+    // layer's reference on the CPU and says so in the placement report
+    (void)l;
+    (void)bottoms;
+    (void)tops;
+    (void)s;
+    (void)opt;
+    return KITE_GPU_CANNOT_HOLD;
 }
 
 int run_activation(Session& s, const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)

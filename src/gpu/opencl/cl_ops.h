@@ -32,9 +32,10 @@ Mat shape3(int w, int h, int c);
 // lambda-free style: kernel() first, then KernelArgs, then run2d
 int run2d(Session& s, cl_kernel k, const char* name, int gx, int gy, const KernelArgs& args);
 
-// The layer's CPU forward on this blob (download, Layer::forward of the
-// reference class, upload): for shapes a driver has no kernel for. Logged
-// once per layer name.
+// For shapes a driver has no kernel for: returns KITE_GPU_CANNOT_HOLD, on
+// which the Extractor runs the layer's reference class on the CPU (logged
+// once per layer name, cpu:reference in the placement report): the one
+// fallback rule of both GPU backends (gpu/cpu_fallback.h).
 int run_on_cpu(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
                const Option& opt);
 
