@@ -229,16 +229,23 @@ int Interp::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) co
     }
     const int w = bottom_blob.dims == 1 ? 1 : bottom_blob.w;
     const int h = bottom_blob.dims == 1 ? 1 : bottom_blob.h;
-    int outw = output_width;
-    int outh = output_height;
+    int outw, outh;
+    float hs, ws;
+    target_size(w, h, outw, outh, hs, ws);
+    return resize(bottom_blob, top_blob, outw, outh, hs, ws, opt);
+}
+
+void Interp::target_size(int w, int h, int& outw, int& outh, float& hs, float& ws) const
+{
+    outw = output_width;
+    outh = output_height;
     if (outw == 0 || outh == 0)
     {
         outw = (int)(w * width_scale);
         outh = (int)(h * height_scale);
     }
-    const float hs = output_height ? h / (float)outh : 1.f / height_scale;
-    const float ws = output_width ? w / (float)outw : 1.f / width_scale;
-    return resize(bottom_blob, top_blob, outw, outh, hs, ws, opt);
+    hs = output_height ? h / (float)outh : 1.f / height_scale;
+    ws = output_width ? w / (float)outw : 1.f / width_scale;
 }
 
 int Interp::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const

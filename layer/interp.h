@@ -51,6 +51,11 @@ public:
     int dynamic_target_size;
     int align_corner;
 
+    // the target size and source steps of resize() for an input of w x h
+    // (a 1-D input counts as 1 x 1) without a second input: the given output
+    // size, else the scaled one (GPU drivers use it to plan their taps)
+    void target_size(int w, int h, int& outw, int& outh, float& hs, float& ws) const;
+
 protected:
     // outw/outh: target size; hs/ws: source step per output pixel; the
     // reference takes fp32 elempack 1, drivers override it for their layouts

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -1160,7 +1162,22 @@ int Extractor::run_layer(int li)
         for (int bi : layer->bottoms)
             int8_input = int8_input || (!blob_gpu[bi] && !blob_mats[bi].empty() && blob_mats[bi].elembits() == 8);
         if (!int8_input)
-            return run_layer_gpu(li);
+        {
+            int ret = run_layer_gpu(li);
+            if (ret != KITE_GPU_CANNOT_HOLD)
+                return ret;
+            // a blob of this layer does not fit the device's storage, or
+            // its driver has no kernel for these shapes: the layer's
+            // reference base class runs it on the CPU (nothing of the failed
+            // attempt was kept), its consumers upload the result again
+            // where they can
+            static std::mutex told_mutex;
+            static std::set<std::string> told;
+            std::lock_guard<std::mutex> lock(told_mutex);
+            if (told.insert(layer->name).second)
+                KITE_LOGW("layer '%s' (%s) runs on the CPU: the GPU device cannot hold one of its blobs or has no kernel "
+                          "for these shapes", layer->name.c_str(), layer->type.c_str());
+        }
     }
     std::chrono::steady_clock::time_point t0;
     if (observer)
@@ -1336,6 +1353,11 @@ int Extractor::run_layer_gpu(int li)
                 return -1;
             }
             int ret = s->upload(blob_mats[bi], blob_gpu[bi], layer, opt);
+            if (ret == KITE_GPU_CANNOT_HOLD)
+            {
+                blob_gpu[bi].reset();
+                return ret; // too large for the device: the layer runs on the CPU
+            }
             if (ret != 0 || !blob_gpu[bi])
             {
                 KITE_LOGE("layer '%s' (%s): upload of blob '%s' failed", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
@@ -1346,13 +1368,19 @@ int Extractor::run_layer_gpu(int li)
         int ret = s->convert_for_layer(bottoms[i], layer, opt);
         if (ret != 0)
             return ret;
-        consumed[bi]++;
-        if (opt.lightmode && consumed[bi] >= (int)net->blobs_[bi].consumers.size())
-            release_blob(bi);
     }
     std::vector<GpuBlobPtr> tops(layer->tops.size());
     const int fallbacks = gpu_layers_on_cpu();
     int ret = layer->forward_gpu(bottoms, tops, *s, opt);
+    if (ret == KITE_GPU_CANNOT_HOLD)
+        return ret; // the caller runs the layer on the CPU; the inputs are kept for it
+    // inputs consumed only now, so that a layer handed to the CPU still finds them
+    for (int bi : layer->bottoms)
+    {
+        consumed[bi]++;
+        if (opt.lightmode && consumed[bi] >= (int)net->blobs_[bi].consumers.size())
+            release_blob(bi);
+    }
     ran_on[li] = (signed char)(gpu_layers_on_cpu() != fallbacks ? BACKEND_CPU : layer->backend);
     ran_fallback[li] = (char)(ran_on[li] != layer->backend);
     ran_isa[li] = CPU_ISA_NONE; // (on the CPU after all: the GPU layer's reference base class ran)

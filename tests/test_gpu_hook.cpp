@@ -39,11 +39,17 @@ struct FakeBlobCounted : FakeBlob
     ~FakeBlobCounted() override { g_count.live--; }
 };
 
+// uploads of blobs with more elements than this are refused as a device
+// that cannot hold them refuses them (KITE_GPU_CANNOT_HOLD); -1: no limit
+int g_max_upload = -1;
+
 class FakeSession : public GpuSession
 {
 public:
     int upload(const Mat& m, GpuBlobPtr& out, const Layer*, const Option& opt) override
     {
+        if (g_max_upload >= 0 && (int)(m.total() * m.elempack) > g_max_upload)
+            return KITE_GPU_CANNOT_HOLD;
         auto b = std::make_shared<FakeBlobCounted>();
         Mat f = m;
         if (f.elempack != 1)
@@ -281,6 +287,77 @@ TEST(GpuHook, LayerBackendIsWhereTheLayerRan)
     for (int li = 0; li < 6; li++)
         EXPECT_EQ(ex.layer_backend(li), want[li]) << "layer " << li;
     EXPECT_EQ(ex.layer_backend(6), -1);
+}
+
+// adds 1 on the device, except (refuse_wide) for inputs wider than 4, which
+// its device "cannot hold" (KITE_GPU_CANNOT_HOLD): then its CPU forward adds 1
+class GpuCannotHoldWide : public GpuAddOne
+{
+public:
+    explicit GpuCannotHoldWide(bool r) : refuse_wide(r) { support_inplace = true; }
+    bool refuse_wide;
+    int forward_inplace(Mat& m, const Option&) const override
+    {
+        float* p = m;
+        for (size_t i = 0; i < m.total(); i++)
+            p[i] += 1.f;
+        return 0;
+    }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& s, const Option& opt) const override
+    {
+        if (refuse_wide && bottoms[0]->shape.w > 4)
+            return KITE_GPU_CANNOT_HOLD;
+        return GpuAddOne::forward_gpu(bottoms, tops, s, opt);
+    }
+};
+Layer* gpu_cannot_hold_wide_creator(void*) { return new GpuCannotHoldWide(true); }
+Layer* gpu_add_one_or_cpu_creator(void*) { return new GpuCannotHoldWide(false); }
+
+// the one GPU fallback rule: a layer whose driver or session answers
+// KITE_GPU_CANNOT_HOLD runs on the CPU (its reference), in light mode too
+// (its inputs are still there), and the forward succeeds
+TEST(GpuHook, CannotHoldRunsTheLayerOnTheCpu)
+{
+    BackendScope scope;
+    for (int refuse_upload = 0; refuse_upload < 2; refuse_upload++)
+    {
+        for (int light = 0; light < 2; light++)
+        {
+            Net net;
+            net.opt.use_vulkan_compute = true;
+            ASSERT_EQ(net.register_custom_layer("GpuAddOne", gpu_add_one_or_cpu_creator), 0);
+            ASSERT_EQ(net.register_custom_layer("GpuCannotHoldWide", gpu_cannot_hold_wide_creator), 0);
+            ASSERT_EQ(net.load_param_mem("7767517\n4 4\n"
+                                         "Input in 0 1 in\n"
+                                         "GpuAddOne g1 1 1 in a\n"
+                                         "GpuCannotHoldWide g2 1 1 a b\n"
+                                         "GpuAddOne g3 1 1 b out\n"),
+                      0);
+            ASSERT_EQ(net.load_model_empty(), 0);
+            Extractor ex = net.create_extractor();
+            ex.set_light_mode(light != 0);
+            // width 5: g2 refuses; with the uploads refused, nothing fits the device
+            Mat in(refuse_upload ? 4 : 5, 3, 2);
+            float* pi = in;
+            for (size_t i = 0; i < in.total(); i++)
+                pi[i] = (float)i;
+            g_max_upload = refuse_upload ? 8 : -1;
+            ASSERT_EQ(ex.input("in", in), 0);
+            Mat out;
+            const int ret = ex.extract("out", out);
+            g_max_upload = -1;
+            ASSERT_EQ(ret, 0) << "refuse_upload " << refuse_upload << " light " << light;
+            ASSERT_EQ(out.total(), in.total());
+            const float* po = out;
+            for (size_t i = 0; i < in.total(); i++)
+                ASSERT_FLOAT_EQ(po[i], pi[i] + 3.f) << "element " << i;
+            std::vector<LayerPlacement> p = ex.placement();
+            ASSERT_EQ(p.size(), 4u);
+            EXPECT_EQ(p[2].backend, BACKEND_CPU) << "g2 ran on the CPU";
+            EXPECT_EQ(p[1].backend, refuse_upload ? BACKEND_CPU : BACKEND_VULKAN);
+            EXPECT_EQ(p[3].backend, refuse_upload ? BACKEND_CPU : BACKEND_VULKAN);
+        }
+    }
 }
 
 // a CPU layer with a kernel of its own that hands inputs of width 5 to its

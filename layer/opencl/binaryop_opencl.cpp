@@ -1,16 +1,68 @@
 // BinaryOp on OpenCL images: two same-shaped inputs or one input and the
-// scalar; broadcasting shapes run on the CPU.
+// scalar in one launch. Broadcasting shapes follow the reference exactly:
+// each input is first gathered into the output shape (cl::ShapeCache with an
+// index map from the reference: an ADD of that input's element numbers and
+// zeros for the other), then the two run as same-shaped inputs.
 #include "binaryop.h"
 
 #include "gpu/opencl/cl_ops.h"
 
+#include <memory>
+
 namespace kite {
+
+namespace {
+
+// the reference ADD of input `side` (element numbers, as ShapeCache gives
+// them) and zeros of the other input's shape: for every output element, the
+// element of input `side` it reads
+class BroadcastSide : public Layer
+{
+public:
+    explicit BroadcastSide(int s) : side(s)
+    {
+        one_blob_only = false;
+        support_inplace = false;
+        ParamDict pd;
+        pd.set(BinaryOp::PARAM_OP_TYPE, (int)BinaryOp::Operation_ADD);
+        add.reset(create_layer("BinaryOp"));
+        if (add && add->load_param(pd) != 0)
+            add.reset();
+    }
+    int forward(const std::vector<Mat>& in, std::vector<Mat>& out, const Option& opt) const override
+    {
+        if (!add || in.size() != 2)
+            return -1;
+        std::vector<Mat> v(in);
+        v[1 - side] = in[1 - side].clone();
+        if (v[1 - side].empty())
+            return -100;
+        v[1 - side].fill(0.f);
+        out.resize(1);
+        return add->forward(v, out, opt);
+    }
+
+private:
+    int side;
+    std::unique_ptr<Layer> add;
+};
+
+} // namespace
 
 class BinaryOp_opencl : public BinaryOp
 {
 public:
     BinaryOp_opencl() { support_opencl = true; }
     bool accept() const override { return op_type >= 0 && op_type < Operation_COUNT; }
+    int create_pipeline(const Option& opt) override
+    {
+        int ret = BinaryOp::create_pipeline(opt);
+        if (ret != 0)
+            return ret;
+        for (int i = 0; i < 2; i++)
+            cache_[i].set_fill(&side_[i], std::vector<float>());
+        return 0;
+    }
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
                     const Option& opt) const override
     {
@@ -18,8 +70,24 @@ public:
         const cl::ClBlob* a = cl::blob(bottoms[0]);
         const cl::ClBlob* b = bottoms.size() > 1 ? cl::blob(bottoms[1]) : nullptr;
         const bool scalar = with_scalar != 0 || !b;
+        std::vector<GpuBlobPtr> in(bottoms);
         if (!scalar && (b->dims() != a->dims() || b->C != a->C || b->H != a->H || b->W != a->W))
-            return cl::run_on_cpu(this, bottoms, tops, s, opt);
+        {
+            // broadcasting: both inputs gathered into the output shape
+            const long long n = (long long)a->C * a->H * a->W + (long long)b->C * b->H * b->W;
+            if (n >= (1 << 24))
+                return cl::run_on_cpu(this, bottoms, tops, s, opt); // indices not exact in fp32
+            for (int i = 0; i < 2; i++)
+            {
+                std::vector<GpuBlobPtr> t(1);
+                int ret = cache_[i].forward(this, bottoms, t, s, opt);
+                if (ret != 0)
+                    return ret;
+                in[i] = t[0];
+            }
+            a = cl::blob(in[0]);
+            b = cl::blob(in[1]);
+        }
         cl::ClBlobPtr out;
         int ret = s.create_blob(a->shape, out);
         if (ret != 0)
@@ -35,6 +103,10 @@ public:
             tops[0] = out;
         return ret;
     }
+
+private:
+    BroadcastSide side_[2] = {BroadcastSide(0), BroadcastSide(1)};
+    mutable cl::ShapeCache cache_[2] = {cl::ShapeCache(cl::ShapeCache::GATHER), cl::ShapeCache(cl::ShapeCache::GATHER)};
 };
 
 DEFINE_LAYER_CREATOR(BinaryOp_opencl)

@@ -1,6 +1,7 @@
 // Depth-wise convolution (group == channels == num_output, multiplier 1) on
 // OpenCL images, the filter in the seeds' depth-wise layout; other groupings
-// are declined and run on the CPU. int8 layers run dwconv2d_int8 (int8.cl)
+// (grouped convolution, depth multipliers) run conv2d_grouped with float
+// weight buffers (int8 ones run on the CPU). int8 layers run dwconv2d_int8 (int8.cl)
 // with the CPU's int8 arithmetic.
 #include "convolutiondepthwise.h"
 
@@ -18,9 +19,9 @@ public:
     ConvolutionDepthWise_opencl() { support_opencl = true; }
     bool accept() const override
     {
-        return dynamic_weight == 0 && group == num_output && kernel_w > 0 && kernel_h > 0
-               && weight_data_size == num_output * kernel_w * kernel_h;
+        return dynamic_weight == 0 && kernel_w > 0 && kernel_h > 0 && group > 0 && num_output % group == 0;
     }
+    ~ConvolutionDepthWise_opencl() override { release_grouped(); }
     int create_pipeline(const Option& opt) override
     {
         int ret = ConvolutionDepthWise::create_pipeline(opt);
@@ -33,6 +34,9 @@ public:
         ret = cl::prepare_programs(w_.ctx, opt, {int8_ ? "int8" : "conv"});
         if (ret != 0)
             return ret;
+        depthwise_ = group == num_output && weight_data_size == num_output * kernel_w * kernel_h;
+        if (!depthwise_)
+            return int8_ ? 0 : upload_grouped(); // grouped int8 runs on the CPU
         if (int8_)
             return upload_int8(opt);
         ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, weight_data, (size_t)weight_data_size, num_output,
@@ -44,6 +48,7 @@ public:
     int destroy_pipeline(const Option& opt) override
     {
         w_.release();
+        release_grouped();
         return ConvolutionDepthWise::destroy_pipeline(opt);
     }
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
@@ -51,7 +56,8 @@ public:
     {
         cl::Session& s = cl::session(gs);
         const cl::ClBlob* in = cl::blob(bottoms[0]);
-        if (in->dims() != 3 || in->C != num_output)
+        const bool grouped = !depthwise_;
+        if (in->dims() != 3 || (!grouped && in->C != num_output) || (grouped && (int8_ || in->C % group != 0)))
             return cl::run_on_cpu(this, bottoms, tops, s, opt);
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
         int pads[4];
@@ -68,6 +74,14 @@ public:
         if (ret != 0)
             return ret;
         const Activation act(activation_type, activation_params);
+        if (grouped)
+        {
+            ret = forward_grouped_gpu(in, OW, OH, pads, act, s, out);
+            if (ret != 0)
+                return ret;
+            tops[0] = out;
+            return 0;
+        }
         if (int8_)
         {
             ret = forward_int8_gpu(in, OW, OH, pads, s, out);
@@ -91,6 +105,47 @@ public:
     }
 
 private:
+    // grouped: weights [num_output][channels/group][kh][kw] and bias as float buffers
+    int upload_grouped()
+    {
+        std::vector<float> b(num_output, 0.f);
+        if (bias_term)
+            b.assign((const float*)bias_data, (const float*)bias_data + num_output);
+        cl_int err = 0;
+        gw_ = cl::api()->clCreateBuffer(w_.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                        (size_t)weight_data_size * sizeof(float), weight_data.data, &err);
+        gb_ = cl::api()->clCreateBuffer(w_.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * sizeof(float),
+                                        b.data(), &err);
+        return gw_ && gb_ ? 0 : -100;
+    }
+    void release_grouped()
+    {
+        if (gw_)
+            cl::api()->clReleaseMemObject(gw_);
+        if (gb_)
+            cl::api()->clReleaseMemObject(gb_);
+        gw_ = gb_ = nullptr;
+    }
+    int forward_grouped_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, const Activation& act, cl::Session& s,
+                            cl::ClBlobPtr& out) const
+    {
+        const int inch_g = in->C / group;
+        // weights [num_output][channels / group][kh][kw]
+        if ((long long)inch_g * num_output * kernel_w * kernel_h != weight_data_size)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d", name.c_str(), in->C,
+                      weight_data_size / (num_output * kernel_w * kernel_h) * group);
+            return -1;
+        }
+        cl_kernel k = s.kernel("conv", "conv2d_grouped");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).mem(gw_).mem(gb_).img(out->image).i(in->H).i(in->W).i(num_output).i(OH).i(OW).i(inch_g);
+        a.i(num_output / group).i(kernel_w).i(kernel_h).i(dilation_w).i(dilation_h).i(stride_w).i(stride_h);
+        a.i(pads[0]).i(pads[2]).f(pad_value).i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        return cl::run2d(s, k, "conv2d_grouped", OW * cl::div4(num_output), OH, a);
+    }
     int upload_int8(const Option& opt)
     {
         std::vector<float> wf = cl::int8_to_float(weight_data);
@@ -131,6 +186,8 @@ private:
     }
 
     cl::Weights w_;
+    cl_mem gw_ = nullptr, gb_ = nullptr;
+    bool depthwise_ = true;
     bool int8_ = false;
     int numerics_ = 0;
 };

@@ -1,6 +1,8 @@
 // InnerProduct on OpenCL images: weights in the conv-filter layout
-// ([num_input, (num_output+3)/4], 1x1 taps); the row mode (dims-2 input of
-// w == num_input) and inputs wider than the device's image limit run on the CPU.
+// ([num_input, (num_output+3)/4], 1x1 taps), or where num_input exceeds the
+// device's image width in the width-major one ([(num_input+3)/4, num_output],
+// innerproduct_wide); the row mode (dims-2 input of w == num_input) runs on
+// the CPU.
 // int8 layers run innerproduct_int8 (int8.cl) with the CPU's int8 arithmetic.
 #include "innerproduct.h"
 
@@ -24,7 +26,10 @@ public:
         if (!w_.ctx)
             return -1;
         num_input_ = weight_data_size / num_output;
-        if ((size_t)num_input_ > w_.ctx->image_max_w)
+        // the conv-filter image is num_input wide: wider ones take the
+        // width-major layout ((num_input + 3) / 4 wide, num_output high)
+        wide_ = (size_t)num_input_ > w_.ctx->image_max_w;
+        if (wide_ && ((size_t)cl::div4(num_input_) > w_.ctx->image_max_w || (size_t)num_output > w_.ctx->image_max_h))
             return 0; // forward runs on the CPU
         int8_ = weight_data.elemsize == 1u;
         ret = cl::prepare_programs(w_.ctx, opt, {int8_ ? "int8" : "conv"});
@@ -33,8 +38,11 @@ public:
         if (int8_)
         {
             std::vector<float> wf = cl::int8_to_float(weight_data);
-            ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, 1, 1,
-                                         false, w_.add());
+            if (wide_)
+                ret = cl::upload_linear_weights(w_.ctx, wf.data(), num_output, num_input_, w_.add());
+            else
+                ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, 1,
+                                             1, false, w_.add());
             if (ret != 0)
                 return ret;
             std::vector<float> scale_in(num_output);
@@ -43,8 +51,11 @@ public:
             return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr,
                                              scale_in.data(), nullptr, nullptr, w_.add());
         }
-        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
-                                     num_input_, 1, 1, false, w_.add());
+        if (wide_)
+            ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, num_input_, w_.add());
+        else
+            ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
+                                         num_input_, 1, 1, false, w_.add());
         if (ret != 0)
             return ret;
         return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
@@ -67,13 +78,18 @@ public:
         if (ret != 0)
             return ret;
         const Activation act(activation_type, activation_params);
-        const char* kname = int8_ ? "innerproduct_int8" : "innerproduct";
+        const char* kname = wide_ ? (int8_ ? "innerproduct_wide_int8" : "innerproduct_wide")
+                                  : (int8_ ? "innerproduct_int8" : "innerproduct");
         cl_kernel k = s.kernel(int8_ ? "int8" : "conv", kname);
         if (!k)
             return -1;
         const int OB = cl::div4(num_output);
         cl::KernelArgs a(k);
-        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image);
+        if (wide_)
+            a.i(in->H).i(in->W).i(num_input_).i(num_output);
+        else
+            a.i(in->C).i(in->H).i(in->W).i(OB);
         if (int8_) // InnerProduct::forward: sum * scale_in, then + bias
             a.i(in->int8).f(bottom_blob_int8_scales[0]).i(bias_term).i(0);
         else
@@ -89,6 +105,7 @@ public:
 private:
     cl::Weights w_;
     int num_input_ = 0;
+    bool wide_ = false; // weights in the width-major layout (innerproduct_wide)
     bool int8_ = false;
 };
 

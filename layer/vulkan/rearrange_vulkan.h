@@ -4,7 +4,7 @@
 // Two driver templates that let the reference define the result, so the
 // device gives exactly the reference's answer:
 // - GatherVulkan<Base>: layers whose output only rearranges input 0 (Permute,
-//   Crop, Reshape, nearest Interp). Once per input shape the reference runs
+//   Crop, Reshape, nearest Interp), or also adds constants (Padding). Once per input shape the reference runs
 //   on a host tensor holding element numbers; its output is the index map of
 //   shaders/vulkan/gather.comp (kept on the device). An identity map gives a
 //   view of the input (no copy).
@@ -14,6 +14,7 @@
 
 #include "vulkan/vulkan_common.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,8 +82,10 @@ struct GatherMap
     vk::VkBlobPtr idx;
 };
 
-// build the index map of `l` for input shapes `bottoms` (nullptr, logged, on failure)
-inline std::shared_ptr<GatherMap> build_gather_map(const Layer& l, const std::vector<GpuBlobPtr>& bottoms, vk::VulkanDevice* dev)
+// build the index map of `l` for input shapes `bottoms` (nullptr, logged, on
+// failure); with nfill > 0 the map may also hold -1 .. -nfill (constants)
+inline std::shared_ptr<GatherMap> build_gather_map(const Layer& l, const std::vector<GpuBlobPtr>& bottoms, vk::VulkanDevice* dev,
+                                                   int nfill = 0)
 {
     const Mat& s0 = bottoms[0]->shape;
     const size_t n_in = (size_t)s0.w * s0.h * s0.d * s0.c;
@@ -116,7 +119,7 @@ inline std::shared_ptr<GatherMap> build_gather_map(const Layer& l, const std::ve
     for (size_t i = 0; i < idx.size(); i++)
     {
         const float v = idx[i];
-        if (!(v >= 0.f && v < (float)n_in) || v != (float)(int)v)
+        if (!(v >= (float)-nfill && v < (float)n_in) || v != (float)(int)v)
         {
             KITE_LOGE("%s '%s': output element %zu is not an input element (%g)", l.type.c_str(), l.name.c_str(), i, v);
             return nullptr;
@@ -148,8 +151,16 @@ public:
         int ret = Base::create_pipeline(opt);
         if (ret != 0)
             return ret;
-        pipe = pipeline_for(opt, "gather", 3, 64);
-        return pipe ? 0 : -1;
+        pipe = pipeline_for(opt, "gather", 4, 64);
+        std::vector<float> f = fill_values();
+        Mat fm((int)std::max<size_t>(f.size(), 1));
+        if (fm.empty())
+            return -100;
+        fm.fill(0.f);
+        std::copy(f.begin(), f.end(), (float*)fm.data);
+        nfill = (int)f.size();
+        fill = upload_weights(opt, fm);
+        return pipe && fill ? 0 : -1;
     }
     int destroy_pipeline(const Option& opt) override
     {
@@ -157,6 +168,7 @@ public:
             std::lock_guard<std::mutex> g(lock);
             maps.clear();
         }
+        fill.reset();
         return Base::destroy_pipeline(opt);
     }
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
@@ -164,7 +176,7 @@ public:
         vk::Session& s = session_of(session);
         if (bottoms.empty() || tops.size() != 1)
         {
-            KITE_LOGE("%s '%s': expects inputs and 1 output", this->type.c_str(), this->name.c_str());
+            KITE_LOGE("%s '%s': expects inputs and 1 output", this->Layer::type.c_str(), this->name.c_str());
             return -1;
         }
         const std::vector<int> key = shape_key(bottoms);
@@ -177,7 +189,7 @@ public:
         }
         if (!m)
         {
-            m = build_gather_map(*this, bottoms, s.device());
+            m = build_gather_map(map_layer(), bottoms, s.device(), nfill);
             if (!m)
                 return -1;
             std::lock_guard<std::mutex> g(lock);
@@ -197,15 +209,24 @@ public:
         {
             int n, row;
         } pc = {n, std::min(n, 4096)};
-        int ret = s.dispatch(pipe, {blob_of(bottoms[0]), m->idx.get(), top.get()}, &pc, sizeof(pc), pc.row, (n + pc.row - 1) / pc.row, 1);
+        int ret = s.dispatch(pipe, {blob_of(bottoms[0]), m->idx.get(), top.get(), fill.get()}, &pc, sizeof(pc), pc.row, (n + pc.row - 1) / pc.row, 1);
         top->int8 = blob_of(bottoms[0])->int8; // int8 data moves as int8 (as on the CPU)
         if (ret == 0)
             tops[0] = top;
         return ret;
     }
 
+protected:
+    // the layer whose reference builds the index map (the layer itself, or a
+    // copy whose constants are -1 .. -n: Padding)
+    virtual const Layer& map_layer() const { return *this; }
+    // the constants a map index -k-1 stands for (create_pipeline time)
+    virtual std::vector<float> fill_values() const { return std::vector<float>(); }
+
 private:
     const vk::Pipeline* pipe = nullptr;
+    vk::VkBlobPtr fill;
+    int nfill = 0;
     mutable std::mutex lock;
     mutable std::map<std::vector<int>, std::shared_ptr<GatherMap> > maps;
 };
@@ -250,7 +271,7 @@ public:
             {
                 if (out[i].empty() || out[i].elempack != 1 || out[i].elemsize != 4u)
                 {
-                    KITE_LOGE("%s '%s': output %d is not an fp32 tensor", this->type.c_str(), this->name.c_str(), (int)i);
+                    KITE_LOGE("%s '%s': output %d is not an fp32 tensor", this->Layer::type.c_str(), this->name.c_str(), (int)i);
                     return -1;
                 }
                 // uploaded (and converted to the storage type) by a session of

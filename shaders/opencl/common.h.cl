@@ -34,8 +34,10 @@ __constant sampler_t SAMPLER = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP |
 #define RD(img, x, y) read_imagef(img, SAMPLER, (int2)((x), (y)))
 #define WR(img, x, y, v) write_imagef(img, (int2)((x), (y)), v)
 
-// fused activation (ncnn activation_type): ACT 0 none, 1 relu, 2 leaky relu
-// (p0 slope), 3 clip (p0, p1), 4 sigmoid, 5 mish, 6 hardswish (p0 alpha, p1 beta)
+// activation codes of layer/gpu/gpu_activation.h (the Vulkan shaders use the
+// same): fused (ncnn activation_type) 0 none, 1 relu, 2 leaky relu (p0 slope),
+// 3 clip (p0, p1), 4 sigmoid, 5 mish, 6 hardswish (p0 alpha, p1 beta); the
+// standalone layers' 7 tanh, 10 swish, 11 hardsigmoid (p0 alpha, p1 beta)
 inline float4 activate(float4 v, int act, float p0, float p1)
 {
     switch (act)
@@ -56,6 +58,30 @@ inline float4 activate(float4 v, int act, float p0, float p1)
         r = select(r, v, v > (float4)(upper));
         return r;
     }
+    case 7: return tanh(v);
+    case 10:
+        v = clamp(v, (float4)(-88.3762626647949f), (float4)(88.3762626647949f));
+        return v / ((float4)(1.f) + exp(-v));
+    case 11:
+    {
+        float lower = -p1 / p0;
+        float upper = 1.f / p0 + lower;
+        float4 r = v * p0 + (float4)(p1);
+        r = select(r, (float4)(0.f), v < (float4)(lower));
+        r = select(r, (float4)(1.f), v > (float4)(upper));
+        return r;
+    }
     default: return v;
     }
+}
+
+// element L (in the Mat's c, d, h, w order) of a channel-major image of C, H, W
+inline float read_linear(__read_only image2d_t img, int L, int H, int W)
+{
+    int x = L % W;
+    int r = L / W;
+    int y = r % H, c = r / H;
+    float4 v = RD(img, (c >> 2) * W + x, y);
+    int k = c & 3;
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
 }

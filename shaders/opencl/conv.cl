@@ -182,3 +182,127 @@ __kernel void conv2d_wide(__read_only image2d_t in, __read_only image2d_t filt, 
     }
     WR(out, x, oy, activate(sum, act, p0, p1));
 }
+
+// Grouped 2-D transposed convolution (DeconvolutionDepthWise) in gather form:
+// output pixel (ocb * OW + ox, oy) makes output channels 4 ocb .. 4 ocb + 3,
+// each the sum over its group's input channels and the taps whose stride
+// grid lands on (oy, ox) of w[oc][ic][ky][kx] * in[ic][iy][ix]
+// (iy * stride + ky * dilation - cut = oy), then bias and the activation.
+// Weights and bias are float buffers; float arithmetic.
+__kernel void deconv2d(__read_only image2d_t in, __global const float* w, __global const float* bias,
+                       __write_only image2d_t out, int H, int W, int OC, int OH, int OW, int inch_g, int outch_g, int kw,
+                       int kh, int dw, int dh, int sw, int sh, int cut_w, int cut_h, int bias_term, int act, float p0,
+                       float p1)
+{
+    int xi = get_global_id(0), oy = get_global_id(1);
+    if (xi >= OW * ((OC + 3) / 4) || oy >= OH)
+        return;
+    int ocb = xi / OW, ox = xi % OW;
+    float r[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int k = 0; k < 4; k++)
+    {
+        int oc = ocb * 4 + k;
+        if (oc >= OC)
+            break;
+        int grp = oc / outch_g;
+        float sum = bias_term ? bias[oc] : 0.f;
+        for (int ic = 0; ic < inch_g; ic++)
+        {
+            int c = grp * inch_g + ic;
+            int wbase = (oc * inch_g + ic) * kw * kh;
+            for (int ky = 0; ky < kh; ky++)
+            {
+                int ty = oy + cut_h - ky * dh;
+                if (ty < 0 || ty % sh != 0 || ty / sh >= H)
+                    continue;
+                int iy = ty / sh;
+                for (int kx = 0; kx < kw; kx++)
+                {
+                    int tx = ox + cut_w - kx * dw;
+                    if (tx < 0 || tx % sw != 0 || tx / sw >= W)
+                        continue;
+                    float4 v = RD(in, (c >> 2) * W + tx / sw, iy);
+                    int l = c & 3;
+                    float x = l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
+                    sum += x * w[wbase + ky * kw + kx];
+                }
+            }
+        }
+        r[k] = sum;
+    }
+    WR(out, xi, oy, activate((float4)(r[0], r[1], r[2], r[3]), act, p0, p1));
+}
+
+// Grouped 2-D convolution (ConvolutionDepthWise with channels per group
+// other than 1, or a depth multiplier): output pixel (ocb * OW + ox, oy)
+// makes output channels 4 ocb .. 4 ocb + 3, each the sum over its group's
+// input channels and taps of w[oc][ic][ky][kx] * in (pad_value outside),
+// then bias and the activation. Weights and bias are float buffers; float
+// arithmetic.
+__kernel void conv2d_grouped(__read_only image2d_t in, __global const float* w, __global const float* bias,
+                             __write_only image2d_t out, int H, int W, int OC, int OH, int OW, int inch_g, int outch_g,
+                             int kw, int kh, int dw, int dh, int sw, int sh, int pl, int pt, float pad_value,
+                             int bias_term, int act, float p0, float p1)
+{
+    int xi = get_global_id(0), oy = get_global_id(1);
+    if (xi >= OW * ((OC + 3) / 4) || oy >= OH)
+        return;
+    int ocb = xi / OW, ox = xi % OW;
+    float r[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int k = 0; k < 4; k++)
+    {
+        int oc = ocb * 4 + k;
+        if (oc >= OC)
+            break;
+        int grp = oc / outch_g;
+        float sum = bias_term ? bias[oc] : 0.f;
+        for (int ic = 0; ic < inch_g; ic++)
+        {
+            int c = grp * inch_g + ic;
+            int l = c & 3;
+            __global const float* wp = w + (oc * inch_g + ic) * kw * kh;
+            for (int ky = 0; ky < kh; ky++)
+            {
+                int iy = oy * sh + ky * dh - pt;
+                for (int kx = 0; kx < kw; kx++)
+                {
+                    int ix = ox * sw + kx * dw - pl;
+                    float x = pad_value;
+                    if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                    {
+                        float4 v = RD(in, (c >> 2) * W + ix, iy);
+                        x = l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
+                    }
+                    sum += x * wp[ky * kw + kx];
+                }
+            }
+        }
+        r[k] = sum;
+    }
+    WR(out, xi, oy, activate((float4)(r[0], r[1], r[2], r[3]), act, p0, p1));
+}
+
+// InnerProduct whose conv-filter image would exceed the device's image width
+// (num_input above it, e.g. VGG's fc6): the weights [O][K] in the width-major
+// layout (pixel (kb, o) = w[o][kb*4..+3], zeros past K), the input read flat
+// (element k in the Mat's order); one work item per 4 outputs
+__kernel void innerproduct_wide(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                                __write_only image2d_t out, int H, int W, int K, int O, int has_bias, int act, float p0,
+                                float p1)
+{
+    int ob = get_global_id(0);
+    if (ob * 4 >= O)
+        return;
+    float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    float s[4] = {sum.x, sum.y, sum.z, sum.w};
+    for (int kb = 0; kb < (K + 3) / 4; kb++)
+    {
+        int k = kb * 4;
+        float4 v = (float4)(read_linear(in, k, H, W), k + 1 < K ? read_linear(in, k + 1, H, W) : 0.f,
+                            k + 2 < K ? read_linear(in, k + 2, H, W) : 0.f, k + 3 < K ? read_linear(in, k + 3, H, W) : 0.f);
+        for (int j = 0; j < 4; j++)
+            if (ob * 4 + j < O)
+                s[j] += dot(v, RD(filt, kb, ob * 4 + j));
+    }
+    WR(out, ob, 0, activate((float4)(s[0], s[1], s[2], s[3]), act, p0, p1));
+}

@@ -36,3 +36,15 @@ __kernel void eltwise2(__read_only image2d_t a, __read_only image2d_t b, __write
     FLOAT4 r = op == 0 ? va * vb : op == 1 ? va * (FLOAT)ca + vb * (FLOAT)cb : fmax(va, vb);
     WRH(out, x, y, r);
 }
+
+// out = x * b[c] + a[c] per channel (BatchNorm's folded scale and shift);
+// a, b are 1-D argument images, W the image's pixels per channel block
+__kernel void channel_affine(__read_only image2d_t in, __read_only image2d_t a, __read_only image2d_t b,
+                             __write_only image2d_t out, int iw, int ih, int W)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    int cb = x / W;
+    WR(out, x, y, RD(in, x, y) * RD(b, cb, 0) + RD(a, cb, 0));
+}

@@ -155,3 +155,33 @@ __kernel void innerproduct_int8(__read_only image2d_t in, __read_only image2d_t 
             }
     WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
 }
+
+// innerproduct_wide (conv.cl) with the int8 arithmetic of innerproduct_int8
+__kernel void innerproduct_wide_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
+                                     __write_only image2d_t out, int H, int W, int K, int O, int in_int8,
+                                     float bottom_scale, int has_bias, int numerics, int act, float p0, float p1)
+{
+    int ob = get_global_id(0);
+    if (ob * 4 >= O)
+        return;
+    int s[4] = {0, 0, 0, 0};
+    float4 scale = (float4)(bottom_scale);
+    for (int kb = 0; kb < (K + 3) / 4; kb++)
+    {
+        int k = kb * 4;
+        float4 v = (float4)(read_linear(in, k, H, W), k + 1 < K ? read_linear(in, k + 1, H, W) : 0.f,
+                            k + 2 < K ? read_linear(in, k + 2, H, W) : 0.f, k + 3 < K ? read_linear(in, k + 3, H, W) : 0.f);
+        if (!in_int8)
+            v = quantize4(v, scale);
+        int4 q = convert_int4(v);
+        for (int j = 0; j < 4; j++)
+        {
+            if (ob * 4 + j < O)
+            {
+                int4 wq = convert_int4(RD(filt, kb, ob * 4 + j));
+                s[j] += q.x * wq.x + q.y * wq.y + q.z * wq.z + q.w * wq.w;
+            }
+        }
+    }
+    WR(out, ob, 0, int8_finish((int4)(s[0], s[1], s[2], s[3]), args, ob, has_bias, numerics, 0, act, p0, p1));
+}

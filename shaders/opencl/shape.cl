@@ -197,16 +197,133 @@ inline float gather_one(__read_only image2d_t i0, __read_only image2d_t i1, __re
 __kernel void gather(__read_only image2d_t map, __read_only image2d_t i0, __read_only image2d_t i1,
                      __read_only image2d_t i2, __read_only image2d_t i3, __read_only image2d_t i4,
                      __read_only image2d_t i5, __read_only image2d_t i6, __read_only image2d_t i7,
-                     __write_only image2d_t out, int iw, int ih, int n, __constant int* meta)
+                     __write_only image2d_t out, int iw, int ih, int n, __constant int* meta, __global const float* fill)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= ih)
         return;
-    float4 m = RD(map, x, y);
+    // a negative index -k-1 is the constant fill[k] (Padding)
+    int4 m = convert_int4(RD(map, x, y));
     float4 r;
-    r.x = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.x);
-    r.y = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.y);
-    r.z = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.z);
-    r.w = gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, (int)m.w);
+    r.x = m.x < 0 ? fill[-m.x - 1] : gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, m.x);
+    r.y = m.y < 0 ? fill[-m.y - 1] : gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, m.y);
+    r.z = m.z < 0 ? fill[-m.z - 1] : gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, m.z);
+    r.w = m.w < 0 ? fill[-m.w - 1] : gather_one(i0, i1, i2, i3, i4, i5, i6, i7, n, meta, m.w);
     WR(out, x, y, r);
+}
+
+// one output element of Reduction (layer/gpu/reduction_plan.h): the input as
+// 4 axes ext (c, d, h, w outermost first), red the reduced ones; output
+// element o is the kept axes' coordinates, w fastest. Ops as
+// Reduction::Operation, accumulated in float in the reference's order.
+inline float reduce_one(__read_only image2d_t in, int IH, int IW, int4 ext, int4 red, int rcount, int op, float coeff,
+                        int o)
+{
+    int b[4];
+    int e[4] = {ext.x, ext.y, ext.z, ext.w};
+    int rd[4] = {red.x, red.y, red.z, red.w};
+    for (int a = 3; a >= 0; a--)
+    {
+        b[a] = 0;
+        if (rd[a] == 0)
+        {
+            b[a] = o % e[a];
+            o /= e[a];
+        }
+    }
+    float acc = op == 4 ? -FLT_MAX : (op == 5 ? FLT_MAX : (op == 6 ? 1.f : 0.f));
+    for (int r = 0; r < rcount; r++)
+    {
+        int c[4] = {b[0], b[1], b[2], b[3]};
+        int u = r;
+        for (int a = 3; a >= 0; a--)
+        {
+            if (rd[a] != 0)
+            {
+                c[a] = u % e[a];
+                u /= e[a];
+            }
+        }
+        float x = read_linear(in, ((c[0] * e[1] + c[1]) * e[2] + c[2]) * e[3] + c[3], IH, IW);
+        if (op == 1 || op == 7)
+            acc += fabs(x);
+        else if (op == 2 || op == 8)
+            acc += x * x;
+        else if (op == 4)
+            acc = fmax(acc, x);
+        else if (op == 5)
+            acc = fmin(acc, x);
+        else if (op == 6)
+            acc *= x;
+        else if (op == 10)
+            acc += exp(x);
+        else
+            acc += x;
+    }
+    if (op == 3)
+        acc = acc / (float)rcount;
+    else if (op == 8)
+        acc = sqrt(acc);
+    else if (op == 9 || op == 10)
+        acc = log(acc);
+    return acc * coeff;
+}
+
+__kernel void reduce(__read_only image2d_t in, __write_only image2d_t out, int IH, int IW, int OC, int OH, int OW,
+                     int e0, int e1, int e2, int e3, int r0, int r1, int r2, int r3, int rcount, int op, float coeff)
+{
+    int4 ext = (int4)(e0, e1, e2, e3), red = (int4)(r0, r1, r2, r3);
+    int xi = get_global_id(0), y = get_global_id(1);
+    if (xi >= OW * ((OC + 3) / 4) || y >= OH)
+        return;
+    int cb = xi / OW, x = xi % OW;
+    float v[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int k = 0; k < 4; k++)
+    {
+        int c = cb * 4 + k;
+        if (c < OC)
+            v[k] = reduce_one(in, IH, IW, ext, red, rcount, op, coeff, (c * OH + y) * OW + x);
+    }
+    WR(out, xi, y, (float4)(v[0], v[1], v[2], v[3]));
+}
+
+// Interp (layer/gpu/interp_plan.h): output pixel (xi, y) holds 4 output
+// elements; element o (Mat order) is plane c, row oy, column ox of the plan's
+// C x OH x OW view, made from the taps of both axes (rows first, then
+// blended) as the reference does. The images are channel-major of (IH, IW)
+// and (OC, OH_img, OW_img) per cl_layout.h.
+__kernel void interp(__read_only image2d_t in, __global const float* t, __write_only image2d_t out, int IH, int IW,
+                     int OCi, int OHi, int OWi, int H, int W, int OH, int OW, int ntx, int nty)
+{
+    int xi = get_global_id(0), y = get_global_id(1);
+    if (xi >= OWi * ((OCi + 3) / 4) || y >= OHi)
+        return;
+    int cb = xi / OWi, x = xi % OWi;
+    const int xa = OW, yo = OW * (1 + ntx), ya = yo + OH;
+    float r[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int k = 0; k < 4; k++)
+    {
+        int ci = cb * 4 + k;
+        if (ci >= OCi)
+            break;
+        int o = (ci * OHi + y) * OWi + x;
+        int c = o / (OH * OW);
+        int rem = o % (OH * OW);
+        int oy = rem / OW, ox = rem % OW;
+        int sx0 = (int)t[ox], sy0 = (int)t[yo + oy];
+        float v = 0.f;
+        for (int ky = 0; ky < nty; ky++)
+        {
+            int sy = clamp(sy0 + ky, 0, H - 1);
+            float row = 0.f;
+            for (int kx = 0; kx < ntx; kx++)
+            {
+                int sx = clamp(sx0 + kx, 0, W - 1);
+                row += read_linear(in, (c * H + sy) * W + sx, IH, IW) * t[xa + ox * ntx + kx];
+            }
+            v += row * t[ya + oy * nty + ky];
+        }
+        r[k] = v;
+    }
+    WR(out, xi, y, (float4)(r[0], r[1], r[2], r[3]));
 }

@@ -1,5 +1,6 @@
 // Activations shared by the shaders; codes 0-6 are ncnn's fused activation
-// types (layer/common/activation.h), 7+ are the standalone layers' extras.
+// types (layer/common/activation.h ActivationType), 7+ the standalone layers'
+// extras (layer/gpu/gpu_activation.h; shaders/opencl/common.h.cl has the same).
 #define ACT_NONE 0
 #define ACT_RELU 1
 #define ACT_LEAKYRELU 2
@@ -11,6 +12,7 @@
 #define ACT_GELU_ERF 8
 #define ACT_GELU_TANH 9
 #define ACT_SWISH 10
+#define ACT_HARDSIGMOID 11
 
 float kite_sigmoid(float v)
 {
@@ -65,5 +67,11 @@ float activate(float v, int type, float p0, float p1)
         return 0.5 * v * (1.0 + kite_tanh(0.79788456080286536 * (v + 0.044715 * v * v * v)));
     if (type == ACT_SWISH)
         return v * kite_sigmoid(v);
+    if (type == ACT_HARDSIGMOID)
+    {
+        float lower = -p1 / p0;
+        float upper = 1.0 / p0 + lower;
+        return v < lower ? 0.0 : (v > upper ? 1.0 : v * p0 + p1);
+    }
     return v;
 }

@@ -123,6 +123,18 @@ TEST(InnerProduct, int8)
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(24), 8, 1, 0, {}, 1, true)); // weight scale 0: bias only
 }
 
+// more inputs than an OpenCL image is wide on most devices (16384 on PoCL,
+// as VGG16's fc6 has 25088): the OpenCL driver's width-major weights
+// (innerproduct_wide), fp32 and int8
+TEST(InnerProduct, wider_than_an_image)
+{
+    reseed(7);
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(17, 31, 33), 6, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_ip(RandomMat(16389), 5, 1, 0, {}));
+    for (int mode : {1, 2})
+        KITE_EXPECT_LAYER_OK(run_ip(RandomMat(17, 31, 33), 7, 1, 0, {}, mode));
+}
+
 TEST(InnerProduct, rejects_bad_params_and_shapes)
 {
     reseed(5);

@@ -108,6 +108,8 @@ ShapeCache::~ShapeCache()
     for (auto& kv : cache_)
         if (kv.second.meta)
             api()->clReleaseMemObject(kv.second.meta);
+    if (fill_mem_)
+        api()->clReleaseMemObject(fill_mem_);
 }
 
 int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e)
@@ -144,7 +146,7 @@ int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, in
             offset += n;
         }
     }
-    int ret = cpu_forward(l, in, out, ntops, opt);
+    int ret = cpu_forward(mode_ == GATHER && map_layer_ ? map_layer_ : l, in, out, ntops, opt);
     if (ret != 0)
         return ret;
     e.outs.resize(out.size());
@@ -166,6 +168,15 @@ int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, in
         e.meta = api()->clCreateBuffer(s.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, meta.size() * sizeof(int), meta.data(), &err);
         if (!e.meta)
             return -100;
+        if (!fill_mem_)
+        {
+            std::vector<float> f(fill_);
+            if (f.empty())
+                f.push_back(0.f);
+            fill_mem_ = api()->clCreateBuffer(s.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f.size() * sizeof(float), f.data(), &err);
+            if (!fill_mem_)
+                return -100;
+        }
     }
     return 0;
 }
@@ -217,7 +228,7 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
         a.img(map->image);
         for (size_t j = 0; j < 8; j++)
             a.img(blob(bottoms[j < bottoms.size() ? j : 0])->image);
-        a.img(out->image).i(out->image.width).i(out->image.height).i((int)bottoms.size()).mem(e->meta);
+        a.img(out->image).i(out->image.width).i(out->image.height).i((int)bottoms.size()).mem(e->meta).mem(fill_mem_);
         ret = run2d(s, k, "gather", out->image.width, out->image.height, a);
         if (ret != 0)
             return ret;
@@ -230,35 +241,14 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
 int run_on_cpu(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
                const Option& opt)
 {
-    {
-        static std::mutex m;
-        static std::set<std::string> told;
-        std::lock_guard<std::mutex> lock(m);
-        if (told.insert(l->name).second)
-            KITE_LOGW("OpenCL: %s '%s' has no kernel for this shape; it runs on the CPU", l->type.c_str(), l->name.c_str());
-    }
-    note_gpu_layer_on_cpu();
-    Option copt = opt;
-    copt.use_packing_layout = false;
-    copt.use_fp16_storage = false;
-    std::vector<Mat> in(bottoms.size()), out;
-    for (size_t i = 0; i < bottoms.size(); i++)
-    {
-        int ret = s.download(bottoms[i], in[i], copt);
-        if (ret != 0)
-            return ret;
-    }
-    int ret = cpu_forward(l, in, out, (int)tops.size(), copt);
-    if (ret != 0)
-        return ret;
-    tops.resize(out.size());
-    for (size_t i = 0; i < out.size(); i++)
-    {
-        ret = s.upload(out[i], tops[i], nullptr, opt);
-        if (ret != 0)
-            return ret;
-    }
-    return 0;
+    // the one GPU fallback rule (gpu/cpu_fallback.h): the Extractor runs the
+    // layer's reference on the CPU and says so in the placement report
+    (void)l;
+    (void)bottoms;
+    (void)tops;
+    (void)s;
+    (void)opt;
+    return KITE_GPU_CANNOT_HOLD;
 }
 
 int run_activation(Session& s, const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)

@@ -32,9 +32,10 @@ Mat shape3(int w, int h, int c);
 // lambda-free style: kernel() first, then KernelArgs, then run2d
 int run2d(Session& s, cl_kernel k, const char* name, int gx, int gy, const KernelArgs& args);
 
-// The layer's CPU forward on this blob (download, Layer::forward of the
-// reference class, upload): for shapes a driver has no kernel for. Logged
-// once per layer name.
+// For shapes a driver has no kernel for: returns KITE_GPU_CANNOT_HOLD, on
+// which the Extractor runs the layer's reference class on the CPU (logged
+// once per layer name, cpu:reference in the placement report): the one
+// fallback rule of both GPU backends (gpu/cpu_fallback.h).
 int run_on_cpu(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
                const Option& opt);
 
@@ -81,6 +82,14 @@ public:
     ~ShapeCache();
     int forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, Session& s,
                 const Option& opt);
+    // GATHER with constants (Padding): the index maps come from `map_layer`
+    // (a copy of the layer whose constants are -1 .. -n), and a map index
+    // -k-1 writes fill[k]. Call once, before the first forward.
+    void set_fill(const Layer* map_layer, const std::vector<float>& fill)
+    {
+        map_layer_ = map_layer;
+        fill_ = fill;
+    }
 
 private:
     struct Entry
@@ -90,6 +99,9 @@ private:
     };
     int build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e);
     int mode_;
+    const Layer* map_layer_ = nullptr;
+    std::vector<float> fill_;
+    cl_mem fill_mem_ = nullptr; // fill_ on the device (one float at least)
     std::mutex mutex_;
     std::map<std::string, Entry> cache_;
 };

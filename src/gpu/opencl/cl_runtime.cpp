@@ -1,3 +1,4 @@
+#include "../cpu_fallback.h"
 #include "../gpu_int8.h"
 #include "cl_runtime.h"
 
@@ -445,6 +446,10 @@ static long long pool_key(int w, int h, bool half)
 
 int ImagePool::acquire(int width, int height, bool half, Image& out)
 {
+    // an activation the channel-major image cannot hold: the Extractor runs
+    // the layer on the CPU instead (no error)
+    if (width > 0 && height > 0 && ((size_t)width > ctx_->image_max_w || (size_t)height > ctx_->image_max_h))
+        return KITE_GPU_CANNOT_HOLD;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = free_.find(pool_key(width, height, half));

@@ -1,0 +1,47 @@
+// Reduction on OpenCL (shape.cl reduce): every operation, axis set and
+// keepdims of the reference (layer/gpu/reduction_plan.h), one work item per
+// output pixel (4 output elements).
+#include "reduction.h"
+
+#include "gpu/opencl/cl_ops.h"
+#include "gpu/reduction_plan.h"
+
+namespace kite {
+
+class Reduction_opencl : public Reduction
+{
+public:
+    Reduction_opencl() { support_opencl = true; }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
+                    const Option& opt) const override
+    {
+        (void)opt;
+        cl::Session& s = cl::session(gs);
+        const cl::ClBlob* in = cl::blob(bottoms[0]);
+        ReductionPlan plan;
+        if (reduction_plan(*this, in->shape, plan) != 0)
+            return -1;
+        cl::ClBlobPtr out;
+        int ret = s.create_blob(plan.out, out);
+        if (ret != 0)
+            return ret;
+        cl_kernel k = s.kernel("shape", "reduce");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(out->image).i(in->H).i(in->W).i(out->C).i(out->H).i(out->W);
+        for (int i = 0; i < 4; i++)
+            a.i(plan.ext[i]);
+        for (int i = 0; i < 4; i++)
+            a.i(plan.red[i]);
+        a.i(plan.rcount).i(operation).f(coeff);
+        ret = cl::run2d(s, k, "reduce", out->image.width, out->image.height, a);
+        if (ret == 0)
+            tops[0] = out;
+        return ret;
+    }
+};
+
+DEFINE_LAYER_CREATOR(Reduction_opencl)
+
+} // namespace kite

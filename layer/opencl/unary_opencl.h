@@ -1,0 +1,37 @@
+#ifndef KITE_LAYER_OPENCL_UNARY_OPENCL_H
+#define KITE_LAYER_OPENCL_UNARY_OPENCL_H
+
+// Element-wise activation layers on OpenCL: one driver template over the
+// reference class; `params` gives the activation code (layer/gpu/
+// gpu_activation.h, the `activate` of shaders/opencl/common.h.cl) and its two
+// parameters. Runs eltwise.cl's activation kernel over the whole image.
+
+#include "gpu/gpu_activation.h"
+#include "gpu/opencl/cl_ops.h"
+
+namespace kite {
+namespace cl {
+
+template <class Base>
+class UnaryOpenCL : public Base
+{
+public:
+    UnaryOpenCL() { this->support_opencl = true; }
+    int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
+                    const Option& opt) const override
+    {
+        (void)opt;
+        int type;
+        float p0, p1;
+        params(type, p0, p1);
+        return run_activation(session(gs), bottoms[0], tops[0], type, p0, p1);
+    }
+
+protected:
+    virtual void params(int& type, float& p0, float& p1) const = 0;
+};
+
+} // namespace cl
+} // namespace kite
+
+#endif // KITE_LAYER_OPENCL_UNARY_OPENCL_H

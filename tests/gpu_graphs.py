@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Shared ncnn graphs on a GPU backend (Vulkan or OpenCL) against the CPU.
+
+  python3 tests/gpu_graphs.py --kiterun build/tools/kiterun --backend vulkan|opencl
+      [--shared-dir DIR] [--shapes FILE] [--fp16 0|1|2] [--only a,b] [--skip a,b]
+      [--load-only a,b] [--device N]
+
+Every graph of FILE (default ../shared/models/ncnn/shapes.txt; CI passes
+tests/cross/shapes_emulated.txt, small input shapes) runs with the same
+random weights (seed 1) on the CPU and on the backend with placement=1.
+A graph fails when
+  - a layer ran on the CPU (any cpu:* row in the placement report, including
+    a GPU layer that fell back at run time) other than Input and detection
+    post-processing (DetectionOutput, Yolov3DetectionOutput,
+    YoloDetectionOutput): the allowed list of issue 17;
+  - an output, a blob feeding a detection layer or the last layer's first
+    input differs from the CPU's by tests/graph_compare.py's rules (fp32:
+    max |diff| <= 1e-3 of the range; --fp16 1 fp16 storage, 2 also fp16
+    arithmetic: cosine >= 0.999; detection lists by matching boxes);
+  - the run fails, or (Vulkan, KITE_VULKAN_VALIDATION=1) the validation
+    layer reports anything.
+Graphs in --load-only (big fixed-size ones, too slow for the CPU
+emulations of CI) are checked with placement=2 only: the rows chosen at
+load, no forward and no comparison (a run-time fallback is not seen there).
+Prints one line per graph with the layers on the CPU and the seconds it
+took. Exits 0 when all pass, 77 (ctest skip) when kiterun finds no device
+of the backend, 1 otherwise.
+"""
+
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import graph_compare  # noqa: E402
+
+CPU_ALLOWED = {"Input", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetectionOutput"}
+
+
+def read_shapes(path):
+    shapes = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"(\S+)\s+\[(\d+),\s*(\d+),\s*(\d+)\]", line)
+            if m:
+                shapes[m.group(1)] = "%s,%s,%s" % (m.group(2), m.group(3), m.group(4))
+    return shapes
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout
+
+
+def placement(out):
+    """[(type, name, row)] of kiterun's placement lines"""
+    rows = []
+    for line in out.splitlines():
+        t = line.split()
+        if len(t) >= 5 and t[0] == "placement":
+            rows.append((t[2], t[3], t[4]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kiterun", required=True)
+    ap.add_argument("--backend", required=True, choices=["vulkan", "opencl"])
+    ap.add_argument("--shared-dir", default=os.environ.get("KITE_SHARED_DIR", ""))
+    ap.add_argument("--shapes", default="")
+    ap.add_argument("--fp16", type=int, default=0, choices=[0, 1, 2])
+    ap.add_argument("--only", default="")
+    ap.add_argument("--skip", default="")
+    ap.add_argument("--load-only", default="")
+    ap.add_argument("--device", default="0")
+    a = ap.parse_args()
+    ncnn_dir = os.path.join(a.shared_dir, "models", "ncnn")
+    shapes = read_shapes(a.shapes or os.path.join(ncnn_dir, "shapes.txt"))
+    only = set(x for x in a.only.split(",") if x)
+    skip = set(x for x in a.skip.split(",") if x)
+    load_only = set(x for x in a.load_only.split(",") if x)
+    device = "device=%s:%s" % (a.backend, a.device)
+    failures, ran = [], 0
+    t_all = time.time()
+    for name in sorted(shapes):
+        if (only and name not in only) or name in skip:
+            continue
+        t0 = time.time()
+        shape = shapes[name]
+        param = os.path.join(ncnn_dir, name + ".param")
+        layers = graph_compare.parse_layers(param)
+        input_blob, outputs, detections = graph_compare.compared_blobs(layers)
+        saved = dict((o.replace("/", "_") + ".npy", o) for o in outputs)
+        base = [a.kiterun, param, "random", "shape=%s:[%s]" % (input_blob, shape), "seed=1"]
+        problems = []
+        with tempfile.TemporaryDirectory() as tmp:
+            loaded = name in load_only
+            if loaded:
+                rc, out = run(base + [device, "fp16=%d" % a.fp16, "placement=2"])
+            else:
+                rc, out_cpu = run(base + ["output=" + o for o in outputs] + ["save=" + tmp + "/cpu"])
+                if rc != 0:
+                    failures.append("%s: CPU run failed:\n%s" % (name, out_cpu[-2000:]))
+                    continue
+                rc, out = run(base + ["output=" + o for o in outputs]
+                              + [device, "fp16=%d" % a.fp16, "placement=1", "save=" + tmp + "/gpu"])
+            rows = placement(out)
+            if rc == 0 and rows and all(r[2].startswith("cpu") or r[2] == "-" for r in rows) and "running on the CPU" in out:
+                print("no %s device (kiterun: %s): skipped" % (a.backend, [l for l in out.splitlines() if "running on the CPU" in l][:1]))
+                return 77
+            ran += 1
+            if rc != 0:
+                problems.append("%s run failed (%d):\n%s" % (a.backend, rc, out[-2000:]))
+            if "Vulkan validation" in out:
+                problems.append("validation layer messages:\n" + "\n".join(l for l in out.splitlines() if "validation" in l)[:3000])
+            on_cpu = [(t, n, r) for t, n, r in rows if r.startswith("cpu")]
+            bad = [(t, n, r) for t, n, r in on_cpu if t not in CPU_ALLOWED]
+            if rc == 0 and not rows:
+                problems.append("no placement lines in kiterun's output")
+            if bad:
+                problems.append("%d layers outside the allowed list ran on the CPU: %s" % (
+                    len(bad), ", ".join("%s '%s' (%s)" % b for b in bad[:20])))
+            if not loaded and rc == 0:
+                for f in sorted(glob.glob(tmp + "/cpu/*.npy")):
+                    fn = os.path.basename(f)
+                    g = tmp + "/gpu/" + fn
+                    if not os.path.exists(g):
+                        problems.append("output %s missing on %s" % (fn, a.backend))
+                        continue
+                    ok, desc = graph_compare.compare_blob(saved.get(fn, ""), np.load(g), np.load(f), a.fp16, detections)
+                    print("  %s %s: %s%s" % (name, fn, desc, "" if ok else " MISMATCH"))
+                    if not ok:
+                        problems.append("output %s differs from the CPU: %s" % (fn, desc))
+        counts = {}
+        for t, _, _ in on_cpu:
+            counts[t] = counts.get(t, 0) + 1
+        print("%-20s [%s] %s%s: %d layers, on the CPU: %s  %.1f s%s" % (
+            name, shape, a.backend, " fp16=%d" % a.fp16 if a.fp16 else "", len(rows),
+            " ".join("%s:%d" % kv for kv in sorted(counts.items())) or "none",
+            time.time() - t0, " (load only)" if loaded else ""))
+        sys.stdout.flush()
+        if problems:
+            failures.append("%s: %s" % (name, "\n  ".join(problems)))
+    for f in failures:
+        print("FAIL", f)
+    print("%d of %d graphs passed on %s in %.0f s" % (ran - len(failures), ran, a.backend, time.time() - t_all))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
