@@ -1,12 +1,15 @@
 // BinaryOp, compiled once per CPU ISA level (x86 and ARM), fp32 or fp16 storage:
 // vectorised on packed blobs for add/sub/mul/div/max/min/rsub/rdiv with a
-// scalar, with an operand of the same shape and layout, and with a 1-D
-// per-channel operand against a dims 3/4 blob. Other broadcasts, the pow and
-// atan2 families and mixed layouts run the reference on unpacked fp32 copies.
+// scalar, with an operand of the same shape and layout, and with a
+// per-channel operand (1-D, or 3-D/4-D of one element per channel) against a
+// dims 3/4 blob on either side. Other broadcasts, the pow and atan2 families
+// and mixed layouts run the reference on unpacked fp32 copies (reported:
+// note_cpu_layer_on_reference).
 #include "binaryop.h"
 #include "cpu/binary_cpu.h"
 #include "cpu/packing_cpu.h"
 #include "cpu/unary_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -40,17 +43,16 @@ public:
             const Mat& B = bottom_blobs[1];
             if (!A.empty() && same_layout(A, B))
                 return A.elembits() == 16 ? same_shape<unsigned short>(A, B, top_blobs[0], opt) : same_shape<float>(A, B, top_blobs[0], opt);
-            if (!A.empty() && !B.empty() && A.dims >= 3 && B.dims == 1 && B.w * B.elempack == A.c * A.elempack
-                && B.elembits() == A.elembits() && dispatchable_pack(A.elempack))
-            {
-                const int ep = A.elempack;
-                if (A.elembits() == 16)
-                {
-                    KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, unsigned short>(A, B, top_blobs[0], opt))
-                }
-                KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, float>(A, B, top_blobs[0], opt))
-            }
+            // one value per channel against a 3-D/4-D blob: a 1-D blob of the
+            // channel count, or a 3-D/4-D one of one element per channel
+            // (a squeeze-excitation scale), on either side
+            if (per_channel_of(B, A))
+                return per_channel_dispatch(A, B, op_type, top_blobs[0], opt);
+            const int swapped = swapped_op(op_type);
+            if (swapped >= 0 && per_channel_of(A, B))
+                return per_channel_dispatch(B, A, swapped, top_blobs[0], opt);
         }
+        note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
         int ret = to_fp32_pack1(bottom_blobs, unpacked, opt);
         return ret != 0 ? ret : BinaryOp::forward(unpacked, top_blobs, opt);
@@ -73,20 +75,66 @@ private:
         return 0;
     }
 
+    // whether v holds one value per channel of the 3-D/4-D blob m, in m's
+    // elempack and scalar type
+    static bool per_channel_of(const Mat& v, const Mat& m)
+    {
+        if (v.empty() || m.empty() || m.dims < 3 || v.elembits() != m.elembits() || !dispatchable_pack(m.elempack))
+            return false;
+        if (v.dims == 1)
+            return v.w * v.elempack == m.c * m.elempack;
+        return v.dims == m.dims && v.w == 1 && v.h == 1 && v.d == 1 && v.c == m.c && v.elempack == m.elempack;
+    }
+
+    // op(a, b) as op'(b, a), or -1
+    static int swapped_op(int op)
+    {
+        switch (op)
+        {
+        case Operation_ADD:
+        case Operation_MUL:
+        case Operation_MAX:
+        case Operation_MIN:
+            return op;
+        case Operation_SUB:
+            return Operation_RSUB;
+        case Operation_RSUB:
+            return Operation_SUB;
+        case Operation_DIV:
+            return Operation_RDIV;
+        case Operation_RDIV:
+            return Operation_DIV;
+        default:
+            return -1;
+        }
+    }
+
+    // op(A, V) with V one value per channel of A
+    static int per_channel_dispatch(const Mat& A, const Mat& V, int op, Mat& top, const Option& opt)
+    {
+        const int ep = A.elempack;
+        if (A.elembits() == 16)
+        {
+            KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, unsigned short>(A, V, op, top, opt))
+        }
+        KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, float>(A, V, op, top, opt))
+    }
+
     template<int P, class S>
-    int per_channel(const Mat& A, const Mat& B, Mat& top, const Option& opt) const
+    static int per_channel(const Mat& A, const Mat& B, int op, Mat& top, const Option& opt)
     {
         top.create_like(A, opt.blob_allocator);
         if (top.empty())
             return -100;
         const size_t n = channel_scalars(A);
         const size_t sa = channel_stride(A), st = channel_stride(top);
-        const int op = op_type;
-        // a 1-D blob keeps its scalars in order whatever its elempack
+        // a 1-D blob keeps its scalars in order whatever its elempack; a
+        // 3-D/4-D one has its P values of group q at the start of channel q
+        const size_t sb = B.dims == 1 ? (size_t)P : B.cstep * P;
         const S* bp = (const S*)B.data;
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int q = 0; q < A.c; q++)
-            binary_run_repeat<P, S>(op, (const S*)A.data + sa * q, bp + (size_t)q * P, (S*)top.data + st * q, n);
+            binary_run_repeat<P, S>(op, (const S*)A.data + sa * q, bp + sb * q, (S*)top.data + st * q, n);
         return 0;
     }
 };
