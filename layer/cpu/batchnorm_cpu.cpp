@@ -3,10 +3,12 @@
 // packing axis: w of a 1-D blob, h of a 2-D one, c otherwise). A packed group
 // loads its P channels' a and b as one vector each; an unpacked channel
 // broadcasts them over the widest vectors; a 1-D blob is one run of scalars
-// against the a and b arrays.
+// against the a and b arrays. An elempack wider than the ISA's vectors (8 on
+// NEON: fp16 storage on arm82) runs as several vectors per packed element.
 #include "batchnorm.h"
 #include "cpu/packing_cpu.h"
 #include "cpu/unary_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -23,24 +25,44 @@ public:
     int forward_inplace(Mat& m, const Option& opt) const override
     {
         const int ep = m.elempack;
-        if (m.empty() || m.dims < 1 || m.dims > 4 || !dispatchable_pack(ep) || (m.elembits() != 32 && m.elembits() != 16))
+        if (m.empty() || m.dims < 1 || m.dims > 4 || (m.elembits() != 32 && m.elembits() != 16))
             return BatchNorm::forward_inplace(m, opt); // the reference names the problem
+        if (!dispatchable_pack(ep) && ep % 4 != 0)
+        {
+            note_cpu_layer_on_reference();
+            Mat b;
+            int ret = to_fp32_pack1(m, b, opt);
+            if (ret == 0)
+                ret = BatchNorm::forward_inplace(b, opt);
+            if (ret == 0)
+                m = b;
+            return ret;
+        }
         const int count = (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * ep;
         if (count != channels)
         {
             KITE_LOGE("BatchNorm '%s': input has %d channels, the layer was made for %d", name.c_str(), count, channels);
             return -1;
         }
+        if (!dispatchable_pack(ep))
+        {
+            // wider than this ISA's vectors (NEON's fp16 storage on arm82 packs
+            // by 8): each packed element as ep / 4 vectors of 4
+            if (m.elembits() == 16)
+                return run<4, unsigned short>(m, opt, ep);
+            return run<4, float>(m, opt, ep);
+        }
         if (m.elembits() == 16)
         {
-            KITE_CPU_DISPATCH_PACK(P, ep, return run<P, unsigned short>(m, opt))
+            KITE_CPU_DISPATCH_PACK(P, ep, return run<P, unsigned short>(m, opt, P))
         }
-        KITE_CPU_DISPATCH_PACK(P, ep, return run<P, float>(m, opt))
+        KITE_CPU_DISPATCH_PACK(P, ep, return run<P, float>(m, opt, P))
     }
 
 private:
+    // P: the vector width, ep: the elempack (a multiple of P)
     template<int P, class S>
-    int run(Mat& m, const Option& opt) const
+    int run(Mat& m, const Option& opt, int ep) const
     {
         const float* a = a_data;
         const float* b = b_data;
@@ -48,7 +70,7 @@ private:
         {
             // the scalars in order, one per channel
             S* p = (S*)m.data;
-            const int n = m.w * P;
+            const int n = m.w * ep;
             const int nt = n >= 4096 ? opt.num_threads : 1;
             const int chunk = (n + nt - 1) / nt;
             #pragma omp parallel for num_threads(nt)
@@ -66,7 +88,7 @@ private:
         }
         const int groups = m.dims == 2 ? m.h : m.c;
         const size_t plane = m.dims == 2 ? (size_t)m.w : (size_t)m.w * m.h * m.d;
-        const size_t stride = m.dims == 2 ? plane * P : m.cstep * P;
+        const size_t stride = m.dims == 2 ? plane * ep : m.cstep * ep;
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int g = 0; g < groups; g++)
         {
@@ -81,9 +103,12 @@ private:
                 continue;
             }
             typedef simd::VF<P> V;
-            const typename V::T va = V::load(a + (size_t)g * P), vb = V::load(b + (size_t)g * P);
-            for (size_t i = 0; i < plane; i++)
-                V::store(p + i * P, V::fmadd(V::load(p + i * P), vb, va));
+            for (int k = 0; k < ep; k += P)
+            {
+                const typename V::T va = V::load(a + (size_t)g * ep + k), vb = V::load(b + (size_t)g * ep + k);
+                for (size_t i = 0; i < plane; i++)
+                    V::store(p + i * ep + k, V::fmadd(V::load(p + i * ep + k), vb, va));
+            }
         }
         return 0;
     }
