@@ -79,7 +79,7 @@ private:
     // elempack and scalar type
     static bool per_channel_of(const Mat& v, const Mat& m)
     {
-        if (v.empty() || m.empty() || m.dims < 3 || v.elembits() != m.elembits() || !dispatchable_pack(m.elempack))
+        if (v.empty() || m.empty() || m.dims < 3 || v.elembits() != m.elembits() || !(dispatchable_pack(m.elempack) || m.elempack == 8))
             return false;
         if (v.dims == 1)
             return v.w * v.elempack == m.c * m.elempack;
@@ -113,6 +113,14 @@ private:
     static int per_channel_dispatch(const Mat& A, const Mat& V, int op, Mat& top, const Option& opt)
     {
         const int ep = A.elempack;
+        if (!dispatchable_pack(ep))
+        {
+            // wider than this ISA's vectors (NEON's fp16 storage on arm82
+            // packs by 8): each packed element as ep / 4 vectors of 4
+            if (A.elembits() == 16)
+                return per_channel<4, unsigned short>(A, V, op, top, opt);
+            return per_channel<4, float>(A, V, op, top, opt);
+        }
         if (A.elembits() == 16)
         {
             KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, unsigned short>(A, V, op, top, opt))
@@ -120,21 +128,38 @@ private:
         KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, float>(A, V, op, top, opt))
     }
 
+    // P: the vector width, a divisor of A's elempack
     template<int P, class S>
     static int per_channel(const Mat& A, const Mat& B, int op, Mat& top, const Option& opt)
     {
         top.create_like(A, opt.blob_allocator);
         if (top.empty())
             return -100;
+        const int ep = A.elempack;
         const size_t n = channel_scalars(A);
         const size_t sa = channel_stride(A), st = channel_stride(top);
         // a 1-D blob keeps its scalars in order whatever its elempack; a
-        // 3-D/4-D one has its P values of group q at the start of channel q
-        const size_t sb = B.dims == 1 ? (size_t)P : B.cstep * P;
+        // 3-D/4-D one has its ep values of group q at the start of channel q
+        const size_t sb = B.dims == 1 ? (size_t)ep : B.cstep * ep;
         const S* bp = (const S*)B.data;
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int q = 0; q < A.c; q++)
-            binary_run_repeat<P, S>(op, (const S*)A.data + sa * q, bp + sb * q, (S*)top.data + st * q, n);
+        {
+            const S* a = (const S*)A.data + sa * q;
+            S* out = (S*)top.data + st * q;
+            if (ep == P)
+            {
+                binary_run_repeat<P, S>(op, a, bp + sb * q, out, n);
+                continue;
+            }
+            typedef simd::VF<P> V;
+            for (int k = 0; k < ep; k += P)
+            {
+                const typename V::T vb = V::load(bp + sb * q + k);
+                for (size_t i = k; i < n; i += ep)
+                    V::store(out + i, binary_kernel<V>(op, V::load(a + i), vb));
+            }
+        }
         return 0;
     }
 };

@@ -13,6 +13,7 @@
 #include "cpu/packing_cpu.h"
 #include "gpu/cpu_fallback.h"
 
+#include <climits>
 #include <vector>
 
 namespace kite {
@@ -67,6 +68,11 @@ public:
         }
         for (int a = 0; a < dims; a++)
         {
+            if ((long long)ext[a] + bef[a] + aft[a] > INT_MAX)
+            {
+                KITE_LOGE("Padding '%s': pads %d/%d make axis %d longer than %d", name.c_str(), bef[a], aft[a], a, INT_MAX);
+                return -1;
+            }
             if (type == PAD_REFLECT && (bef[a] >= ext[a] || aft[a] >= ext[a]))
             {
                 KITE_LOGE("Padding '%s': reflect pads %d/%d must be smaller than the axis size %d", name.c_str(), bef[a], aft[a], ext[a]);
