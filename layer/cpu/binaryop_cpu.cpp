@@ -2,7 +2,8 @@
 // vectorised on packed blobs for add/sub/mul/div/max/min/rsub/rdiv with a
 // scalar, with an operand of the same shape and layout, and with a
 // per-channel operand (1-D, or 3-D/4-D of one element per channel) against a
-// dims 3/4 blob on either side. Other broadcasts, the pow and atan2 families
+// dims 3/4 blob on either side, and with one row along w repeated over the
+// other axes (a bias [w,1] against [w,h]) on either side. Other broadcasts, the pow and atan2 families
 // and mixed layouts run the reference on unpacked fp32 copies (reported:
 // note_cpu_layer_on_reference).
 #include "binaryop.h"
@@ -51,6 +52,14 @@ public:
             const int swapped = swapped_op(op_type);
             if (swapped >= 0 && per_channel_of(A, B))
                 return per_channel_dispatch(B, A, swapped, top_blobs[0], opt);
+            // one row along w repeated over every other axis (a transformer's
+            // bias [w,1] against [w,h]), on either side
+            if (row_of(B, A))
+                return A.elembits() == 16 ? per_row<unsigned short>(A, B, false, top_blobs[0], opt)
+                                          : per_row<float>(A, B, false, top_blobs[0], opt);
+            if (row_of(A, B))
+                return A.elembits() == 16 ? per_row<unsigned short>(B, A, true, top_blobs[0], opt)
+                                          : per_row<float>(B, A, true, top_blobs[0], opt);
         }
         note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
@@ -75,15 +84,79 @@ private:
         return 0;
     }
 
-    // whether v holds one value per channel of the 3-D/4-D blob m, in m's
-    // elempack and scalar type
+    // whether v holds one value per channel of the 3-D/4-D blob m (per row
+    // of a 2-D one: 1-D [h] or 2-D [1,h]), in m's elempack and scalar type
     static bool per_channel_of(const Mat& v, const Mat& m)
     {
-        if (v.empty() || m.empty() || m.dims < 3 || v.elembits() != m.elembits() || !(dispatchable_pack(m.elempack) || m.elempack == 8))
+        if (v.empty() || m.empty() || m.dims < 2 || v.elembits() != m.elembits() || !(dispatchable_pack(m.elempack) || m.elempack == 8))
             return false;
         if (v.dims == 1)
-            return v.w * v.elempack == m.c * m.elempack;
+            return v.w * v.elempack == (m.dims == 2 ? m.h : m.c) * m.elempack;
+        if (m.dims == 2)
+            return v.dims == 2 && v.w == 1 && v.h == m.h && v.elempack == m.elempack;
         return v.dims == m.dims && v.w == 1 && v.h == 1 && v.d == 1 && v.c == m.c && v.elempack == m.elempack;
+    }
+
+    // whether v is one row along w of the 2-D..4-D blob m (its other axes 1,
+    // or 1-D where the broadcasting rules read it along w), in m's scalar type
+    static bool row_of(const Mat& v, const Mat& m)
+    {
+        if (v.empty() || m.empty() || m.dims < 2 || v.elembits() != m.elembits() || !(dispatchable_pack(m.elempack) || m.elempack == 8))
+            return false;
+        if (v.dims == 1)
+        {
+            // 1-D [n]: per row / per channel when n matches h (2-D) or c, else along w
+            const int n = v.w * v.elempack;
+            const int outer = (m.dims == 2 ? m.h : m.c) * m.elempack;
+            return n == m.w && n != outer;
+        }
+        return v.dims == m.dims && v.elempack == 1 && v.w == m.w && v.h == 1 && v.d == 1 && v.c == 1
+               && !(m.dims == 2 && m.h * m.elempack == 1);
+    }
+
+    // op(M, V) (or op(V, M) when v_first) with V one row of M's w scalars
+    // (a 1-D blob keeps its scalars in order whatever its elempack)
+    template<class S>
+    int per_row(const Mat& M, const Mat& V, bool v_first, Mat& top, const Option& opt) const
+    {
+        top.create_like(M, opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        const int P = M.elempack;
+        const int w = M.w;
+        // rows of w packed elements: per channel (d x h rows), or a 2-D blob's h
+        const int channels = M.dims >= 3 ? M.c : 1;
+        const int rows = M.dims == 2 ? M.h : M.h * M.d;
+        const size_t sm = channel_stride(M), st = channel_stride(top);
+        const S* vp = (const S*)V.data;
+        const int op = op_type;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int t = 0; t < channels * rows; t++)
+        {
+            const int q = t / rows, r = t % rows;
+            const S* m = (const S*)M.data + sm * q + (size_t)r * w * P;
+            S* out = (S*)top.data + st * q + (size_t)r * w * P;
+            if (P == 1)
+            {
+                if (v_first)
+                    binary_run(op, vp, m, out, (size_t)w);
+                else
+                    binary_run(op, m, vp, out, (size_t)w);
+                continue;
+            }
+            for (int x = 0; x < w; x++)
+            {
+                const float vx = simd::VF<1>::load(vp + x);
+                for (int k = 0; k < P; k += 4)
+                {
+                    // 4 lanes a step: every pack (4, 8, 16) on every ISA
+                    typedef simd::VF<4> V4;
+                    const typename V4::T vv = V4::set1(vx), mv = V4::load(m + (size_t)x * P + k);
+                    V4::store(out + (size_t)x * P + k, v_first ? binary_kernel<V4>(op, vv, mv) : binary_kernel<V4>(op, mv, vv));
+                }
+            }
+        }
+        return 0;
     }
 
     // op(a, b) as op'(b, a), or -1
@@ -136,14 +209,17 @@ private:
         if (top.empty())
             return -100;
         const int ep = A.elempack;
-        const size_t n = channel_scalars(A);
-        const size_t sa = channel_stride(A), st = channel_stride(top);
+        // the groups of ep channels (rows of a 2-D blob): scalars and strides
+        const int groups = A.dims == 2 ? A.h : A.c;
+        const size_t n = A.dims == 2 ? (size_t)A.w * ep : channel_scalars(A);
+        const size_t sa = A.dims == 2 ? n : channel_stride(A), st = A.dims == 2 ? n : channel_stride(top);
         // a 1-D blob keeps its scalars in order whatever its elempack; a
-        // 3-D/4-D one has its ep values of group q at the start of channel q
-        const size_t sb = B.dims == 1 ? (size_t)ep : B.cstep * ep;
+        // 2-D [1,h] one has group q's ep values at unit q, a 3-D/4-D one at
+        // the start of channel q
+        const size_t sb = B.dims == 1 ? (size_t)ep : B.dims == 2 ? (size_t)B.w * ep : B.cstep * ep;
         const S* bp = (const S*)B.data;
         #pragma omp parallel for num_threads(opt.num_threads)
-        for (int q = 0; q < A.c; q++)
+        for (int q = 0; q < groups; q++)
         {
             const S* a = (const S*)A.data + sa * q;
             S* out = (S*)top.data + st * q;

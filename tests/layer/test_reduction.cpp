@@ -142,6 +142,9 @@ TEST(Reduction, drivers_every_op_axes_and_pack)
         name += "}";
         for (int op = 0; op <= 10; op++)
         {
+            // every op on reduce_all, on the packing axis alone and on the
+            // inner axes alone; the other axis sets (the same code for every
+            // op) with mean only
             // logsum needs positive sums, prod values near 1
             const float lo = op == 9 ? 0.1f : op == 6 ? 0.8f : -1.f;
             const float hi = op == 6 ? 1.25f : 1.f;
@@ -151,6 +154,8 @@ TEST(Reduction, drivers_every_op_axes_and_pack)
             for (int mask = 1; mask <= (1 << n); mask++)
                 for (int keepdims = 0; keepdims < 2; keepdims++)
                 {
+                    if (op != 3 && mask != (1 << n) && mask != 1 && mask != (1 << n) - 2)
+                        continue;
                     ParamDict pd;
                     pd.set(0, op);
                     pd.set(2, op % 3 == 0 ? 0.5f : 1.f);
