@@ -37,32 +37,39 @@ int Reduction::load_param(const ParamDict& pd)
     return 0;
 }
 
+int Reduction::reduced_axes(int dims, bool reduce[4]) const
+{
+    for (int i = 0; i < 4; i++)
+        reduce[i] = false;
+    if (reduce_all || dims == 1)
+    {
+        for (int i = 0; i < dims; i++)
+            reduce[i] = true;
+        return 0;
+    }
+    const int* ap = axes;
+    for (int i = 0; i < (int)axes.w; i++)
+    {
+        int a = ap[i];
+        if (a < 0)
+            a += dims;
+        if (a < 0 || a >= dims)
+        {
+            KITE_LOGE("Reduction '%s': axis %d is out of range for a %d-D input", name.c_str(), ap[i], dims);
+            return -1;
+        }
+        reduce[a] = true;
+    }
+    return 0;
+}
+
 int Reduction::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
 {
     const int dims = bottom_blob.dims;
     const BlobAxes in = blob_axes(bottom_blob);
-    bool reduce[4] = {false, false, false, false};
-    if (reduce_all || dims == 1)
-    {
-        for (int i = 0; i < in.n; i++)
-            reduce[i] = true;
-    }
-    else
-    {
-        const int* ap = axes;
-        for (int i = 0; i < (int)axes.w; i++)
-        {
-            int a = ap[i];
-            if (a < 0)
-                a += dims;
-            if (a < 0 || a >= dims)
-            {
-                KITE_LOGE("Reduction '%s': axis %d is out of range for a %d-D input", name.c_str(), ap[i], dims);
-                return -1;
-            }
-            reduce[a] = true;
-        }
-    }
+    bool reduce[4];
+    if (reduced_axes(dims, reduce) != 0)
+        return -1;
 
     // dense accumulator in the keepdims shape, outermost first
     int oext[4];

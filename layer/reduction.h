@@ -42,6 +42,10 @@ public:
     int load_param(const ParamDict& pd) override;
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
 
+    // which of the logical axes of a `dims`-D blob (outermost first) this
+    // layer reduces; 0, or -1 after logging an axis out of range
+    int reduced_axes(int dims, bool reduce[4]) const;
+
 public:
     int operation;
     int reduce_all;

@@ -76,28 +76,16 @@ int Reshape::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) c
     return ret;
 }
 
-int Reshape::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+int Reshape::output_shape(const std::vector<Mat>& shapes, int s[4], int& n) const
 {
-    if (bottom_blobs.empty() || top_blobs.size() != 1)
-    {
-        KITE_LOGE("Reshape '%s': expects >= 1 input and 1 output", name.c_str());
-        return -1;
-    }
-    const Mat& bottom_blob = bottom_blobs[0];
-    Mat& top_blob = top_blobs[0];
-    if (!shape::plain_blob(bottom_blob))
-    {
-        KITE_LOGE("Reshape '%s': input must be a non-empty elempack 1 blob of dims 1..4", name.c_str());
-        return -1;
-    }
-
+    const Mat& bottom_blob = shapes[0];
     // out sizes in (w, h, d, c) order; n = output dims
-    int s[4] = {w, h, d, c};
-    int n = ndim;
+    s[0] = w, s[1] = h, s[2] = d, s[3] = c;
+    n = ndim;
     if (!shape_expr.empty())
     {
         std::vector<int> list;
-        if (eval_list_expression(shape_expr, bottom_blobs, list) != 0)
+        if (eval_list_expression(shape_expr, shapes, list) != 0)
         {
             KITE_LOGE("Reshape '%s': cannot evaluate shape expression '%s'", name.c_str(), shape_expr.c_str());
             return -1;
@@ -163,6 +151,27 @@ int Reshape::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top
                   shape::dims_string(bottom_blob, buf, sizeof(buf)), total, s[0], s[1], s[2], s[3], known);
         return -1;
     }
+
+    return 0;
+}
+
+int Reshape::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+{
+    if (bottom_blobs.empty() || top_blobs.size() != 1)
+    {
+        KITE_LOGE("Reshape '%s': expects >= 1 input and 1 output", name.c_str());
+        return -1;
+    }
+    const Mat& bottom_blob = bottom_blobs[0];
+    Mat& top_blob = top_blobs[0];
+    if (!shape::plain_blob(bottom_blob))
+    {
+        KITE_LOGE("Reshape '%s': input must be a non-empty elempack 1 blob of dims 1..4", name.c_str());
+        return -1;
+    }
+    int s[4], n;
+    if (output_shape(bottom_blobs, s, n) != 0)
+        return -1;
 
     if (n == 1)
         top_blob = bottom_blob.reshape(s[0], opt.blob_allocator);

@@ -32,6 +32,11 @@ public:
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
 
+    // The output sizes in (w, h, d, c) slots (absent axes 1) and the output
+    // dims n for inputs of these unpacked shapes (only dims and sizes are
+    // read); 0, or -1 after logging why they do not fit.
+    int output_shape(const std::vector<Mat>& shapes, int s[4], int& n) const;
+
 public:
     int w, h, d, c;
     int ndim;

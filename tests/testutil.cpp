@@ -3,6 +3,7 @@
 #include "gpu/cpu_fallback.h"
 
 #include "cpu.h"
+#include "gpu/cpu_fallback.h"
 
 #include <cmath>
 #include <cstdio>
@@ -489,12 +490,19 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
                     if (!packable && pack > 1)
                         continue;
                     std::vector<Mat> out(flags.top_count);
+                    const int references = cpu_layers_on_reference();
                     int ret = run_layer_forward(l, in, out, opt);
                     if (ret != 0)
                     {
                         l->destroy_pipeline(opt);
                         delete l;
                         return describe(type, e.isa, opt, pack, "forward returned " + std::to_string(ret));
+                    }
+                    if (flags.forbid_reference && cpu_layers_on_reference() != references)
+                    {
+                        l->destroy_pipeline(opt);
+                        delete l;
+                        return describe(type, e.isa, opt, pack, "the driver handed the run to its reference (note_cpu_layer_on_reference)");
                     }
                     float eps = opt.use_fp16_storage ? flags.epsilon_fp16 : flags.epsilon;
                     if (opt.use_fp16_arithmetic)

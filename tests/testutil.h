@@ -73,6 +73,7 @@ struct TestLayerFlags
     int top_count = 1;            // outputs the layer produces
     bool test_fp16 = true;        // run the fp16-storage variants where supported
     std::vector<Mat> top_shapes;  // shape hints (a param file's -23330) given to every implementation
+    bool forbid_reference = false; // fail when a CPU driver hands a run to its reference (note_cpu_layer_on_reference)
 };
 
 // Reference vs every other implementation; returns "" on success, else a report

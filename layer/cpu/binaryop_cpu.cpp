@@ -1,12 +1,16 @@
 // BinaryOp, compiled once per CPU ISA level (x86 and ARM), fp32 or fp16 storage:
 // vectorised on packed blobs for add/sub/mul/div/max/min/rsub/rdiv with a
-// scalar, with an operand of the same shape and layout, and with a 1-D
-// per-channel operand against a dims 3/4 blob. Other broadcasts, the pow and
-// atan2 families and mixed layouts run the reference on unpacked fp32 copies.
+// scalar, with an operand of the same shape and layout, and with a
+// per-channel operand (1-D, or 3-D/4-D of one element per channel) against a
+// dims 3/4 blob on either side, and with one row along w repeated over the
+// other axes (a bias [w,1] against [w,h]) on either side. Other broadcasts, the pow and atan2 families
+// and mixed layouts run the reference on unpacked fp32 copies (reported:
+// note_cpu_layer_on_reference).
 #include "binaryop.h"
 #include "cpu/binary_cpu.h"
 #include "cpu/packing_cpu.h"
 #include "cpu/unary_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -40,17 +44,24 @@ public:
             const Mat& B = bottom_blobs[1];
             if (!A.empty() && same_layout(A, B))
                 return A.elembits() == 16 ? same_shape<unsigned short>(A, B, top_blobs[0], opt) : same_shape<float>(A, B, top_blobs[0], opt);
-            if (!A.empty() && !B.empty() && A.dims >= 3 && B.dims == 1 && B.w * B.elempack == A.c * A.elempack
-                && B.elembits() == A.elembits() && dispatchable_pack(A.elempack))
-            {
-                const int ep = A.elempack;
-                if (A.elembits() == 16)
-                {
-                    KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, unsigned short>(A, B, top_blobs[0], opt))
-                }
-                KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, float>(A, B, top_blobs[0], opt))
-            }
+            // one value per channel against a 3-D/4-D blob: a 1-D blob of the
+            // channel count, or a 3-D/4-D one of one element per channel
+            // (a squeeze-excitation scale), on either side
+            if (per_channel_of(B, A))
+                return per_channel_dispatch(A, B, op_type, top_blobs[0], opt);
+            const int swapped = swapped_op(op_type);
+            if (swapped >= 0 && per_channel_of(A, B))
+                return per_channel_dispatch(B, A, swapped, top_blobs[0], opt);
+            // one row along w repeated over every other axis (a transformer's
+            // bias [w,1] against [w,h]), on either side
+            if (row_of(B, A))
+                return A.elembits() == 16 ? per_row<unsigned short>(A, B, false, top_blobs[0], opt)
+                                          : per_row<float>(A, B, false, top_blobs[0], opt);
+            if (row_of(A, B))
+                return A.elembits() == 16 ? per_row<unsigned short>(B, A, true, top_blobs[0], opt)
+                                          : per_row<float>(B, A, true, top_blobs[0], opt);
         }
+        note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
         int ret = to_fp32_pack1(bottom_blobs, unpacked, opt);
         return ret != 0 ? ret : BinaryOp::forward(unpacked, top_blobs, opt);
@@ -73,20 +84,158 @@ private:
         return 0;
     }
 
+    // whether v holds one value per channel of the 3-D/4-D blob m (per row
+    // of a 2-D one: 1-D [h] or 2-D [1,h]), in m's elempack and scalar type
+    static bool per_channel_of(const Mat& v, const Mat& m)
+    {
+        if (v.empty() || m.empty() || m.dims < 2 || v.elembits() != m.elembits() || !(dispatchable_pack(m.elempack) || m.elempack == 8))
+            return false;
+        if (v.dims == 1)
+            return v.w * v.elempack == (m.dims == 2 ? m.h : m.c) * m.elempack;
+        if (m.dims == 2)
+            return v.dims == 2 && v.w == 1 && v.h == m.h && v.elempack == m.elempack;
+        return v.dims == m.dims && v.w == 1 && v.h == 1 && v.d == 1 && v.c == m.c && v.elempack == m.elempack;
+    }
+
+    // whether v is one row along w of the 2-D..4-D blob m (its other axes 1,
+    // or 1-D where the broadcasting rules read it along w), in m's scalar type
+    static bool row_of(const Mat& v, const Mat& m)
+    {
+        if (v.empty() || m.empty() || m.dims < 2 || v.elembits() != m.elembits() || !(dispatchable_pack(m.elempack) || m.elempack == 8))
+            return false;
+        if (v.dims == 1)
+        {
+            // 1-D [n]: per row / per channel when n matches h (2-D) or c, else along w
+            const int n = v.w * v.elempack;
+            const int outer = (m.dims == 2 ? m.h : m.c) * m.elempack;
+            return n == m.w && n != outer;
+        }
+        return v.dims == m.dims && v.elempack == 1 && v.w == m.w && v.h == 1 && v.d == 1 && v.c == 1
+               && !(m.dims == 2 && m.h * m.elempack == 1);
+    }
+
+    // op(M, V) (or op(V, M) when v_first) with V one row of M's w scalars
+    // (a 1-D blob keeps its scalars in order whatever its elempack)
+    template<class S>
+    int per_row(const Mat& M, const Mat& V, bool v_first, Mat& top, const Option& opt) const
+    {
+        top.create_like(M, opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        const int P = M.elempack;
+        const int w = M.w;
+        // rows of w packed elements: per channel (d x h rows), or a 2-D blob's h
+        const int channels = M.dims >= 3 ? M.c : 1;
+        const int rows = M.dims == 2 ? M.h : M.h * M.d;
+        const size_t sm = channel_stride(M), st = channel_stride(top);
+        const S* vp = (const S*)V.data;
+        const int op = op_type;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int t = 0; t < channels * rows; t++)
+        {
+            const int q = t / rows, r = t % rows;
+            const S* m = (const S*)M.data + sm * q + (size_t)r * w * P;
+            S* out = (S*)top.data + st * q + (size_t)r * w * P;
+            if (P == 1)
+            {
+                if (v_first)
+                    binary_run(op, vp, m, out, (size_t)w);
+                else
+                    binary_run(op, m, vp, out, (size_t)w);
+                continue;
+            }
+            for (int x = 0; x < w; x++)
+            {
+                const float vx = simd::VF<1>::load(vp + x);
+                for (int k = 0; k < P; k += 4)
+                {
+                    // 4 lanes a step: every pack (4, 8, 16) on every ISA
+                    typedef simd::VF<4> V4;
+                    const typename V4::T vv = V4::set1(vx), mv = V4::load(m + (size_t)x * P + k);
+                    V4::store(out + (size_t)x * P + k, v_first ? binary_kernel<V4>(op, vv, mv) : binary_kernel<V4>(op, mv, vv));
+                }
+            }
+        }
+        return 0;
+    }
+
+    // op(a, b) as op'(b, a), or -1
+    static int swapped_op(int op)
+    {
+        switch (op)
+        {
+        case Operation_ADD:
+        case Operation_MUL:
+        case Operation_MAX:
+        case Operation_MIN:
+            return op;
+        case Operation_SUB:
+            return Operation_RSUB;
+        case Operation_RSUB:
+            return Operation_SUB;
+        case Operation_DIV:
+            return Operation_RDIV;
+        case Operation_RDIV:
+            return Operation_DIV;
+        default:
+            return -1;
+        }
+    }
+
+    // op(A, V) with V one value per channel of A
+    static int per_channel_dispatch(const Mat& A, const Mat& V, int op, Mat& top, const Option& opt)
+    {
+        const int ep = A.elempack;
+        if (!dispatchable_pack(ep))
+        {
+            // wider than this ISA's vectors (NEON's fp16 storage on arm82
+            // packs by 8): each packed element as ep / 4 vectors of 4
+            if (A.elembits() == 16)
+                return per_channel<4, unsigned short>(A, V, op, top, opt);
+            return per_channel<4, float>(A, V, op, top, opt);
+        }
+        if (A.elembits() == 16)
+        {
+            KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, unsigned short>(A, V, op, top, opt))
+        }
+        KITE_CPU_DISPATCH_PACK(P, ep, return per_channel<P, float>(A, V, op, top, opt))
+    }
+
+    // P: the vector width, a divisor of A's elempack
     template<int P, class S>
-    int per_channel(const Mat& A, const Mat& B, Mat& top, const Option& opt) const
+    static int per_channel(const Mat& A, const Mat& B, int op, Mat& top, const Option& opt)
     {
         top.create_like(A, opt.blob_allocator);
         if (top.empty())
             return -100;
-        const size_t n = channel_scalars(A);
-        const size_t sa = channel_stride(A), st = channel_stride(top);
-        const int op = op_type;
-        // a 1-D blob keeps its scalars in order whatever its elempack
+        const int ep = A.elempack;
+        // the groups of ep channels (rows of a 2-D blob): scalars and strides
+        const int groups = A.dims == 2 ? A.h : A.c;
+        const size_t n = A.dims == 2 ? (size_t)A.w * ep : channel_scalars(A);
+        const size_t sa = A.dims == 2 ? n : channel_stride(A), st = A.dims == 2 ? n : channel_stride(top);
+        // a 1-D blob keeps its scalars in order whatever its elempack; a
+        // 2-D [1,h] one has group q's ep values at unit q, a 3-D/4-D one at
+        // the start of channel q
+        const size_t sb = B.dims == 1 ? (size_t)ep : B.dims == 2 ? (size_t)B.w * ep : B.cstep * ep;
         const S* bp = (const S*)B.data;
         #pragma omp parallel for num_threads(opt.num_threads)
-        for (int q = 0; q < A.c; q++)
-            binary_run_repeat<P, S>(op, (const S*)A.data + sa * q, bp + (size_t)q * P, (S*)top.data + st * q, n);
+        for (int q = 0; q < groups; q++)
+        {
+            const S* a = (const S*)A.data + sa * q;
+            S* out = (S*)top.data + st * q;
+            if (ep == P)
+            {
+                binary_run_repeat<P, S>(op, a, bp + sb * q, out, n);
+                continue;
+            }
+            typedef simd::VF<P> V;
+            for (int k = 0; k < ep; k += P)
+            {
+                const typename V::T vb = V::load(bp + sb * q + k);
+                for (size_t i = k; i < n; i += ep)
+                    V::store(out + i, binary_kernel<V>(op, V::load(a + i), vb));
+            }
+        }
         return 0;
     }
 };

@@ -2,10 +2,12 @@
 // type: along the packing axis (axis 0: c, h or w) the output is packed by the
 // widest elempack dividing the total and scalar channels are moved across;
 // along other axes every packed element moves as one (the reference on a
-// wide view). Inputs that disagree run the reference on unpacked fp32 copies.
+// wide view). Inputs that disagree run the reference on unpacked fp32 copies
+// (reported: note_cpu_layer_on_reference).
 #include "concat.h"
 #include "common/shape_util.h"
 #include "cpu/packing_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -25,10 +27,14 @@ public:
         const Mat& first = bottom_blobs[0];
         const int dims = first.dims;
         const int positive_axis = shape::normalize_axis(axis, dims);
+        // every input of this rank and scalar type, equal on the axes not concatenated
         bool same = positive_axis >= 0;
         for (const Mat& b : bottom_blobs)
-            same = same && !b.empty() && b.dims == dims && b.elemsize / b.elempack == first.elemsize / first.elempack
-                   && b.w == first.w && (dims < 3 || b.h == first.h) && b.d == first.d;
+        {
+            same = same && !b.empty() && b.dims == dims && b.elemsize / b.elempack == first.elemsize / first.elempack;
+            for (int a = 0; same && a < dims; a++)
+                same = a == positive_axis || logical_extent(b, a) == logical_extent(first, a);
+        }
         if (same && positive_axis == 0)
             return concat_packed_axis(bottom_blobs, top_blobs[0], opt);
         bool same_pack = same;
@@ -44,12 +50,22 @@ public:
                 top_blobs[0].elempack = first.elempack;
             return ret;
         }
+        note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
         int ret = to_fp32_pack1(bottom_blobs, unpacked, opt);
         return ret != 0 ? ret : Concat::forward(unpacked, top_blobs, opt);
     }
 
 private:
+    // the size of logical axis a (outermost first) in scalars
+    static int logical_extent(const Mat& m, int a)
+    {
+        if (a == 0)
+            return (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * m.elempack;
+        const int inner[3] = {m.d, m.h, m.w}; // the axes after the packing one, innermost last
+        return inner[3 - (m.dims - a)];
+    }
+
     int concat_packed_axis(const std::vector<Mat>& bottom_blobs, Mat& top_blob, const Option& opt) const
     {
         int total = 0;

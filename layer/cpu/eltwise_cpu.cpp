@@ -4,6 +4,7 @@
 #include "eltwise.h"
 #include "cpu/binary_cpu.h"
 #include "cpu/packing_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 #include <cstring>
 
@@ -27,6 +28,7 @@ public:
         const bool weighted = op_type == Operation_SUM && coeffs.w > 0;
         if (!same || (weighted && coeffs.w < (int)bottom_blobs.size()))
         {
+            note_cpu_layer_on_reference();
             std::vector<Mat> unpacked;
             int ret = to_fp32_pack1(bottom_blobs, unpacked, opt);
             return ret != 0 ? ret : Eltwise::forward(unpacked, top_blobs, opt);

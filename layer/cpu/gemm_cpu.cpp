@@ -3,6 +3,7 @@
 // the operand packed once in create_pipeline. Everything else (constant A,
 // runtime B, a C input, N1M/transposed/typed outputs, int8) uses the reference.
 #include "gemm.h"
+#include "gpu/cpu_fallback.h"
 #include "log.h"
 
 #include "cpu/sgemm_cpu.h"
@@ -52,11 +53,13 @@ public:
 
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override
     {
-        if (bottom_blobs.size() != 1 || top_blobs.size() != 1 || packed_bt.M == 0)
+        if (bottom_blobs.size() != 1 || top_blobs.size() != 1 || packed_bt.M == 0 || bottom_blobs[0].dims != 2
+            || bottom_blobs[0].elempack != 1 || bottom_blobs[0].elemsize != 4u)
+        {
+            note_cpu_layer_on_reference();
             return Gemm::forward(bottom_blobs, top_blobs, opt);
+        }
         const Mat& A = bottom_blobs[0];
-        if (A.dims != 2 || A.elempack != 1 || A.elemsize != 4u)
-            return Gemm::forward(bottom_blobs, top_blobs, opt);
         const int K = packed_bt.K, N = packed_bt.M;
         const int M = transA ? A.w : A.h;
         if ((transA ? A.h : A.w) != K)

@@ -5,6 +5,7 @@
 // int32 sums from the int8 matrix-vector kernel (vpdpbusd on the VNNI rows,
 // pmaddwd otherwise), the reference's epilogue.
 #include "innerproduct.h"
+#include "gpu/cpu_fallback.h"
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
@@ -107,7 +108,10 @@ public:
             return forward_int8(bottom_blob, top_blob, opt);
         if (packed_weight.M == 0 || bottom_blob.elempack != 1 || bottom_blob.elemsize != 4u || bottom_blob.dims < 1
             || bottom_blob.dims > 4)
+        {
+            note_cpu_layer_on_reference();
             return InnerProduct::forward(bottom_blob, top_blob, opt);
+        }
         const int num_input = packed_weight.K;
         int rows = 1;
         Mat flat;

@@ -7,6 +7,7 @@
 // only over channels. Statistics are fp32 sums in another order than the
 // reference's sequential one (rounding differences only).
 #include "layernorm.h"
+#include "gpu/cpu_fallback.h"
 #include "cpu/packing_cpu.h"
 
 #include <cmath>
@@ -29,7 +30,11 @@ public:
         const int ep = m.elempack;
         // elempack 8 beyond the widest vector: NEON's fp16 storage on arm82 (two VF<4> per element)
         if (m.empty() || !(dispatchable_pack(ep) || ep == 8) || (m.elembits() != 32 && m.elembits() != 16))
+        {
+            if (!m.empty())
+                note_cpu_layer_on_reference();
             return LayerNorm::forward_inplace(m, opt);
+        }
         const int P = m.dims == 1 ? 1 : ep; // a packed 1-D blob is one contiguous run
         const int w = m.dims == 1 ? m.w * ep : m.w;
         const int h = m.dims == 2 ? m.h * ep : m.dims >= 3 ? m.h : 1;

@@ -12,6 +12,7 @@
 // consecutive offsets and the result is stored back packed.
 #include "lrn.h"
 #include "cpu/packing_cpu.h"
+#include "gpu/cpu_fallback.h"
 #include "simd/simd_math.h"
 
 #include <algorithm>
@@ -34,6 +35,7 @@ public:
         Mat& m = bottom_top_blob;
         if (m.dims != 3 || bias <= 0.f || !dispatchable_pack(m.elempack))
         {
+            note_cpu_layer_on_reference();
             if (m.elempack == 1 && m.elembits() == 32)
                 return LRN::forward_inplace(m, opt);
             Mat b;

@@ -10,6 +10,7 @@
 //   ot          E x Lq: head outputs, o_h^T = v_h^T p^T
 // and the output projection reads ot as its B operand.
 #include "multiheadattention.h"
+#include "gpu/cpu_fallback.h"
 
 #include "log.h"
 #include "cpu/sgemm_cpu.h"
@@ -102,7 +103,10 @@ public:
     {
         for (const Mat& m : bottom_blobs)
             if (m.elempack != 1 || m.elemsize != 4u)
+            {
+                note_cpu_layer_on_reference();
                 return MultiHeadAttention::forward(bottom_blobs, top_blobs, opt);
+            }
         Inputs io;
         int ret = check_inputs(bottom_blobs, top_blobs, io);
         if (ret != 0)

@@ -4,9 +4,11 @@
 // scalars into an output packed by the widest elempack dividing its new
 // outermost axis: each output row is walked in memory order and its source
 // scalar found from the input's packed strides (the packing axis contributes
-// (i / P) groups plus lane i % P). Elempack 1 and dims 1 use the reference.
+// (i / P) groups plus lane i % P), elempack 1 included. A 1-D blob is its own
+// permutation.
 #include "permute.h"
 #include "cpu/packing_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -22,13 +24,18 @@ public:
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
         const int ep = bottom_blob.elempack;
-        if (bottom_blob.empty() || ep == 1 || bottom_blob.dims < 2 || bottom_blob.dims > 4)
-            return Permute::forward(bottom_blob, top_blob, opt);
+        if (bottom_blob.empty() || bottom_blob.dims < 1 || bottom_blob.dims > 4)
+            return Permute::forward(bottom_blob, top_blob, opt); // the reference names the problem
         const int dims = bottom_blob.dims;
         int perm[4];
         if (!permutation(dims, order_type, perm))
             return Permute::forward(bottom_blob, top_blob, opt); // the reference reports it
-        if (perm[0] == 0)
+        if (dims == 1)
+        {
+            top_blob = bottom_blob; // the one order of a 1-D blob
+            return 0;
+        }
+        if (perm[0] == 0 && ep > 1)
         {
             int ret = Permute::forward(packed_as_wide(bottom_blob), top_blob, opt);
             if (ret == 0)
@@ -44,6 +51,7 @@ public:
         case 1:
             return gather<unsigned char>(bottom_blob, top_blob, perm, opt);
         default:
+            note_cpu_layer_on_reference();
             Mat b;
             int ret = to_fp32_pack1(bottom_blob, b, opt);
             return ret != 0 ? ret : Permute::forward(b, top_blob, opt);
@@ -83,7 +91,7 @@ private:
         int oext[4] = {1, 1, 1, 1};
         for (int j = 0; j < dims; j++)
             oext[j] = ext[perm[j]];
-        const int Q = best_elempack(oext[0]);
+        const int Q = sizeof(E) == 1 ? 1 : best_elempack(oext[0]); // int8 stays planar
         const size_t es = sizeof(E);
         if (dims == 2)
             top_blob.create(oext[1], oext[0] / Q, es * Q, Q, opt.blob_allocator);
@@ -111,7 +119,8 @@ private:
         size_t rst[3];
         for (int k = 0; k < 3; k++)
             rst[k] = rsrc[k] > 0 ? st[rsrc[k]] : 0;
-        const size_t st0 = st[perm[0]]; // input stride of the output's axis 0
+        // input stride of the output's axis 0 (its own axis 0 only when unpacked)
+        const size_t st0 = perm[0] == 0 ? group_stride : st[perm[0]];
 
         const E* src = (const E*)bottom_blob.data;
         const int groups = oext[0] / Q;
@@ -122,18 +131,41 @@ private:
             size_t o = 0;
             for (int z = 0; z < rext[0]; z++)
                 for (int y = 0; y < rext[1]; y++)
-                    for (int x = 0; x < rext[2]; x++)
+                {
+                    // the z and y terms of the source offset, then x's
+                    size_t base = (size_t)g * Q * st0;
+                    const int idx[2] = {z, y};
+                    for (int k = 0; k < 2; k++)
+                        if (k == packed_loop)
+                            base += (size_t)(idx[k] / P) * group_stride + idx[k] % P;
+                        else
+                            base += idx[k] * rst[k];
+                    if (packed_loop == 2)
                     {
-                        const int idx[3] = {z, y, x};
-                        size_t base = 0;
-                        for (int k = 0; k < 3; k++)
-                            if (k == packed_loop)
-                                base += (size_t)(idx[k] / P) * group_stride + idx[k] % P;
-                            else
-                                base += idx[k] * rst[k];
-                        for (int l = 0; l < Q; l++)
-                            out[o++] = src[base + (size_t)(g * Q + l) * st0];
+                        for (int x = 0; x < rext[2]; x++)
+                        {
+                            const E* sp = src + base + (size_t)(x / P) * group_stride + x % P;
+                            for (int l = 0; l < Q; l++)
+                                out[o++] = sp[l * st0];
+                        }
                     }
+                    else if (Q == 1)
+                    {
+                        const E* sp = src + base;
+                        const size_t sx = rst[2];
+                        for (int x = 0; x < rext[2]; x++)
+                            out[o++] = sp[x * sx];
+                    }
+                    else
+                    {
+                        for (int x = 0; x < rext[2]; x++)
+                        {
+                            const E* sp = src + base + x * rst[2];
+                            for (int l = 0; l < Q; l++)
+                                out[o++] = sp[l * st0];
+                        }
+                    }
+                }
         }
         return 0;
     }

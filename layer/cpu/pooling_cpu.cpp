@@ -4,6 +4,7 @@
 // run the reference on an unpacked copy.
 #include "pooling.h"
 #include "cpu/packing_cpu.h"
+#include "gpu/cpu_fallback.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -24,6 +25,7 @@ public:
     {
         if (bottom_blob.dims != 3 || p.adaptive_pooling || bottom_blob.w * bottom_blob.h == 0 || !dispatchable_pack(bottom_blob.elempack))
         {
+            note_cpu_layer_on_reference();
             Mat b;
             int ret = to_fp32_pack1(bottom_blob, b, opt);
             return ret != 0 ? ret : Pooling::forward(b, top_blob, opt);

@@ -1,7 +1,10 @@
 // ShuffleChannel, compiled once per CPU ISA level (x86 and ARM): moves scalar channels
-// of a packed blob (dims 3/4, any element type) to their shuffled place,
-// keeping the elempack.
+// of a blob (dims 3/4, any elempack and element type) to their shuffled place,
+// keeping the elempack (an unpacked blob: one copy per channel). A dims 1/2
+// blob runs the reference on an unpacked fp32 copy (reported:
+// note_cpu_layer_on_reference).
 #include "shufflechannel.h"
+#include "gpu/cpu_fallback.h"
 #include "cpu/packing_cpu.h"
 
 namespace kite {
@@ -18,10 +21,11 @@ public:
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
-        if (bottom_blob.empty() || bottom_blob.elempack == 1)
-            return ShuffleChannel::forward(bottom_blob, top_blob, opt);
+        if (bottom_blob.empty())
+            return ShuffleChannel::forward(bottom_blob, top_blob, opt); // the reference names the problem
         if (bottom_blob.dims < 3)
         {
+            note_cpu_layer_on_reference();
             Mat b;
             int ret = to_fp32_pack1(bottom_blob, b, opt);
             return ret != 0 ? ret : ShuffleChannel::forward(b, top_blob, opt);
@@ -40,7 +44,7 @@ public:
             return -100;
         // output q = i * g + j  <-  input j * cpg + i
         copy_channels_map(src, pack_axis(top_blob), 0, channels, [g, cpg](int q) { return (q % g) * cpg + q / g; },
-                          false, opt.num_threads);
+                          bottom_blob.elempack == 1, opt.num_threads); // unpacked: whole channels
         return 0;
     }
 };

@@ -19,10 +19,12 @@ public:
 
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override
     {
-        if (bottom_blobs.size() != 1 || top_blobs.empty() || bottom_blobs[0].empty() || bottom_blobs[0].elempack == 1)
-            return Slice::forward(bottom_blobs, top_blobs, opt);
+        if (bottom_blobs.size() != 1 || top_blobs.empty() || bottom_blobs[0].empty())
+            return Slice::forward(bottom_blobs, top_blobs, opt); // the reference names the problem
         const Mat& bottom_blob = bottom_blobs[0];
         const int positive_axis = shape::normalize_axis(axis, bottom_blob.dims);
+        if (positive_axis < 0)
+            return Slice::forward(bottom_blobs, top_blobs, opt); // the reference reports it
         if (positive_axis != 0)
         {
             std::vector<Mat> wide(1, packed_as_wide(bottom_blob));
@@ -38,7 +40,8 @@ public:
             return -1;
         for (int i = 0; i < n; i++)
         {
-            create_like_axis(top_blobs[i], bottom_blob, lens[i], best_elempack(lens[i]), opt.blob_allocator);
+            const int ep = src.es == 1 ? 1 : best_elempack(lens[i]); // int8 stays planar
+            create_like_axis(top_blobs[i], bottom_blob, lens[i], ep, opt.blob_allocator);
             if (top_blobs[i].empty())
                 return -100;
             copy_channels(src, starts[i], pack_axis(top_blobs[i]), 0, lens[i], opt.num_threads);

@@ -8,6 +8,7 @@
 //   packed axis the axis is the packed one (dims >= 2): per position, the
 //               packed groups' vectors, reduced across lanes
 #include "softmax.h"
+#include "gpu/cpu_fallback.h"
 #include "cpu/packing_cpu.h"
 #include "simd/simd_math.h"
 
@@ -32,12 +33,18 @@ public:
         const int dims = m.dims;
         const int a = axis < 0 ? dims + axis : axis;
         // elempack 8 beyond the widest vector: NEON's fp16 storage on arm82 (two VF<4> per element)
-        if (m.empty() || a < 0 || a >= dims || !(dispatchable_pack(m.elempack) || m.elempack == 8))
+        if (m.empty() || a < 0 || a >= dims)
             return Softmax::forward_inplace(m, opt); // the reference reports bad axes
+        if (!(dispatchable_pack(m.elempack) || m.elempack == 8))
+        {
+            note_cpu_layer_on_reference();
+            return Softmax::forward_inplace(m, opt);
+        }
         if (m.elembits() == 16)
             return run<unsigned short>(m, a, opt);
         if (m.elembits() == 32)
             return run<float>(m, a, opt);
+        note_cpu_layer_on_reference();
         return Softmax::forward_inplace(m, opt);
     }
 

@@ -173,6 +173,31 @@ inline Shape with(Shape idx, int axis, int v)
     return idx;
 }
 
+// random values in [lo, hi) of a logical shape (the harness RNG: reseed first)
+inline Mat random(const Shape& s, float lo = -1.f, float hi = 1.f)
+{
+    if (s.size() == 1)
+        return kite::test::RandomMat(s[0], lo, hi);
+    if (s.size() == 2)
+        return kite::test::RandomMat(s[1], s[0], lo, hi);
+    if (s.size() == 3)
+        return kite::test::RandomMat(s[2], s[1], s[0], lo, hi);
+    return kite::test::RandomMat(s[3], s[2], s[1], s[0], lo, hi);
+}
+
+// every CPU driver against the reference (every elempack, fp16 storage where
+// taken, 1 and 2 threads), also failing when a driver hands the run to its
+// reference (note_cpu_layer_on_reference): the path must be the driver's own.
+// "" or the harness report (with the seed).
+inline std::string drivers_match(const char* type, const ParamDict& pd, const std::vector<Mat>& inputs,
+                                 const std::vector<Mat>& weights = {}, float epsilon = 1e-3f)
+{
+    kite::test::TestLayerFlags flags;
+    flags.forbid_reference = true;
+    flags.epsilon = epsilon;
+    return kite::test::test_layer(type, pd, weights, inputs, flags);
+}
+
 // odd-sized shapes of every dims
 inline std::vector<Shape> all_dims_shapes()
 {

@@ -31,3 +31,33 @@ TEST(BatchNorm, formula_all_dims)
     ParamDict p0;
     EXPECT_TRUE(reference_fails("BatchNorm", p0, {}, {RandomMat(3, 3, 4)}));
 }
+
+// The CPU driver on random data: packable and odd channel counts on every
+// dims, every elempack, fp16 storage; no run may fall back to the reference.
+TEST(BatchNorm, driver_every_dims_and_pack)
+{
+    reseed(1804);
+    for (int C : {16, 12, 37, 8})
+    {
+        Mat slope = RandomMat(C), mean = RandomMat(C), var = RandomMat(C, 0.1f, 2.f), bias = RandomMat(C);
+        ParamDict pd;
+        pd.set(0, C);
+        pd.set(1, 0.001f);
+        for (int dims : {1, 2, 3, 4})
+        {
+            Mat in = dims == 1 ? RandomMat(C) : dims == 2 ? RandomMat(7, C) : dims == 3 ? RandomMat(5, 3, C) : RandomMat(3, 2, 3, C);
+            TestLayerFlags flags;
+            flags.forbid_reference = true;
+            const std::string r = test_layer("BatchNorm", pd, {slope, mean, var, bias}, {in}, flags);
+            EXPECT_TRUE(r.empty()) << r << " channels " << C << " dims " << dims;
+        }
+    }
+    // a 1-D blob long enough to be split between threads
+    Mat slope = RandomMat(5000), mean = RandomMat(5000), var = RandomMat(5000, 0.1f, 2.f), bias = RandomMat(5000);
+    ParamDict pd;
+    pd.set(0, 5000);
+    TestLayerFlags flags;
+    flags.forbid_reference = true;
+    const std::string r = test_layer("BatchNorm", pd, {slope, mean, var, bias}, {RandomMat(5000)}, flags);
+    EXPECT_TRUE(r.empty()) << r;
+}

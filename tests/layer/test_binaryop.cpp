@@ -252,3 +252,50 @@ TEST(BinaryOp, incompatible_shapes_are_errors)
     reference_forward_ret("BinaryOp", bad, {}, {RandomMat(7), RandomMat(7)}, &load_ret);
     EXPECT_EQ(load_ret, -1);
 }
+
+// The per-channel and per-row broadcasts real graphs use (a
+// squeeze-excitation scale [1,1,c] times [w,h,c], either side, 1-D [c]; a
+// transformer's bias row [w,1] plus [w,h]) stay in the CPU driver for every
+// op it has a kernel for: no run falls back to the reference.
+TEST(BinaryOp, per_channel_broadcasts_stay_in_the_driver)
+{
+    reseed(1805);
+    // add, sub and rdiv: a commutative op and two whose operands swap
+    // (every op's kernel is tested by the broadcast patterns above)
+    for (int op : {0, 1, 8})
+    {
+        float lo, hi;
+        op_range(op, &lo, &hi);
+        ParamDict pd;
+        pd.set(0, op);
+        for (int c : {16, 12, 5})
+        {
+            const std::vector<std::vector<Mat> > pairs = {
+                {RandomMat(7, 5, c, lo, hi), RandomMat(1, 1, c, lo, hi)},
+                {RandomMat(1, 1, c, lo, hi), RandomMat(7, 5, c, lo, hi)},
+                {RandomMat(7, 5, c, lo, hi), RandomMat(c, lo, hi)},
+                {RandomMat(5, 3, 2, c, lo, hi), RandomMat(1, 1, 1, c, lo, hi)},
+                {RandomMat(1, 1, 1, c, lo, hi), RandomMat(5, 3, 2, c, lo, hi)},
+                // one row along w: a transformer's bias [w,1] + [w,h], 1-D [w], 3-D and 4-D rows
+                {RandomMat(19, c, lo, hi), RandomMat(19, 1, lo, hi)},
+                {RandomMat(19, 1, lo, hi), RandomMat(19, c, lo, hi)},
+                {RandomMat(19, c, lo, hi), RandomMat(19, lo, hi)},
+                {RandomMat(16, c, lo, hi), RandomMat(16, lo, hi)},
+                {RandomMat(7, 3, c, lo, hi), RandomMat(7, 1, 1, lo, hi)},
+                {RandomMat(7, 1, 1, lo, hi), RandomMat(7, 3, c, lo, hi)},
+                {RandomMat(5, 3, 2, c, lo, hi), RandomMat(5, 1, 1, 1, lo, hi)},
+                // one value per row of a 2-D blob: 1-D [h] and [1,h], either side
+                {RandomMat(9, c, lo, hi), RandomMat(c, lo, hi)},
+                {RandomMat(9, c, lo, hi), RandomMat(1, c, lo, hi)},
+                {RandomMat(1, c, lo, hi), RandomMat(9, c, lo, hi)},
+            };
+            for (size_t i = 0; i < pairs.size(); i++)
+            {
+                TestLayerFlags flags;
+                flags.forbid_reference = true;
+                const std::string r = test_layer("BinaryOp", pd, {}, pairs[i], flags);
+                EXPECT_TRUE(r.empty()) << r << " op " << op << " channels " << c << " pair " << i;
+            }
+        }
+    }
+}

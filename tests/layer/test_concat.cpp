@@ -56,3 +56,31 @@ TEST(Concat, packable_channels)
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].c * out[0].elempack, 116);
 }
+
+// The layouts detection heads give the CPU driver: 1-D blobs of different
+// lengths (SSD's flattened heads, packable or not), 2-D along w (PriorBox
+// rows), 3-D along every axis, packable and odd channel counts; no run may
+// fall back to the reference.
+TEST(Concat, drivers_every_axis_stay_in_the_driver)
+{
+    kite::test::reseed(1806);
+    const std::vector<std::vector<Shape> > sets = {
+        {{16}, {12}, {7}, {24}}, {{40}, {8}},
+        {{2, 16}, {2, 9}, {2, 24}}, {{12, 5}, {4, 5}, {3, 5}},
+        {{16, 3, 5}, {12, 3, 5}, {5, 3, 5}}, {{16, 3, 5}, {16, 4, 5}}, {{8, 3, 5}, {8, 3, 2}}, {{5, 3, 5}, {5, 3, 7}},
+    };
+    for (const std::vector<Shape>& shapes : sets)
+    {
+        const int dims = (int)shapes[0].size();
+        // the one axis where the shapes differ (0 when they agree)
+        int axis = 0;
+        for (int a = 0; a < dims; a++)
+            if (shapes[0][a] != shapes[1][a])
+                axis = a;
+        std::vector<Mat> in;
+        for (const Shape& s : shapes)
+            in.push_back(random(s));
+        const std::string r = drivers_match("Concat", params({{0, axis}}), in);
+        EXPECT_TRUE(r.empty()) << r << str(shapes[0]) << " axis " << axis;
+    }
+}

@@ -104,3 +104,35 @@ TEST(Crop, reference_blob)
     EXPECT_TRUE(fails("Crop", pd, {in, seq({2, 5, 4})}));
     EXPECT_TRUE(fails("Crop", pd, {in, seq({4, 3, 4})}));
 }
+
+// The CPU driver on random data, every elempack: crops of the packing axis
+// alone (a ViT's class token out of [768, 577]), of the inner axes alone, of
+// both at once, and the two-input form; no run may fall back to the reference.
+TEST(Crop, drivers_every_box_stay_in_the_driver)
+{
+    kite::test::reseed(1807);
+    struct Case
+    {
+        Shape in, off, size;
+    };
+    const std::vector<Case> cases = {
+        {{577, 24}, {0, 0}, {1, 24}},        {{16, 9}, {4, 0}, {8, 9}},          {{16, 9}, {0, 2}, {16, 5}},
+        {{16, 9}, {3, 1}, {9, 6}},           {{16, 6, 5}, {4, 0, 0}, {12, 6, 5}}, {{16, 6, 5}, {0, 1, 2}, {16, 4, 3}},
+        {{16, 6, 5}, {5, 1, 0}, {7, 3, 5}},  {{12, 5, 7}, {2, 2, 1}, {8, 3, 5}},  {{8, 3, 4, 5}, {0, 1, 0, 2}, {8, 2, 4, 3}},
+        {{8, 3, 4, 5}, {4, 0, 1, 1}, {4, 3, 2, 3}}, {{20}, {4}, {12}},        {{20}, {3}, {9}},
+    };
+    for (const Case& c : cases)
+    {
+        Mat in = random(c.in);
+        const Shape zero(c.in.size(), 0);
+        const std::string r = drivers_match("Crop", offset_params(c.off, c.size, zero), {in});
+        EXPECT_TRUE(r.empty()) << r << str(c.in) << " off " << str(c.off) << " size " << str(c.size);
+    }
+    // two inputs: the second gives w and h (and c with the same dims)
+    for (const Shape& ref : std::vector<Shape>{{8, 3, 4}, {12, 3, 4}, {3, 4}})
+    {
+        ParamDict pd = params({{0, 1}, {1, 2}, {2, ref.size() == 3 ? 4 : 0}});
+        const std::string r = drivers_match("Crop", pd, {random({16, 6, 5}), random(ref)});
+        EXPECT_TRUE(r.empty()) << r << "reference blob " << str(ref);
+    }
+}

@@ -84,3 +84,43 @@ TEST(Padding, reflect_channels_and_per_channel_values)
     EXPECT_TRUE(fails("Padding", params({{4, 3}}), {in}));           // unknown type
     EXPECT_TRUE(fails("Padding", params({{7, 2}, {6, 3}}), {in}, 1, {FloatArrayMat({1.f, 2.f, 3.f})})); // too few values
 }
+
+// The CPU drivers on random data: every dims, packable and odd channel
+// counts, every type, pads on every axis (the packing axis too, by multiples
+// of the pack and not), per-channel values; no run may fall back to the
+// reference.
+TEST(Padding, drivers_every_axis_type_and_pack)
+{
+    kite::test::reseed(1801);
+    const std::vector<Shape> shapes = {{13}, {16}, {16, 5}, {16, 6, 5}, {12, 3, 7}, {5, 4, 3}, {8, 3, 4, 5}};
+    // top, bottom, left, right, front, behind
+    const std::vector<std::vector<int> > pads = {{1, 2, 2, 1, 0, 0}, {0, 0, 0, 0, 0, 4}, {0, 0, 0, 0, 2, 3}, {1, 0, 0, 2, 1, 1},
+                                                 {0, 2, 0, 2, 0, 0}, {0, 0, 0, 0, 8, 0}, {0, 0, 0, 0, 0, 0}};
+    for (const Shape& s : shapes)
+    {
+        Mat in = random(s);
+        for (const std::vector<int>& p : pads)
+            for (int type = 0; type < 3; type++)
+                for (int per_channel = 0; per_channel < (type == 0 ? 2 : 1); per_channel++)
+                {
+                    ParamDict pd = params({{0, p[0]}, {1, p[1]}, {2, p[2]}, {3, p[3]}, {4, type}, {7, p[4]}, {8, p[5]}});
+                    pd.set(5, -0.75f);
+                    std::vector<Mat> weights;
+                    if (per_channel)
+                    {
+                        const int n = (int)s.size();
+                        const int channels = n == 3 ? s[0] + p[4] + p[5] : n == 4 ? s[0] : 1;
+                        pd.set(6, channels);
+                        weights.push_back(random({channels}, 2.f, 3.f));
+                    }
+                    if (fails("Padding", pd, {in}, 1, weights))
+                    {
+                        EXPECT_EQ(type, 2) << str(s); // only reflect wider than an axis
+                        continue;
+                    }
+                    const std::string r = drivers_match("Padding", pd, {in}, weights);
+                    EXPECT_TRUE(r.empty()) << r << str(s) << " pads " << p[0] << "," << p[1] << "," << p[2] << "," << p[3] << "," << p[4] << "," << p[5]
+                        << " type " << type << " per_channel " << per_channel;
+                }
+    }
+}

@@ -86,3 +86,31 @@ TEST(Permute, errors)
     EXPECT_TRUE(fails("Permute", params({{0, 6}}), {seq({3, 4, 5})}));
     EXPECT_TRUE(fails("Permute", params({{0, 2}}), {seq({4, 5})}));
 }
+
+// The CPU driver on random data, unpacked inputs included (SSD heads of 63 or
+// 126 channels, YOLO heads): every order of dims 2..4 and the 1-D identity;
+// no run may fall back to the reference.
+TEST(Permute, drivers_every_order_stay_in_the_driver)
+{
+    kite::test::reseed(1808);
+    for (int order = 0; order < 2; order++)
+        for (const Shape& s : std::vector<Shape>{{16, 5}, {7, 5}})
+        {
+            const std::string r = drivers_match("Permute", params({{0, order}}), {random(s)});
+            EXPECT_TRUE(r.empty()) << r << str(s) << " order " << order;
+        }
+    for (int order = 0; order < 6; order++)
+        for (const Shape& s : std::vector<Shape>{{63, 5, 6}, {16, 3, 5}, {12, 16, 8}, {3, 4, 5}})
+        {
+            const std::string r = drivers_match("Permute", params({{0, order}}), {random(s)});
+            EXPECT_TRUE(r.empty()) << r << str(s) << " order " << order;
+        }
+    for (int order = 0; order < 24; order++)
+        for (const Shape& s : std::vector<Shape>{{8, 2, 4, 3}, {5, 2, 3, 4}})
+        {
+            const std::string r = drivers_match("Permute", params({{0, order}}), {random(s)});
+            EXPECT_TRUE(r.empty()) << r << str(s) << " order " << order;
+        }
+    const std::string r = drivers_match("Permute", ParamDict(), {random({13})});
+    EXPECT_TRUE(r.empty()) << r;
+}

@@ -124,3 +124,59 @@ TEST(Reduction, errors)
     op.set(0, 11);
     EXPECT_TRUE(reference_fails("Reduction", op, {}, {RandomMat(4, 4)}));
 }
+
+// The CPU driver on random data: every operation, every set of axes (and
+// reduce_all), keepdims on and off, coeff, packable and odd sizes on every
+// dims; no run may fall back to the reference.
+TEST(Reduction, drivers_every_op_axes_and_pack)
+{
+    reseed(1802);
+    // logical shapes, outermost first
+    const std::vector<std::vector<int> > shapes = {{37}, {16}, {12, 9}, {16, 5}, {16, 7, 5}, {12, 3, 4}, {5, 3, 7}, {8, 3, 4, 5}, {5, 2, 3, 4}};
+    for (const std::vector<int>& s : shapes)
+    {
+        const int n = (int)s.size();
+        std::string name = "{";
+        for (int v : s)
+            name += std::to_string(v) + ",";
+        name += "}";
+        for (int op = 0; op <= 10; op++)
+        {
+            // every op on reduce_all, on the packing axis alone and on the
+            // inner axes alone; the other axis sets (the same code for every
+            // op) with mean only
+            // logsum needs positive sums, prod values near 1
+            const float lo = op == 9 ? 0.1f : op == 6 ? 0.8f : -1.f;
+            const float hi = op == 6 ? 1.25f : 1.f;
+            Mat in = n == 1 ? RandomMat(s[0], lo, hi) : n == 2 ? RandomMat(s[1], s[0], lo, hi)
+                     : n == 3 ? RandomMat(s[2], s[1], s[0], lo, hi) : RandomMat(s[3], s[2], s[1], s[0], lo, hi);
+            // every non-empty set of axes (bit i: logical axis i), then reduce_all
+            for (int mask = 1; mask <= (1 << n); mask++)
+                for (int keepdims = 0; keepdims < 2; keepdims++)
+                {
+                    if (op != 3 && mask != (1 << n) && mask != 1 && mask != (1 << n) - 2)
+                        continue;
+                    ParamDict pd;
+                    pd.set(0, op);
+                    pd.set(2, op % 3 == 0 ? 0.5f : 1.f);
+                    pd.set(4, keepdims);
+                    pd.set(5, 1);
+                    std::vector<int> axes;
+                    if (mask == (1 << n))
+                        pd.set(1, 1);
+                    else
+                    {
+                        pd.set(1, 0);
+                        for (int a = 0; a < n; a++)
+                            if (mask & (1 << a))
+                                axes.push_back(a == n - 1 && (mask & 1) ? a - n : a); // a negative axis too
+                        pd.set(3, IntArrayMat(axes));
+                    }
+                    TestLayerFlags flags;
+                    flags.forbid_reference = true;
+                    const std::string r = test_layer("Reduction", pd, {}, {in}, flags);
+                    EXPECT_TRUE(r.empty()) << r << name << " op " << op << " axes mask " << mask << " keepdims " << keepdims;
+                }
+        }
+    }
+}

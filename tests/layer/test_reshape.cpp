@@ -88,3 +88,47 @@ TEST(Reshape, expressions_and_errors)
     EXPECT_TRUE(fails("Reshape", whdc(-233, -233, -233, -233), {in}));
     EXPECT_TRUE(fails("Reshape", whdc(-5, 2, -233, -233), {in}));
 }
+
+// The CPU drivers on random data, every input elempack: outputs that regroup
+// the axes inside a channel, split or merge channels, change the packing
+// axis or the dims, from and to 1-D (no copy), and the shape-expression
+// form; Flatten of every dims. No run may fall back to the reference.
+TEST(Reshape, drivers_every_layout_change)
+{
+    kite::test::reseed(1803);
+    struct Case
+    {
+        Shape in;
+        int w, h, d, c;
+    };
+    const int X = -233;
+    const std::vector<Case> cases = {
+        {{16, 6, 5}, 30, 16, X, X}, {{16, 6, 5}, -1, X, X, X},  {{16, 6, 5}, 5, 6, X, 16}, {{16, 6, 5}, 10, 3, X, 16},
+        {{16, 6, 5}, 5, 3, X, 32},  {{16, 6, 5}, -1, 8, X, X},  {{16, 6, 5}, 5, 3, 2, 16}, {{16, 6, 5}, 4, 20, X, 6},
+        {{12, 7}, 84, X, X, X},     {{12, 7}, 12, 7, X, X},     {{12, 7}, 7, 3, X, 4},     {{16, 5}, 5, 2, 2, 4},
+        {{48}, 6, 8, X, X},         {{48}, 3, 4, X, 4},         {{48}, 2, 2, 3, 4},        {{40}, 5, -1, X, X},
+        {{8, 3, 4, 5}, 20, 24, X, X}, {{8, 3, 4, 5}, -1, X, X, 8}, {{8, 3, 4, 5}, 5, 4, X, 24}, {{5, 3, 7}, 35, 3, X, X},
+        {{5, 3, 7}, 7, 3, X, 5},    {{4, 5, 6}, -1, 4, X, X},   {{4, 5, 6}, 6, 5, X, 4},   {{16, 1, 1}, -1, X, X, X},
+    };
+    for (const Case& c : cases)
+    {
+        Mat in = random(c.in);
+        const std::string r = drivers_match("Reshape", whdc(c.w, c.h, c.d, c.c), {in});
+        EXPECT_TRUE(r.empty()) << r << str(c.in) << " -> w " << c.w << " h " << c.h << " d " << c.d << " c " << c.c;
+    }
+    for (const Shape& s : std::vector<Shape>{{16, 6, 5}, {12, 3, 7}, {5, 3, 7}, {8, 3, 4, 5}, {12, 7}, {5, 7}, {48}, {13}})
+    {
+        Mat in = random(s);
+        const std::string r = drivers_match("Flatten", ParamDict(), {in});
+        EXPECT_TRUE(r.empty()) << r << "Flatten " << str(s);
+    }
+    ParamDict pd;
+    pd.set(6, std::string("0w,*(0h,0c)"));
+    Mat in = random({16, 3, 5});
+    std::string r = drivers_match("Reshape", pd, {in});
+    EXPECT_TRUE(r.empty()) << r;
+    ParamDict p2;
+    p2.set(6, std::string("1w,-1"));
+    r = drivers_match("Reshape", p2, {in, random({8, 6})});
+    EXPECT_TRUE(r.empty()) << r;
+}

@@ -16,6 +16,11 @@ isa=neon and at the `shape arm` lines, which keep the run under qemu cheap
 graphs whose fixed-size InnerProduct or attention make a forward under qemu
 take minutes).
 
+With --onnx-dir DIR --onnx2kite EXE --work DIR --model NAME..., the
+architectures the onnx2kite tests build (DIR/NAME.onnx) are converted and run
+instead, at their Input layer's shape; there every layer outside the allowed
+types is a failure (ctest placement_converted).
+
 The violations of today are listed in reference_rows.txt as
 `pending ARCH GRAPH TYPE COUNT` (issue 18). The list is printed on every run;
 the test fails on any violation not listed, and on a listed one that no
@@ -69,8 +74,10 @@ def run_graph(exe, param, shape, isa, threads):
     cmd = [exe, param, "random", "seed=1", "threads=%d" % threads]
     if shape == "load":
         cmd.append("placement=2")
-    else:
+    elif shape:
         cmd += ["shape=" + shape, "placement=1"]
+    else:
+        cmd.append("placement=1")  # the Input layer's shape
     if isa:
         cmd.append("isa=" + isa)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
@@ -89,6 +96,42 @@ def run_graph(exe, param, shape, isa, threads):
     return rows, None
 
 
+def check_converted(args):
+    """Converted architectures: no layer on cpu:reference beyond the allowed types (no pending list)."""
+    names = [n for n in args.model if os.path.exists(os.path.join(args.onnx_dir, n + ".onnx"))]
+    if not names:
+        print("SKIP: none of %s in %s (the onnx_models fixture makes them)" % (" ".join(args.model), args.onnx_dir))
+        return 0
+    allowed, _, _ = read_data(args.data, args.arch)
+    isa = "neon" if args.arch == "arm" else None
+    os.makedirs(args.work, exist_ok=True)
+    failures = []
+    for name in names:
+        param, binf = os.path.join(args.work, name + ".param"), os.path.join(args.work, name + ".bin")
+        p = subprocess.run([args.onnx2kite, os.path.join(args.onnx_dir, name + ".onnx"), param, binf],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+        if p.returncode != 0:
+            failures.append("%s: onnx2kite failed: %s" % (name, p.stderr.strip()[-300:]))
+            continue
+        rows, err = run_graph(os.path.abspath(args.kiterun), param, None, isa, args.threads)
+        if err:
+            failures.append("%s: %s" % (name, err))
+            continue
+        ref = {}
+        for _, typ, _, row, _ in rows:
+            if row == "cpu:reference" and typ not in allowed:
+                ref[typ] = ref.get(typ, 0) + 1
+        kinds = {}
+        for r in rows:
+            kinds[r[3]] = kinds.get(r[3], 0) + 1
+        print("%-20s %s" % (name, " ".join("%s=%d" % kv for kv in sorted(kinds.items()))))
+        for typ, n in sorted(ref.items()):
+            failures.append("%s: %d %s layer(s) run on cpu:reference (not allowed)" % (name, n, typ))
+    for f in failures:
+        print("FAIL  " + f)
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kiterun", required=True)
@@ -97,7 +140,13 @@ def main():
     ap.add_argument("--model", action="append", default=[])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--data", default=os.path.join(HERE, "reference_rows.txt"))
+    ap.add_argument("--onnx-dir", help="check the architectures the onnx2kite tests build (DIR/NAME.onnx, "
+                    "--model NAME...) instead of the shared graphs: converted here, run at their Input's shape")
+    ap.add_argument("--onnx2kite")
+    ap.add_argument("--work", help="where --onnx-dir's conversions go")
     args = ap.parse_args()
+    if args.onnx_dir:
+        return check_converted(args)
 
     gdir = os.path.join(args.shared_dir, "models", "ncnn")
     shapes_txt = os.path.join(gdir, "shapes.txt")
