@@ -75,6 +75,18 @@ class MultiHeadAttention_cpu : public MultiHeadAttention
 public:
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released the weights
+        if (weights_released)
+        {
+            Mat k, v, o;
+            loaded_weights(k, v, o);
+            if (k.empty() || v.empty() || o.empty())
+                return -100;
+            k_weight_data = k;
+            v_weight_data = v;
+            out_weight_data = o;
+        }
+        weights_released = false;
         int ret = MultiHeadAttention::create_pipeline(opt);
         if (ret != 0)
             return ret;
@@ -92,7 +104,33 @@ public:
         pack_a(MatView{(const float*)k_weight_data, (long)kdim, 1}, embed_dim, kdim, packed_k, true);
         pack_a(MatView{(const float*)v_weight_data, (long)vdim, 1}, embed_dim, vdim, packed_v, true);
         pack_a(MatView{(const float*)out_weight_data, (long)embed_dim, 1}, qdim, embed_dim, packed_out, true);
+        // light mode (as ncnn): the k, v and out weights go, their packed
+        // copies hold them exactly (q's is scaled: q stays); the reference
+        // fallback and a later create_pipeline rebuild them (loaded_weights)
+        if (opt.lightmode)
+        {
+            k_weight_data.release();
+            v_weight_data.release();
+            out_weight_data.release();
+            weights_released = true;
+        }
         return 0;
+    }
+
+    void loaded_weights(Mat& k_weight, Mat& v_weight, Mat& out_weight) const override
+    {
+        if (!weights_released)
+            return MultiHeadAttention::loaded_weights(k_weight, v_weight, out_weight);
+        // A(o, i) = W[o * in + i]
+        const PackedA* packs[3] = {&packed_k, &packed_v, &packed_out};
+        Mat* dst[3] = {&k_weight, &v_weight, &out_weight};
+        for (int i = 0; i < 3; i++)
+        {
+            dst[i]->create(packs[i]->M * packs[i]->K, (size_t)4u);
+            if (dst[i]->empty())
+                return;
+            unpack_a(*packs[i], *dst[i], packs[i]->K, 1);
+        }
     }
 
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override
@@ -179,6 +217,7 @@ public:
 
 private:
     PackedA packed_q, packed_k, packed_v, packed_out;
+    bool weights_released = false; // light mode released k, v and out weights (the packed copies hold them)
     std::vector<float> q_bias_scaled;
 };
 

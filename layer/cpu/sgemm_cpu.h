@@ -104,6 +104,19 @@ static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec
     }
 }
 
+// the inverse of pack_a: A(m, k) to dst[m * rs + k * cs] (exact: packing
+// only moves values); for drivers that rebuild weights they released
+static inline void unpack_a(const PackedA& in, float* dst, long rs, long cs)
+{
+    const int mr = in.mr();
+    for (int m = 0; m < in.M; m++)
+    {
+        const float* a = in.panel(m / mr) + m % mr;
+        for (int k = 0; k < in.K; k++)
+            dst[m * rs + k * cs] = a[(size_t)k * mr];
+    }
+}
+
 // dst[k * ld + j] = src[j * ss + k] for j, k < 4
 static inline void transpose4x4(const float* src, long ss, float* dst, long ld)
 {
