@@ -16,6 +16,13 @@
 #include "log.h"
 #include "cpu/sgemm_cpu.h"
 
+#include <algorithm>
+#include <cstdint>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace kite {
 namespace KITE_ISA_NS {
 
@@ -53,6 +60,24 @@ static inline void dot4(const float* x, const float* w0, const float* w1, const 
     out[1] = s1;
     out[2] = s2;
     out[3] = s3;
+}
+
+// the OS may take back the whole pages in [p, p + n): their contents are no
+// longer needed (the buffer itself stays allocated and is freed as usual)
+static inline void discard_pages(void* p, size_t n)
+{
+#if defined(__linux__)
+    static const long page_size = sysconf(_SC_PAGESIZE);
+    if (page_size <= 0)
+        return;
+    const uintptr_t page = (uintptr_t)page_size;
+    const uintptr_t b = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+    if (e > b)
+        madvise((void*)b, e - b, MADV_DONTNEED);
+#else
+    (void)p;
+    (void)n;
+#endif
 }
 
 // y[m] = W(m, :) . x for the rows of one vector-rows panel (A's layout
@@ -130,7 +155,27 @@ public:
             return ret;
         const int num_input = weight_data_size / num_output;
         // vector rows: y is written transposed (crs == 1) below
-        pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight, true);
+        if (!pack_a_begin(num_output, num_input, packed_weight, true))
+            return 0; // out of memory: the reference runs
+        const MatView w{(const float*)weight_data, num_input, 1};
+        // light mode, weights this layer alone holds (loaded from a file or
+        // stream, not a mapping or the caller's buffer): the pages of the rows
+        // already packed go back to the OS as the packing proceeds, so the two
+        // copies of a large layer are never both resident (vgg16's fc6:
+        // 411 MB each)
+        const bool discard = opt.lightmode && packed_weight.vec_rows && packed_weight.mr() == 2 * kVecWidth
+                             && weight_data.refcount && *weight_data.refcount == 1 && !weight_data.allocator;
+        const int panels = packed_weight.panels(), mr = packed_weight.mr();
+        const size_t row_bytes = (size_t)num_input * sizeof(float);
+        // about 4 MB of rows at a time
+        const int step = discard ? std::max(1, (int)((4u << 20) / std::max((size_t)1, row_bytes * mr))) : panels;
+        for (int p0 = 0; p0 < panels; p0 += step)
+        {
+            const int p1 = std::min(panels, p0 + step);
+            pack_a_panels(w, packed_weight, p0, p1);
+            if (discard)
+                discard_pages(weight_data.data, std::min((size_t)p1 * mr, (size_t)num_output) * row_bytes);
+        }
         // light mode (as ncnn's create_pipeline): where the packed panels also
         // serve the matrix-vector rows (the vector-rows layout, x86), the
         // loaded weights go; the reference fallback and a later

@@ -27,6 +27,7 @@
 #include "simd/simd.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace kite {
@@ -70,31 +71,50 @@ static const bool kVecRows = true;
 #endif
 
 // A packed into ceil(M/MR) panels; within a panel, for each k, MR values
-// (rows past M are zero). MR is kMR, or kMRV with vec_rows.
+// (rows past M are zero). MR is kMR, or kMRV with vec_rows. The storage is a
+// Mat: its pages are touched only as the panels are written (a large layer's
+// packing need not have the whole copy resident before the loaded weights
+// can go; see InnerProduct_cpu).
 struct PackedA
 {
-    std::vector<float> data;
+    Mat data; // panels() * mr() * K floats
     int M = 0;
     int K = 0;
     bool vec_rows = false;
     int mr() const { return vec_rows ? kMRV : kMR; }
     int panels() const { return (M + mr() - 1) / mr(); }
-    const float* panel(int p) const { return data.data() + (size_t)p * mr() * K; }
+    const float* panel(int p) const { return (const float*)data.data + (size_t)p * mr() * K; }
 };
 
-// vec_rows: for products whose C is stored transposed (crs == 1, the rows of
-// a column adjacent): sgemm then runs vectors along M and writes whole vectors
-// of C (see sgemm_rows). Ignored where kVecRows is false.
-static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
+// the shape of a packed A and its storage, not yet written; false (and M = 0:
+// nothing packed) when out of memory
+static inline bool pack_a_begin(int M, int K, PackedA& out, bool vec_rows = false)
 {
     out.M = M;
     out.K = K;
     out.vec_rows = vec_rows && kVecRows;
-    const int mr = out.mr();
-    out.data.assign((size_t)out.panels() * mr * K, 0.f);
-    for (int p = 0; p < out.panels(); p++)
+    const size_t n = (size_t)out.panels() * out.mr() * K;
+    out.data.release();
+    if (n == 0)
+        return true;
+    if (n <= (size_t)INT32_MAX)
+        out.data.create((int)n, (size_t)4u);
+    if (out.data.empty())
     {
-        float* dst = out.data.data() + (size_t)p * mr * K;
+        KITE_LOGE("sgemm: out of memory packing a %d x %d matrix", M, K);
+        out.M = 0;
+        return false;
+    }
+    return true;
+}
+
+// panels [p0, p1) of A into out (pack_a_begin first)
+static inline void pack_a_panels(const MatView& A, PackedA& out, int p0, int p1)
+{
+    const int mr = out.mr(), M = out.M, K = out.K;
+    for (int p = p0; p < p1; p++)
+    {
+        float* dst = (float*)out.data.data + (size_t)p * mr * K;
         for (int k = 0; k < K; k++)
             for (int r = 0; r < mr; r++)
             {
@@ -102,6 +122,15 @@ static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec
                 dst[(size_t)k * mr + r] = m < M ? A.at(m, k) : 0.f;
             }
     }
+}
+
+// vec_rows: for products whose C is stored transposed (crs == 1, the rows of
+// a column adjacent): sgemm then runs vectors along M and writes whole vectors
+// of C (see sgemm_rows). Ignored where kVecRows is false. Out of memory: M = 0.
+static inline void pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
+{
+    if (pack_a_begin(M, K, out, vec_rows))
+        pack_a_panels(A, out, 0, out.panels());
 }
 
 // the inverse of pack_a: A(m, k) to dst[m * rs + k * cs] (exact: packing

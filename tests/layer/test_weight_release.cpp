@@ -26,8 +26,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <functional>
+#include <string>
 
 using namespace kite;
 using namespace kite::test;
@@ -291,7 +293,7 @@ TEST(WeightRelease, MultiHeadAttention)
     rc.inputs = {RandomMat(E, L)};
     rc.released = [](const Layer* l) {
         const MultiHeadAttention* m = static_cast<const MultiHeadAttention*>(l);
-        return m->k_weight_data.empty() && m->v_weight_data.empty() && m->out_weight_data.empty();
+        return m->q_weight_data.empty() && m->k_weight_data.empty() && m->v_weight_data.empty() && m->out_weight_data.empty();
     };
     rc.reference_forward = [](const Layer* l, const std::vector<Mat>& in, std::vector<Mat>& out, const Option& o) {
         return static_cast<const MultiHeadAttention*>(l)->MultiHeadAttention::forward(in, out, o);
@@ -382,4 +384,62 @@ TEST(WeightRelease, NetLightMode)
             EXPECT_TRUE(c.empty()) << "load " << load << ", extractor " << e << ": " << c << " (seed " << seed() << ")";
         }
     }
+}
+
+// Weights this layer alone holds (loaded from a file): InnerProduct gives the
+// pages of the rows it has packed back to the OS as it goes (several 4 MB
+// steps here); the answers must not change
+TEST(WeightRelease, NetLightModeFromFile)
+{
+    reseed(109);
+    const int K = 4096, M = 520;
+    const std::string param = "7767517\n"
+                              "3 3\n"
+                              "Input in 0 1 in 0=" + std::to_string(K) + "\n"
+                              "InnerProduct fc1 1 1 in a 0=" + std::to_string(M) + " 1=1 2=" + std::to_string(K * M) + "\n"
+                              "InnerProduct fc2 1 1 a out 0=7 1=0 2=" + std::to_string(M * 7) + "\n";
+    std::vector<unsigned char> bin;
+    auto add = [&](int n, bool tag) {
+        if (tag)
+        {
+            const unsigned int t = 0;
+            bin.insert(bin.end(), (const unsigned char*)&t, (const unsigned char*)&t + 4);
+        }
+        Mat m = RandomMat(n);
+        bin.insert(bin.end(), (const unsigned char*)m.data, (const unsigned char*)m.data + (size_t)n * 4);
+    };
+    add(K * M, true);
+    add(M, false);
+    add(M * 7, true);
+    const std::string path = std::string(::testing::TempDir()) + "kite_weight_release_" + std::to_string(seed()) + ".bin";
+    FILE* fp = fopen(path.c_str(), "wb");
+    ASSERT_TRUE(fp != nullptr) << path;
+    ASSERT_EQ(fwrite(bin.data(), 1, bin.size(), fp), bin.size());
+    fclose(fp);
+    Mat in = RandomMat(K);
+
+    Net keep;
+    keep.opt = light_option(false);
+    ASSERT_EQ(keep.load_param_mem(param.c_str()), 0);
+    ASSERT_EQ(keep.load_model(path.c_str()), 0);
+    Mat ref;
+    {
+        Extractor ex = keep.create_extractor();
+        ASSERT_EQ(ex.input("in", in), 0);
+        ASSERT_EQ(ex.extract("out", ref), 0);
+    }
+    Net light;
+    light.opt = light_option(true);
+    ASSERT_EQ(light.load_param_mem(param.c_str()), 0);
+    for (int load = 0; load < 2; load++)
+    {
+        ASSERT_EQ(light.load_model(path.c_str()), 0);
+        Extractor ex = light.create_extractor();
+        Mat out;
+        ASSERT_EQ(ex.input("in", in), 0);
+        ASSERT_EQ(ex.extract("out", out), 0);
+        std::string c = compare_mat(to_fp32_pack1(out), to_fp32_pack1(ref), 1e-3f);
+        EXPECT_TRUE(c.empty()) << "load " << load << ": " << c << " (seed " << seed() << ")";
+    }
+    remove(path.c_str());
 }
