@@ -11,6 +11,9 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#if defined(__GLIBC__)
+#include <malloc.h> // malloc_trim
+#endif
 
 namespace kite {
 
@@ -748,6 +751,13 @@ int Net::load_model(const ModelBin& mb)
         }
         const clock::time_point tl = clock::now();
         ret = l->create_pipeline(opt);
+#if defined(__GLIBC__)
+        // the loaded weights a driver released sit in the middle of malloc's
+        // heap, below its (raised) mmap threshold: glibc keeps such free
+        // blocks resident until reused; hand their pages back
+        if (opt.lightmode)
+            malloc_trim(0);
+#endif
         const double ms = since(tl);
         load_times_.create_pipeline_ms += ms;
         if (by_type)
