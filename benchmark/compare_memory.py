@@ -55,7 +55,9 @@ def reset_peak():
 
 
 def run_child(cmd):
-    """Runs cmd; returns (stdout, stderr, returncode)."""
+    """Runs cmd (under /usr/bin/time where it exists, for the process peak); returns (stdout, stderr, returncode)."""
+    if cmd[0] == "/usr/bin/time" and not os.path.exists(cmd[0]):
+        cmd = cmd[3:]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
     return p.stdout, p.stderr, p.returncode
 
