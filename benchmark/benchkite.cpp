@@ -3,6 +3,7 @@
 //   benchkite [loop count] [num threads] [powersave] [gpu device] [cooling down]
 //             [param=FILE|DIR]... [shape=[w,h,c]] [profile=1] [trace=FILE]
 //             [backend=vulkan|opencl]  (which GPU backend the gpu device index selects)
+//             [mem=1]  (Linux: peak resident memory of each model, see below)
 //
 // Weights are zeros (Net::load_model_empty), inputs are filled with 0.01, as
 // benchncnn does. Without param= the model set in benchmark/models runs (else
@@ -12,6 +13,11 @@
 // profile=1 adds a per-layer table (summed over the timed loops; its row column is
 // the registry row and kernel path that ran the layer, as kiterun placement=1); trace=FILE
 // writes every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto).
+// mem=1 (Linux) resets the process's peak RSS before each model's load_param
+// (/proc/self/clear_refs) and prints after its runs
+// "%20s  peak_rss = %.1f MB  (before load %.1f MB, process peak %.1f MB)": the
+// peak during load + runs minus the resident size just before loading
+// (benchmark/compare_memory.py).
 // `benchkite --help` lists the options; progress (each model as it starts, the
 // cool-downs) goes to stderr. Exit status 1 when a model fails, 2 on a wrong
 // command line (tools/common/args.h).
@@ -68,6 +74,7 @@ const ToolInfo kInfo = {
         {"fp16=0|1|2", "1: fp16 storage, 2: fp16 storage and arithmetic (default 0)"},
         {"profile=0|1", "1: a per-layer time table after each model"},
         {"trace=FILE", "write every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto)"},
+        {"mem=0|1", "1 (Linux): print each model's peak resident memory above the resident size before its load"},
     },
     "One line per model on stdout: \"%20s  min = %7.2f  max = %7.2f  avg = %7.2f\" (ms); progress on stderr."};
 
@@ -83,6 +90,7 @@ struct Settings
     bool profile = false;
     std::string trace_path;
     int fp16 = 0; // fp16=1: fp16 storage, 2: fp16 storage and arithmetic
+    bool mem = false; // mem=1: peak resident memory per model
 };
 
 struct ModelEntry
@@ -373,6 +381,35 @@ void print_profile(const Profile& p, const char* model, double peak_gflops, cons
     }
 }
 
+// VmRSS / VmHWM of this process in KiB (/proc/self/status), -1 where there is none
+long proc_status_kb(const char* key)
+{
+    FILE* fp = fopen("/proc/self/status", "r");
+    if (!fp)
+        return -1;
+    char line[256];
+    long v = -1;
+    const size_t n = strlen(key);
+    while (fgets(line, sizeof(line), fp))
+        if (strncmp(line, key, n) == 0 && line[n] == ':')
+        {
+            v = strtol(line + n + 1, nullptr, 10);
+            break;
+        }
+    fclose(fp);
+    return v;
+}
+
+// resets VmHWM to the current resident size (Linux >= 4.0); false where it cannot
+bool reset_peak_rss()
+{
+    FILE* fp = fopen("/proc/self/clear_refs", "w");
+    if (!fp)
+        return false;
+    bool ok = fputs("5", fp) >= 0;
+    return fclose(fp) == 0 && ok;
+}
+
 // returns 0 on success
 int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, const Settings& s,
               UnlockedPoolAllocator& blob_pool, PoolAllocator& workspace_pool, FILE* trace, bool* trace_first,
@@ -383,6 +420,14 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     tools::progress(kInfo, tag + model.name);
     blob_pool.clear();
     workspace_pool.clear();
+
+    long rss_before_kb = -1;
+    if (s.mem)
+    {
+        if (!reset_peak_rss())
+            tools::progress(kInfo, "warning: cannot reset the peak RSS (/proc/self/clear_refs); mem=1 shows the process peak");
+        rss_before_kb = proc_status_kb("VmRSS");
+    }
 
     Net net;
     net.opt.lightmode = true;
@@ -512,6 +557,15 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
         tsum += ms;
     }
     printf("%20s  min = %7.2f  max = %7.2f  avg = %7.2f\n", model.name.c_str(), tmin, tmax, tsum / s.loop_count);
+    if (s.mem)
+    {
+        const long hwm = proc_status_kb("VmHWM");
+        if (hwm >= 0 && rss_before_kb >= 0)
+            printf("%20s  peak_rss = %.1f MB  (before load %.1f MB, process peak %.1f MB)\n", model.name.c_str(),
+                   (hwm - rss_before_kb) / 1024.0, rss_before_kb / 1024.0, hwm / 1024.0);
+        else
+            printf("%20s  peak_rss = unknown (no /proc/self/status)\n", model.name.c_str());
+    }
     fflush(stdout);
     if (s.profile)
     {
@@ -573,7 +627,9 @@ int main(int argc, char** argv)
             s.gpu_backend = v;
         else if (k == "fp16" && (v == "0" || v == "1" || v == "2"))
             s.fp16 = v[0] - '0';
-        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16")
+        else if (k == "mem" && (v == "0" || v == "1"))
+            s.mem = v == "1";
+        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16" || k == "mem")
             return tools::usage_error(kInfo, "bad value in '" + a + "'");
         else
             return tools::usage_error(kInfo, "unknown option '" + k + "'");

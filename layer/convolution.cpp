@@ -191,7 +191,13 @@ int Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& op
         return forward_int8(bottom_blob, top_blob, opt);
     }
     const int num_input = weight_data_size / (num_output * kernel_w * kernel_h);
-    return forward_fp32(bottom_blob, top_blob, weight_data, bias_term ? (const float*)bias_data : nullptr,
+    const Mat weight = loaded_weights();
+    if (weight.empty())
+    {
+        KITE_LOGE("%s '%s': no weights (out of memory rebuilding them from the packed copy?)", type_name, name.c_str());
+        return -100;
+    }
+    return forward_fp32(bottom_blob, top_blob, weight, bias_term ? (const float*)bias_data : nullptr,
                         kernel_w, kernel_h, num_output, num_input, opt);
 }
 

@@ -50,6 +50,13 @@ public:
     void resolve_pads_2d(int w, int h, int kw, int kh, int pads[4]) const;
     void resolve_pads_2d(int w, int h, int pads[4]) const { resolve_pads_2d(w, h, kernel_w, kernel_h, pads); }
 
+    // the fp32 weights in the loaded layout [num_output][inch_g][kh][kw]:
+    // weight_data, or, where a CPU driver released it in light mode once it
+    // held its own packed copy, a new Mat rebuilt from that copy (empty: out
+    // of memory). The reference's fp32 forward reads its weights from here, so
+    // a driver's rare fallbacks to the reference keep working.
+    virtual Mat loaded_weights() const { return weight_data; }
+
 protected:
     int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
     // the int32 sums and epilogue of forward_int8 once the input is quantized

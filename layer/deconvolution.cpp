@@ -155,7 +155,13 @@ int Deconvolution::output_geometry(int in_w, int in_h, ConvGeometry& g, int* out
 int Deconvolution::run_fp32(const ConvView& in, const ConvView& out, const ConvGeometry& g, const Activation& act,
                             const Option& opt) const
 {
-    deconv_forward_fp32(in, out, weight_data, bias_term ? (const float*)bias_data : nullptr, group, g, act, opt.num_threads);
+    const Mat weight = loaded_weights();
+    if (weight.empty())
+    {
+        KITE_LOGE("%s '%s': no weights (out of memory rebuilding them from the packed copy?)", type_name, name.c_str());
+        return -100;
+    }
+    deconv_forward_fp32(in, out, weight, bias_term ? (const float*)bias_data : nullptr, group, g, act, opt.num_threads);
     return 0;
 }
 

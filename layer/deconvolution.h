@@ -72,6 +72,12 @@ public:
     int dynamic_weight; // not supported (load_param fails)
 
     Mat weight_data; // [num_output][inch/group][kh][kw]
+
+    // the weights in the loaded layout: weight_data, or, where a CPU driver
+    // released it in light mode once it held its own packed copy, a new Mat
+    // rebuilt from that copy (empty: out of memory). The reference's forward
+    // reads its weights from here.
+    virtual Mat loaded_weights() const { return weight_data; }
     Mat bias_data;
 
 protected:

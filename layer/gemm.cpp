@@ -199,7 +199,13 @@ int Gemm::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_bl
     }
     int bi = 0;
     const Mat& A0 = constantA ? A_data : bottom_blobs[bi++];
-    const Mat& B0 = constantB ? B_data : bottom_blobs[bi++];
+    const Mat B_loaded = constantB ? loaded_B_data() : Mat();
+    if (constantB && B_loaded.empty())
+    {
+        KITE_LOGE("Gemm '%s': no constant B (out of memory rebuilding it from the packed copy?)", n);
+        return -100;
+    }
+    const Mat& B0 = constantB ? B_loaded : bottom_blobs[bi++];
     Mat C;
     int broadcast_type_C = BROADCAST_C_SCALAR;
     if (constantC)

@@ -49,6 +49,11 @@ public:
     int load_param(const ParamDict& pd) override;
     int load_model(const ModelBin& mb) override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
+
+    // the constant B as loaded: B_data, or, where a CPU driver released it in
+    // light mode once it held its own packed copy, a new Mat rebuilt from that
+    // copy (empty: out of memory). The reference's forward reads B from here.
+    virtual Mat loaded_B_data() const { return B_data; }
     // how C (a constant or an input: its shape decides) broadcasts over the M x
     // N output; checks its size; an empty C is fine. Logged -1 on a mismatch.
     int resolve_c(const Mat& C, int M, int N, int& broadcast_type_C) const;

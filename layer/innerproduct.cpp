@@ -130,8 +130,14 @@ int InnerProduct::forward(const Mat& bottom_blob, Mat& top_blob, const Option& o
 
     if (!int8)
     {
+        const Mat weight = loaded_weights();
+        if (weight.empty())
+        {
+            KITE_LOGE("InnerProduct '%s': no weights (out of memory rebuilding them from the packed copy?)", name.c_str());
+            return -100;
+        }
         const float* x = flat;
-        const float* w = weight_data;
+        const float* w = weight;
         float* y = top_blob;
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int p = 0; p < num_output; p++)

@@ -29,6 +29,12 @@ public:
     int create_pipeline(const Option& opt) override;
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
 
+    // the fp32 weights in the loaded layout [num_output][num_input]:
+    // weight_data, or, where a CPU driver released it in light mode once it
+    // held its own packed copy, a new Mat rebuilt from that copy (empty: out
+    // of memory). The reference's fp32 forward reads its weights from here.
+    virtual Mat loaded_weights() const { return weight_data; }
+
 public:
     int num_output;
     int bias_term;

@@ -153,10 +153,18 @@ int MultiHeadAttention::forward(const std::vector<Mat>& bottom_blobs, std::vecto
     const size_t mask_head_step = io.mask_head_step;
 
     const int head_dim = embed_dim / num_heads;
+    const Mat q_weight = loaded_q_weight();
+    Mat k_weight, v_weight, out_weight;
+    loaded_weights(k_weight, v_weight, out_weight);
+    if (q_weight.empty() || k_weight.empty() || v_weight.empty() || out_weight.empty())
+    {
+        KITE_LOGE("MultiHeadAttention '%s': no weights (out of memory rebuilding them from the packed copies?)", name.c_str());
+        return -100;
+    }
     std::vector<float> xq((size_t)src_len * embed_dim), xk((size_t)dst_len * embed_dim), xv((size_t)dst_len * embed_dim);
-    linear(q_blob, src_len, qdim, q_weight_data, q_bias_data, embed_dim, xq.data(), opt);
-    linear(k_blob, dst_len, kdim, k_weight_data, k_bias_data, embed_dim, xk.data(), opt);
-    linear(v_blob, dst_len, vdim, v_weight_data, v_bias_data, embed_dim, xv.data(), opt);
+    linear(q_blob, src_len, qdim, q_weight, q_bias_data, embed_dim, xq.data(), opt);
+    linear(k_blob, dst_len, kdim, k_weight, k_bias_data, embed_dim, xk.data(), opt);
+    linear(v_blob, dst_len, vdim, v_weight, v_bias_data, embed_dim, xv.data(), opt);
 
     std::vector<float> attn_out((size_t)src_len * embed_dim);
     #pragma omp parallel for num_threads(opt.num_threads)
@@ -202,7 +210,7 @@ int MultiHeadAttention::forward(const std::vector<Mat>& bottom_blobs, std::vecto
     top.create(qdim, src_len, 4u, opt.blob_allocator);
     if (top.empty())
         return -100;
-    linear(attn_out.data(), src_len, embed_dim, out_weight_data, out_bias_data, qdim, top, opt);
+    linear(attn_out.data(), src_len, embed_dim, out_weight, out_bias_data, qdim, top, opt);
     return 0;
 }
 

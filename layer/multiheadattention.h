@@ -31,6 +31,18 @@ public:
     int load_model(const ModelBin& mb) override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
 
+    // the q, k, v and out projection weights as loaded: the *_weight_data, or,
+    // where a CPU driver released them in light mode once it held its own
+    // packed copies, new Mats rebuilt from those (empty: out of memory). The
+    // reference's forward reads them from here.
+    virtual Mat loaded_q_weight() const { return q_weight_data; }
+    virtual void loaded_weights(Mat& k_weight, Mat& v_weight, Mat& out_weight) const
+    {
+        k_weight = k_weight_data;
+        v_weight = v_weight_data;
+        out_weight = out_weight_data;
+    }
+
 protected:
     // the inputs of one forward, checked against the parameters
     struct Inputs

@@ -14,6 +14,9 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#if defined(__GLIBC__)
+#include <malloc.h> // malloc_trim
+#endif
 
 namespace kite {
 
@@ -731,34 +734,44 @@ int Net::load_model(const ModelBin& unlimited_mb)
     typedef std::chrono::steady_clock clock;
     auto since = [](clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); };
     load_times_ = LoadTimes();
-    clock::time_point t = clock::now();
-    for (size_t i = 0; i < layers_.size(); i++)
-    {
-        Layer* l = layers_[i];
-        mb.begin_layer(l, layer_params_[i]);
-        int ret = l->load_model(mb);
-        if (ret != 0)
-        {
-            KITE_LOGE("layer '%s' (%s): loading weights failed", l->name.c_str(), l->type.c_str());
-            return ret;
-        }
-    }
-    load_times_.weights_ms = since(t);
-    t = clock::now();
     // KITE_VULKAN_TIMING=1 (or KITE_LOAD_TIMING=1): create_pipeline's time by
     // layer type, printed once all layers are done
     static const bool by_type = (getenv("KITE_VULKAN_TIMING") && atoi(getenv("KITE_VULKAN_TIMING")) != 0)
                                 || (getenv("KITE_LOAD_TIMING") && atoi(getenv("KITE_LOAD_TIMING")) != 0);
     std::map<std::string, std::pair<double, int> > type_ms;
+    // each layer's weights, then at once its pipeline: in light mode a driver
+    // releases the loaded weights once it holds its own packed copy, so the
+    // peak is every layer's packed copy plus one layer's loaded weights (as
+    // ncnn), not every layer's both
     for (size_t i = 0; i < layers_.size(); i++)
     {
         Layer* l = layers_[i];
+        const clock::time_point tw = clock::now();
+        mb.begin_layer(l, layer_params_[i]);
+        int ret = l->load_model(mb);
+        load_times_.weights_ms += since(tw);
+        if (ret != 0)
+        {
+            KITE_LOGE("layer '%s' (%s): loading weights failed", l->name.c_str(), l->type.c_str());
+            for (size_t j = 0; j < i; j++)
+                layers_[j]->destroy_pipeline(opt);
+            return ret;
+        }
         const clock::time_point tl = clock::now();
-        int ret = l->create_pipeline(opt);
+        ret = l->create_pipeline(opt);
+#if defined(__GLIBC__)
+        // the loaded weights a driver released sit in the middle of malloc's
+        // heap, below its (raised) mmap threshold: glibc keeps such free
+        // blocks resident until reused; hand their pages back
+        if (opt.lightmode)
+            malloc_trim(0);
+#endif
+        const double ms = since(tl);
+        load_times_.create_pipeline_ms += ms;
         if (by_type)
         {
             std::pair<double, int>& e = type_ms[l->type];
-            e.first += since(tl);
+            e.first += ms;
             e.second++;
         }
         if (ret != 0)
@@ -772,7 +785,6 @@ int Net::load_model(const ModelBin& unlimited_mb)
     // what the GPU layers prepared (weights) goes to the device now, one
     // transfer per backend (a session's finish() runs all pending work), not
     // at the first forward
-    load_times_.create_pipeline_ms = since(t);
     if (by_type)
     {
         std::string line;
@@ -784,7 +796,7 @@ int Net::load_model(const ModelBin& unlimited_mb)
         }
         fprintf(stderr, "create_pipeline %.1f ms by layer type (ms): %s\n", load_times_.create_pipeline_ms, line.c_str());
     }
-    t = clock::now();
+    clock::time_point t = clock::now();
     bool used[3] = {false, false, false};
     for (const Layer* l : layers_)
         if (l->backend > BACKEND_CPU && l->backend <= BACKEND_OPENCL)

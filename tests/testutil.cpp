@@ -248,7 +248,8 @@ static std::string describe(const char* type, int isa, const Option& opt, int el
 {
     std::ostringstream os;
     os << type << " [" << cpu_isa_name(isa) << "] threads=" << opt.num_threads << " elempack=" << elempack
-       << " fp16_storage=" << opt.use_fp16_storage << (opt.use_fp16_arithmetic ? " fp16_arithmetic=1" : "") << " seed=" << seed() << ": " << what
+       << " fp16_storage=" << opt.use_fp16_storage << (opt.use_fp16_arithmetic ? " fp16_arithmetic=1" : "")
+       << (opt.lightmode ? " lightmode=1" : "") << " seed=" << seed() << ": " << what
        << " (replay: KITE_TEST_SEED=" << seed() << ")";
     return os.str();
 }
@@ -437,6 +438,10 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
             {
                 Option opt = base_option();
                 opt.num_threads = threads;
+                // light mode (a Net's default) with 2 threads: the drivers then
+                // release their loaded weights for their packed copies and may
+                // take other paths (Convolution: Winograd on every map)
+                opt.lightmode = threads == 2;
                 opt.use_packing_layout = true;
                 opt.use_fp16_storage = fp16 >= 1;
                 opt.use_fp16_arithmetic = fp16 == 2;

@@ -7,7 +7,8 @@
 // calls test_layer(). That runs the reference implementation, then every other
 // registered implementation of the type that this CPU can run, over the option
 // matrix (input elempack 1/4/8/16 where the implementation takes packing,
-// fp16 storage on/off where supported, 1 and 2 threads), and compares each
+// fp16 storage on/off where supported, 1 and 2 threads, the 2-thread runs in
+// light mode: drivers release loaded weights there), and compares each
 // against the reference. A failure prints the seed, the implementation and the
 // options so it can be replayed with KITE_TEST_SEED=<seed>.
 

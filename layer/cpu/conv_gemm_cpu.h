@@ -81,6 +81,20 @@ static inline bool conv_pack_weights(const float* weight, const float* bias, int
     return true;
 }
 
+// the inverse of conv_pack_weights: weight [M][C][maxk] (the packing only
+// moves values, so this is exact)
+static inline void conv_unpack_weights(const ConvPackedWeights& in, float* weight)
+{
+    const int NR = in.nr();
+    for (int m = 0; m < in.M; m++)
+    {
+        const float* src = in.w.data() + (size_t)(m / NR) * in.K * NR + m % NR;
+        for (int tap = 0; tap < in.maxk; tap++)
+            for (int q = 0; q < in.C; q++)
+                weight[((size_t)m * in.C + q) * in.maxk + tap] = src[((size_t)tap * in.C + q) * NR];
+    }
+}
+
 struct ConvGemmGeometry
 {
     int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;

@@ -245,6 +245,74 @@ static inline bool winograd_pack_weights(const float* weight, const float* bias,
     return winograd_pack_weights_f<WinogradF43>(weight, bias, M, C, P, out);
 }
 
+// the 3x3 weights back from U = G g G^T: g = G+ U G+^T with G+ = (G^T G)^-1 G^T
+// (G has full column rank), in double; exact up to the float rounding of U
+// (for drivers that keep only the transformed weights in light mode)
+template<class F>
+static inline void winograd_unpack_weights_f(const WinogradWeights& in, float* weight)
+{
+    const int a = F::a;
+    double n[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+        {
+            n[i][j] = 0;
+            for (int r = 0; r < a; r++)
+                n[i][j] += (double)F::G[r][i] * F::G[r][j];
+        }
+    const double det = n[0][0] * (n[1][1] * n[2][2] - n[1][2] * n[2][1]) - n[0][1] * (n[1][0] * n[2][2] - n[1][2] * n[2][0])
+                       + n[0][2] * (n[1][0] * n[2][1] - n[1][1] * n[2][0]);
+    double inv[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+        {
+            // cofactor (j, i) / det
+            const int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
+            inv[i][j] = (n[r0][c0] * n[r1][c1] - n[r0][c1] * n[r1][c0]) / det;
+        }
+    double gp[3][F::a];
+    for (int i = 0; i < 3; i++)
+        for (int r = 0; r < a; r++)
+            gp[i][r] = inv[i][0] * F::G[r][0] + inv[i][1] * F::G[r][1] + inv[i][2] * F::G[r][2];
+    const int NR = in.nr(), panels = in.panels(), C = in.C;
+    for (int oc = 0; oc < in.M; oc++)
+    {
+        const int panel = oc / NR, j = oc % NR;
+        for (int c = 0; c < C; c++)
+        {
+            double tmp[3][F::a]; // G+ U
+            for (int x = 0; x < 3; x++)
+                for (int k = 0; k < a; k++)
+                {
+                    double s = 0;
+                    for (int i = 0; i < a; i++)
+                        s += gp[x][i] * in.u[(((size_t)(i * a + k) * panels + panel) * C + c) * NR + j];
+                    tmp[x][k] = s;
+                }
+            float* g = weight + ((size_t)oc * C + c) * 9;
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++)
+                {
+                    double s = 0;
+                    for (int k = 0; k < a; k++)
+                        s += tmp[x][k] * gp[y][k];
+                    g[x * 3 + y] = (float)s;
+                }
+        }
+    }
+}
+
+// weight layout [M][C][3][3]
+static inline void winograd_unpack_weights(const WinogradWeights& in, float* weight)
+{
+    if (in.m == 6)
+        winograd_unpack_weights_f<WinogradF63>(in, weight);
+    else if (in.m == 2)
+        winograd_unpack_weights_f<WinogradF23>(in, weight);
+    else
+        winograd_unpack_weights_f<WinogradF43>(in, weight);
+}
+
 // fewer output tiles than this: the transformed weights would be streamed for
 // too little work (the im2col GEMM is used)
 static const int kWinogradMinTiles = 8;

@@ -62,13 +62,46 @@ public:
 
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released the weights:
+        // they come back from the packed copy
+        if (weights_released && weight_data.empty())
+        {
+            weight_data = loaded_weights();
+            if (weight_data.empty())
+                return -100;
+        }
+        weights_released = false;
+        wino_only = false;
+        wino = WinogradWeights();
         int ret = create_pipeline_fp32(opt);
 #if KITE_CPU_CONV_FP16
         if (ret == 0)
             ret = create_pipeline_fp16(opt);
 #endif
         path = choose_path();
+        // light mode (as ncnn's create_pipeline): the loaded fp32 weights go
+        // once the packed GEMM copy holds them; the reference fallbacks and a
+        // later create_pipeline rebuild them from it (loaded_weights)
+        if (ret == 0 && opt.lightmode && weight_data.elemsize == 4u && packed.M != 0)
+        {
+            weight_data.release();
+            weights_released = true;
+        }
         return ret;
+    }
+
+    Mat loaded_weights() const override
+    {
+        if (!weights_released || packed.M == 0)
+            return weight_data;
+        Mat w(weight_data_size, (size_t)4u);
+        if (w.empty())
+            return w;
+        if (wino_only)
+            winograd_unpack_weights(wino, w); // to the float rounding of the transform
+        else
+            conv_unpack_weights(packed, w);
+        return w;
     }
 
     const char* kernel_path() const override
@@ -156,6 +189,15 @@ private:
             if (use && !winograd_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
                                               num_input, packed.P, m, wino))
                 return -100;
+            // light mode (as ncnn, which keeps only the transformed weights):
+            // Winograd then runs every input this layer takes, small maps
+            // too, an unpacked input packed by 4 first; the GEMM copy goes
+            // (its shape stays for the checks)
+            if (wino.m && opt.lightmode && num_input % 4 == 0)
+            {
+                packed.w.clear();
+                wino_only = true;
+            }
         }
         act = Activation(activation_type, activation_params);
         return 0;
@@ -184,12 +226,25 @@ private:
             return forward_reference(bottom_blob, top_blob, opt);
 
         // Winograd where there are enough tiles to amortise the transformed
-        // weights (packed inputs only: the transforms run on whole elements)
-        if (wino.m && pi >= 4)
+        // weights (packed inputs only: the transforms run on whole elements);
+        // every input where only the transformed weights were kept
+        if (wino.m && (pi >= 4 || wino_only))
         {
             const int outw = bottom_blob.w + pads[0] + pads[1] - 2, outh = bottom_blob.h + pads[2] + pads[3] - 2;
-            if (outw >= 1 && outh >= 1 && winograd_tiles(wino.m, outw, outh) >= kWinogradMinTiles)
-                return forward_winograd(bottom_blob, top_blob, pads, outw, outh, opt);
+            if (outw >= 1 && outh >= 1 && (wino_only || winograd_tiles(wino.m, outw, outh) >= kWinogradMinTiles))
+            {
+                if (pi >= 4)
+                    return forward_winograd(bottom_blob, top_blob, pads, outw, outh, opt);
+                Option opt_ws = opt;
+                opt_ws.blob_allocator = opt.workspace_allocator;
+                Mat packed4;
+                convert_packing(bottom_blob, packed4, 4, opt_ws);
+                if (packed4.empty())
+                    return -100;
+                return forward_winograd(packed4, top_blob, pads, outw, outh, opt);
+            }
+            if (wino_only) // smaller than the kernel: the reference's message
+                return forward_reference(bottom_blob, top_blob, opt);
         }
 
         // 1x1 stride 1 on a packed input: a GEMM straight on the blob
@@ -547,6 +602,8 @@ private:
     }
 
     const char* path = nullptr;
+    bool weights_released = false; // light mode released weight_data (packed, or wino alone, holds it)
+    bool wino_only = false;        // light mode kept only the Winograd weights (packed.w is empty)
     ConvPackedWeights packed;
     ConvInt8PackedWeights packed_int8;
     ConvInt8VnniWeights packed_vnni; // VNNI rows only

@@ -226,15 +226,28 @@ public:
 
     int destroy_pipeline(const Option& opt) override
     {
-        for (Layer* op : group_ops)
-            op->destroy_pipeline(opt);
-        delete_group_ops();
+        // the group drivers hold the only copy of released weights: they stay
+        // (the next create_pipeline rebuilds weight_data from them)
+        if (!weights_released)
+        {
+            for (Layer* op : group_ops)
+                op->destroy_pipeline(opt);
+            delete_group_ops();
+        }
         group_int8.clear();
         return ConvolutionDepthWise::destroy_pipeline(opt);
     }
 
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released the weights
+        if (weights_released && weight_data.empty())
+        {
+            weight_data = loaded_weights();
+            if (weight_data.empty())
+                return -100;
+        }
+        weights_released = false;
         int ret = create_pipeline_fp32(opt);
 #if KITE_CPU_CONV_FP16
         if (ret == 0)
@@ -277,7 +290,22 @@ private:
     {
         int ret = ConvolutionDepthWise::create_pipeline(opt);
         if (ret == 0 && !depthwise)
-            return create_group_ops(opt);
+        {
+            ret = create_group_ops(opt);
+            // light mode: where every group's driver released its slice (its
+            // packed copy holds it), the loaded weights go too; the reference
+            // fallback and a later create_pipeline rebuild them from the
+            // groups (loaded_weights)
+            bool all_released = ret == 0 && opt.lightmode && weight_data.elemsize == 4u && !group_ops.empty();
+            for (const Layer* op : group_ops)
+                all_released = all_released && static_cast<const Convolution*>(op)->weight_data.empty();
+            if (all_released)
+            {
+                weight_data.release();
+                weights_released = true;
+            }
+            return ret;
+        }
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         act = Activation(activation_type, activation_params);
@@ -646,9 +674,33 @@ private:
 
     std::string path;
     bool depthwise = true;
+    bool weights_released = false;                 // grouped, light mode: group_ops hold the weights
     std::vector<Layer*> group_ops;                 // fp32 grouped: one Convolution driver per group
     std::vector<ConvInt8PackedWeights> group_int8; // int8 grouped: packed weights per group
 
+public:
+    Mat loaded_weights() const override
+    {
+        if (!weights_released)
+            return weight_data;
+        // the groups' slices, one after another
+        Mat w(weight_data_size, (size_t)4u);
+        if (w.empty())
+            return w;
+        size_t at = 0;
+        for (const Layer* op : group_ops)
+        {
+            const Mat s = static_cast<const Convolution*>(op)->loaded_weights();
+            const size_t n = (size_t)s.w * s.h * s.d * s.c;
+            if (s.empty() || at + n > (size_t)weight_data_size)
+                return Mat();
+            memcpy((float*)w + at, s.data, n * sizeof(float));
+            at += n;
+        }
+        return at == (size_t)weight_data_size ? w : Mat();
+    }
+
+private:
     // shapes the packed kernel does not take: the reference on an elempack-1 copy
     int forward_reference(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {

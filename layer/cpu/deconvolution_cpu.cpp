@@ -28,6 +28,14 @@ public:
 
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released the weights
+        if (weights_released && weight_data.empty())
+        {
+            weight_data = loaded_weights();
+            if (weight_data.empty())
+                return -100;
+        }
+        weights_released = false;
         int ret = Deconvolution::create_pipeline(opt);
         if (ret != 0 || group != 1 || weight_data.empty() || weight_data.elemsize != 4u)
             return ret;
@@ -44,7 +52,35 @@ public:
                     t[((size_t)o * maxk + k) * inch + c] = w[((size_t)o * inch + c) * maxk + k];
         if (!pack_a(MatView{t.data(), (long)inch, 1}, num_output * maxk, inch, packed))
             return -100;
+        // light mode (as ncnn): the loaded weights go, the packed copy holds
+        // them exactly; the reference fallback and a later create_pipeline
+        // rebuild them (loaded_weights)
+        if (opt.lightmode)
+        {
+            weight_data.release();
+            weights_released = true;
+        }
         return 0;
+    }
+
+    Mat loaded_weights() const override
+    {
+        if (!weights_released)
+            return weight_data;
+        Mat w(weight_data_size, (size_t)4u);
+        if (w.empty())
+            return w;
+        // A(o * maxk + k, c) = W[o][c][k]: A unpacked as rows of inch, then
+        // each output channel's [k][c] block transposed to [c][k]
+        const int maxk = kernel_w * kernel_h, inch = packed.K;
+        std::vector<float> t((size_t)packed.M * inch);
+        unpack_a(packed, t.data(), inch, 1);
+        float* d = w;
+        for (int o = 0; o < num_output; o++)
+            for (int c = 0; c < inch; c++)
+                for (int k = 0; k < maxk; k++)
+                    d[((size_t)o * inch + c) * maxk + k] = t[((size_t)o * maxk + k) * inch + c];
+        return w;
     }
 
 protected:
@@ -113,6 +149,7 @@ protected:
 
 private:
     PackedA packed;
+    bool weights_released = false; // light mode released weight_data (packed holds it)
 };
 
 DEFINE_LAYER_CREATOR(Deconvolution_cpu)

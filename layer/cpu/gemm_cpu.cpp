@@ -30,6 +30,14 @@ public:
 
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released B
+        if (b_released && B_data.empty())
+        {
+            B_data = loaded_B_data();
+            if (B_data.empty())
+                return -100;
+        }
+        b_released = false;
         int ret = Gemm::create_pipeline(opt);
         if (ret != 0)
             return ret;
@@ -48,7 +56,32 @@ public:
             for (int n = 0; n < N; n++)
                 bias[n] = beta * (constant_broadcast_type_C == BROADCAST_C_SCALAR ? c[0] : c[n]);
         }
+        // light mode (as ncnn): the loaded B goes, packed_bt holds it; the
+        // reference fallback and a later create_pipeline rebuild it
+        if (opt.lightmode && B_data.elemsize == 4u && B_data.elempack == 1)
+        {
+            b_w = B_data.w;
+            b_h = B_data.h;
+            B_data.release();
+            b_released = true;
+        }
         return 0;
+    }
+
+    Mat loaded_B_data() const override
+    {
+        if (!b_released)
+            return B_data;
+        Mat b(b_w, b_h, (size_t)4u);
+        if (b.empty())
+            return b;
+        // B^T(n, k): transB stores N rows of K, else K rows of N
+        const int K = packed_bt.K, N = packed_bt.M;
+        if (transB)
+            unpack_a(packed_bt, b, K, 1);
+        else
+            unpack_a(packed_bt, b, 1, N);
+        return b;
     }
 
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override
@@ -87,6 +120,8 @@ public:
 
 private:
     PackedA packed_bt;
+    bool b_released = false; // light mode released B_data (packed_bt holds it)
+    int b_w = 0, b_h = 0;    // its shape
     std::vector<float> bias; // beta * C per output column, already scaled
 };
 

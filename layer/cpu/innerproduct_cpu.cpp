@@ -17,6 +17,13 @@
 #include "log.h"
 #include "cpu/sgemm_cpu.h"
 
+#include <algorithm>
+#include <cstdint>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace kite {
 namespace KITE_ISA_NS {
 
@@ -55,6 +62,50 @@ static inline void dot4(const float* x, const float* w0, const float* w1, const 
     out[2] = s2;
     out[3] = s3;
 }
+
+// the OS may take back the whole pages in [p, p + n): their contents are no
+// longer needed (the buffer itself stays allocated and is freed as usual)
+static inline void discard_pages(void* p, size_t n)
+{
+#if defined(__linux__)
+    static const long page_size = sysconf(_SC_PAGESIZE);
+    if (page_size <= 0)
+        return;
+    const uintptr_t page = (uintptr_t)page_size;
+    const uintptr_t b = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+    if (e > b)
+        madvise((void*)b, e - b, MADV_DONTNEED);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+// y[m] = W(m, :) . x for the rows of one vector-rows panel (A's layout
+// [k][2 vectors of rows]): the weights stream through once, x broadcast
+static inline void gemv_panel(const float* a, const float* x, int K, float* y)
+{
+    typedef simd::VF<kVecWidth> V;
+    const int W = kVecWidth;
+    typename V::T a0 = V::zero(), a1 = V::zero(), b0 = V::zero(), b1 = V::zero();
+    int k = 0;
+    for (; k + 2 <= K; k += 2)
+    {
+        const typename V::T x0 = V::set1(x[k]), x1 = V::set1(x[k + 1]);
+        a0 = V::fmadd(x0, V::load(a + (size_t)k * 2 * W), a0);
+        a1 = V::fmadd(x0, V::load(a + (size_t)k * 2 * W + W), a1);
+        b0 = V::fmadd(x1, V::load(a + (size_t)(k + 1) * 2 * W), b0);
+        b1 = V::fmadd(x1, V::load(a + (size_t)(k + 1) * 2 * W + W), b1);
+    }
+    for (; k < K; k++)
+    {
+        const typename V::T x0 = V::set1(x[k]);
+        a0 = V::fmadd(x0, V::load(a + (size_t)k * 2 * W), a0);
+        a1 = V::fmadd(x0, V::load(a + (size_t)k * 2 * W + W), a1);
+    }
+    V::store(y, V::add(a0, b0));
+    V::store(y + W, V::add(a1, b1));
+}
 } // namespace
 
 // the int8 kernel family of this build (kernel_path)
@@ -91,15 +142,62 @@ public:
 
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released the weights
+        if (weights_released && weight_data.empty())
+        {
+            weight_data = loaded_weights();
+            if (weight_data.empty())
+                return -100;
+        }
+        weights_released = false;
         int ret = InnerProduct::create_pipeline(opt);
         act = Activation(activation_type, activation_params);
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         const int num_input = weight_data_size / num_output;
         // vector rows: y is written transposed (crs == 1) below
-        if (!pack_a(MatView{(const float*)weight_data, num_input, 1}, num_output, num_input, packed_weight, true))
-            return -100;
+        if (!pack_a_begin(num_output, num_input, packed_weight, true))
+            return -100; // out of memory
+        const MatView w{(const float*)weight_data, num_input, 1};
+        // light mode, weights this layer alone holds (loaded from a file or
+        // stream, not a mapping or the caller's buffer): the pages of the rows
+        // already packed go back to the OS as the packing proceeds, so the two
+        // copies of a large layer are never both resident (vgg16's fc6:
+        // 411 MB each)
+        const bool discard = opt.lightmode && packed_weight.vec_rows && packed_weight.mr() == 2 * kVecWidth
+                             && weight_data.refcount && *weight_data.refcount == 1 && !weight_data.allocator;
+        const int panels = packed_weight.panels(), mr = packed_weight.mr();
+        const size_t row_bytes = (size_t)num_input * sizeof(float);
+        // about 4 MB of rows at a time
+        const int step = discard ? std::max(1, (int)((4u << 20) / std::max((size_t)1, row_bytes * mr))) : panels;
+        for (int p0 = 0; p0 < panels; p0 += step)
+        {
+            const int p1 = std::min(panels, p0 + step);
+            pack_a_panels(w, packed_weight, p0, p1);
+            if (discard)
+                discard_pages(weight_data.data, std::min((size_t)p1 * mr, (size_t)num_output) * row_bytes);
+        }
+        // light mode (as ncnn's create_pipeline): where the packed panels also
+        // serve the matrix-vector rows (the vector-rows layout, x86), the
+        // loaded weights go; the reference fallback and a later
+        // create_pipeline rebuild them from the panels (loaded_weights)
+        if (opt.lightmode && packed_weight.vec_rows && packed_weight.mr() == 2 * kVecWidth)
+        {
+            weight_data.release();
+            weights_released = true;
+        }
         return 0;
+    }
+
+    Mat loaded_weights() const override
+    {
+        if (!weights_released)
+            return weight_data;
+        Mat w(weight_data_size, (size_t)4u);
+        if (w.empty())
+            return w;
+        unpack_a(packed_weight, w, packed_weight.K, 1);
+        return w;
     }
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
@@ -135,6 +233,23 @@ public:
             return sgemm(packed_weight, MatView{x, 1, (long)num_input}, rows, y, 1, (long)num_output, ep, opt);
         }
 
+        if (weights_released)
+        {
+            // the panels: [k][2 vectors of rows] each
+            const int mr = packed_weight.mr();
+            #pragma omp parallel for num_threads(opt.num_threads)
+            for (int p = 0; p < packed_weight.panels(); p++)
+            {
+                float s[2 * kMaxPack];
+                for (int r = 0; r < rows; r++)
+                {
+                    gemv_panel(packed_weight.panel(p), x + (size_t)num_input * r, num_input, s);
+                    for (int j = 0; j < mr && p * mr + j < num_output; j++)
+                        y[(size_t)num_output * r + p * mr + j] = act(s[j] + (bias ? bias[p * mr + j] : 0.f));
+                }
+            }
+            return 0;
+        }
         const float* w = weight_data;
         const int quads = (num_output + 3) / 4;
         #pragma omp parallel for num_threads(opt.num_threads)
@@ -232,6 +347,7 @@ private:
     }
 
     PackedA packed_weight;
+    bool weights_released = false; // light mode released weight_data (packed_weight holds it)
     Activation act;
 };
 

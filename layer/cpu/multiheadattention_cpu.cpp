@@ -76,6 +76,19 @@ class MultiHeadAttention_cpu : public MultiHeadAttention
 public:
     int create_pipeline(const Option& opt) override
     {
+        // a second create_pipeline after light mode released the weights
+        if (weights_released)
+        {
+            Mat q = loaded_q_weight(), k, v, o;
+            loaded_weights(k, v, o);
+            if (q.empty() || k.empty() || v.empty() || o.empty())
+                return -100;
+            q_weight_data = q;
+            k_weight_data = k;
+            v_weight_data = v;
+            out_weight_data = o;
+        }
+        weights_released = false;
         int ret = MultiHeadAttention::create_pipeline(opt);
         if (ret != 0)
             return ret;
@@ -96,7 +109,50 @@ public:
             || !pack_a(MatView{(const float*)v_weight_data, (long)vdim, 1}, embed_dim, vdim, packed_v, true)
             || !pack_a(MatView{(const float*)out_weight_data, (long)embed_dim, 1}, qdim, embed_dim, packed_out, true))
             return -100;
+        // light mode (as ncnn): the loaded weights go, their packed copies
+        // hold them (q's scaled: exact where the scale is a power of two, as
+        // 1/sqrt(head_dim) of 64 or 16, else to the float rounding); the
+        // reference fallback and a later create_pipeline rebuild them
+        // (loaded_weights, loaded_q_weight)
+        if (opt.lightmode && scale != 0.f)
+        {
+            q_weight_data.release();
+            k_weight_data.release();
+            v_weight_data.release();
+            out_weight_data.release();
+            weights_released = true;
+        }
         return 0;
+    }
+
+    Mat loaded_q_weight() const override
+    {
+        if (!weights_released)
+            return q_weight_data;
+        Mat q(packed_q.M * packed_q.K, (size_t)4u);
+        if (q.empty())
+            return q;
+        unpack_a(packed_q, q, packed_q.K, 1);
+        float* p = q;
+        for (size_t i = 0; i < (size_t)packed_q.M * packed_q.K; i++)
+            p[i] /= scale;
+        return q;
+    }
+
+    void loaded_weights(Mat& k_weight, Mat& v_weight, Mat& out_weight) const override
+    {
+        if (!weights_released)
+            return MultiHeadAttention::loaded_weights(k_weight, v_weight, out_weight);
+        // A(o, i) = W[o * in + i]
+        const PackedA* packs[3] = {&packed_k, &packed_v, &packed_out};
+        Mat* dst[3] = {&k_weight, &v_weight, &out_weight};
+        for (int i = 0; i < 3; i++)
+        {
+            dst[i]->create(packs[i]->M * packs[i]->K, (size_t)4u);
+            if (dst[i]->empty())
+                return;
+            unpack_a(*packs[i], *dst[i], packs[i]->K, 1);
+        }
     }
 
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override
@@ -192,6 +248,7 @@ public:
 
 private:
     PackedA packed_q, packed_k, packed_v, packed_out;
+    bool weights_released = false; // light mode released the q, k, v and out weights (the packed copies hold them)
     std::vector<float> q_bias_scaled;
 };
 

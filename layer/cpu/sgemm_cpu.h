@@ -20,7 +20,6 @@
 #ifndef KITE_CPU_SGEMM_H
 #define KITE_CPU_SGEMM_H
 
-#include "cpu/fast_buffer_cpu.h"
 #include "log.h"
 #include "mat.h"
 #include "option.h"
@@ -28,6 +27,7 @@
 #include "simd/simd.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace kite {
@@ -71,36 +71,50 @@ static const bool kVecRows = true;
 #endif
 
 // A packed into ceil(M/MR) panels; within a panel, for each k, MR values
-// (rows past M are zero). MR is kMR, or kMRV with vec_rows.
+// (rows past M are zero). MR is kMR, or kMRV with vec_rows. The storage is a
+// Mat: its pages are touched only as the panels are written (a large layer's
+// packing need not have the whole copy resident before the loaded weights
+// can go; see InnerProduct_cpu).
 struct PackedA
 {
-    FastBuffer<float> data; // fast_malloc: its allocation can fail (pack_a returns false)
+    Mat data; // panels() * mr() * K floats
     int M = 0;
     int K = 0;
     bool vec_rows = false;
     int mr() const { return vec_rows ? kMRV : kMR; }
     int panels() const { return (M + mr() - 1) / mr(); }
-    const float* panel(int p) const { return data.data() + (size_t)p * mr() * K; }
+    const float* panel(int p) const { return (const float*)data.data + (size_t)p * mr() * K; }
 };
 
-// vec_rows: for products whose C is stored transposed (crs == 1, the rows of
-// a column adjacent): sgemm then runs vectors along M and writes whole vectors
-// of C (see sgemm_rows). Ignored where kVecRows is false.
-// false: out of memory (out is then empty)
-static inline bool pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
+// the shape of a packed A and its storage, not yet written; false (and M = 0:
+// nothing packed) when out of memory
+static inline bool pack_a_begin(int M, int K, PackedA& out, bool vec_rows = false)
 {
     out.M = M;
     out.K = K;
     out.vec_rows = vec_rows && kVecRows;
-    const int mr = out.mr();
-    if (!out.data.assign((size_t)out.panels() * mr * K, 0.f))
+    const size_t n = (size_t)out.panels() * out.mr() * K;
+    out.data.release();
+    if (n == 0)
+        return true;
+    if (n <= (size_t)INT32_MAX)
+        out.data.create((int)n, (size_t)4u);
+    if (out.data.empty())
     {
+        KITE_LOGE("sgemm: out of memory packing a %d x %d matrix", M, K);
         out.M = 0;
         return false;
     }
-    for (int p = 0; p < out.panels(); p++)
+    return true;
+}
+
+// panels [p0, p1) of A into out (pack_a_begin first)
+static inline void pack_a_panels(const MatView& A, PackedA& out, int p0, int p1)
+{
+    const int mr = out.mr(), M = out.M, K = out.K;
+    for (int p = p0; p < p1; p++)
     {
-        float* dst = out.data.data() + (size_t)p * mr * K;
+        float* dst = (float*)out.data.data + (size_t)p * mr * K;
         for (int k = 0; k < K; k++)
             for (int r = 0; r < mr; r++)
             {
@@ -108,7 +122,30 @@ static inline bool pack_a(const MatView& A, int M, int K, PackedA& out, bool vec
                 dst[(size_t)k * mr + r] = m < M ? A.at(m, k) : 0.f;
             }
     }
+}
+
+// vec_rows: for products whose C is stored transposed (crs == 1, the rows of
+// a column adjacent): sgemm then runs vectors along M and writes whole vectors
+// of C (see sgemm_rows). Ignored where kVecRows is false. Out of memory: false (and M = 0).
+static inline bool pack_a(const MatView& A, int M, int K, PackedA& out, bool vec_rows = false)
+{
+    if (!pack_a_begin(M, K, out, vec_rows))
+        return false;
+    pack_a_panels(A, out, 0, out.panels());
     return true;
+}
+
+// the inverse of pack_a: A(m, k) to dst[m * rs + k * cs] (exact: packing
+// only moves values); for drivers that rebuild weights they released
+static inline void unpack_a(const PackedA& in, float* dst, long rs, long cs)
+{
+    const int mr = in.mr();
+    for (int m = 0; m < in.M; m++)
+    {
+        const float* a = in.panel(m / mr) + m % mr;
+        for (int k = 0; k < in.K; k++)
+            dst[m * rs + k * cs] = a[(size_t)k * mr];
+    }
 }
 
 // dst[k * ld + j] = src[j * ss + k] for j, k < 4
