@@ -20,6 +20,7 @@
 #ifndef KITE_CPU_SGEMM_H
 #define KITE_CPU_SGEMM_H
 
+#include "cpu/fast_buffer_cpu.h"
 #include "log.h"
 #include "mat.h"
 #include "option.h"
