@@ -74,6 +74,18 @@ private:
         create_like_axis(top_blob, bottom_blobs[0], total, best_elempack(total), opt.blob_allocator);
         if (top_blob.empty())
             return -100;
+        if (top_blob.dims == 1)
+        {
+            // 1-D blobs keep their scalars in order whatever their elempack: one copy each
+            unsigned char* out = (unsigned char*)top_blob.data;
+            for (const Mat& b : bottom_blobs)
+            {
+                const size_t bytes = (size_t)b.w * b.elemsize;
+                memcpy(out, b.data, bytes);
+                out += bytes;
+            }
+                return 0;
+        }
         const PackAxis dst = pack_axis(top_blob);
         int offset = 0;
         for (const Mat& b : bottom_blobs)

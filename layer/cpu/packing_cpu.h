@@ -300,6 +300,10 @@ static inline void copy_channels_map(const PackAxis& src, const PackAxis& dst, i
 {
     if (n <= 0)
         return;
+    // a small copy (detection heads, 1-D blobs) on one thread: waking the
+    // others costs more than the copy
+    if ((size_t)n * src.plane * src.es < 65536)
+        num_threads = 1;
     if (aligned)
     {
         const int ep = src.ep;

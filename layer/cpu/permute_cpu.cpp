@@ -124,7 +124,9 @@ private:
 
         const E* src = (const E*)bottom_blob.data;
         const int groups = oext[0] / Q;
-        #pragma omp parallel for num_threads(opt.num_threads)
+        // a small blob (detection heads) on one thread: waking the others costs more
+        const int nt = (size_t)oext[0] * rext[0] * rext[1] * rext[2] * es < 65536 ? 1 : opt.num_threads;
+        #pragma omp parallel for num_threads(nt)
         for (int g = 0; g < groups; g++)
         {
             E* out = (E*)top_blob.data + g * out_group;
