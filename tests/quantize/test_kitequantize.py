@@ -215,8 +215,9 @@ def check_center(a, d, rng):
             assert "9=3" in params["ca"] and abs(lo + m) < 1e-3 * m and abs(hi - (6 - m)) < 1e-3 * m, (params["ca"], m)
             m2 = 0.5 * 127.0 / bt["cc"]
             acts = [kv for kv in params["cb"] if kv.startswith("-23310=")]
-            lo2 = float(acts[0].split("=")[1].split(",")[1])
-            assert "9=3" in params["cb"] and abs(lo2 + m2) < 1e-3 * m2, (params["cb"], m2)
+            lo2, hi2 = [float(v) for v in acts[0].split("=")[1].split(",")[1:]]
+            # a ReLU's open top becomes the reader's saturation point T - m = m
+            assert "9=3" in params["cb"] and abs(lo2 + m2) < 1e-3 * m2 and abs(hi2 - m2) < 1e-3 * m2, (params["cb"], m2)
             rows = [l.split("\t") for l in open(rep).read().splitlines() if not l.startswith("#")]
             for r in rows:
                 assert float(r[2]) >= 0.99 and float(r[3]) >= 0.99, r  # offsets taken back in the report
@@ -246,7 +247,8 @@ def check_center(a, d, rng):
                 net.opt.num_threads = 1
                 assert net.load_param(P8) == 0 and net.load_model(B8) == 0
                 ex = net.create_extractor()
-                ex.input("data", ncnn.Mat(np.load(xs[0])))
+                x0 = np.load(xs[0])  # kept alive: ncnn.Mat(array) wraps the array's memory without copying
+                ex.input("data", ncnn.Mat(x0))
                 r, out = ex.extract("out")
                 c = cosine(np.array(out), kiterun(a, P8, B8, xs[0], os.path.join(d, "o8n")))
                 assert r == 0 and c >= 0.999, c

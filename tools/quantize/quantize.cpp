@@ -699,7 +699,11 @@ static int center_activations(convert::Graph& g, Table& t, Int8Options& opt, std
         for (float& b : p.weights[1].data)
             b -= m;
         p.params.set(CONV_ACTIVATION_TYPE, (int)ACT_CLIP);
-        p.params.set_floats(CONV_ACTIVATION_PARAMS, std::vector<float>{-m, hi == std::numeric_limits<float>::max() ? hi : hi - m});
+        // a ReLU's open top becomes the reader's saturation point T - m: the int8 reader
+        // clamps there anyway, and a finite bound keeps the requantize arithmetic of
+        // either engine in range
+        const float top = hi == std::numeric_limits<float>::max() ? T - m : hi - m;
+        p.params.set_floats(CONV_ACTIVATION_PARAMS, std::vector<float>{-m, top});
         // C: + sum over its inputs of the weights it will use (int8, dequantized) times m
         const size_t L = w.size() / cout;
         std::vector<double> add(cout, 0.0);
