@@ -42,8 +42,9 @@ struct Const
     std::vector<int64_t> ints() const
     {
         std::vector<int64_t> r;
+        // saturated: a hostile file's constants may not fit (found by fuzz_tflite)
         for (double d : v)
-            r.push_back((int64_t)d);
+            r.push_back(d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d);
         return r;
     }
     std::vector<float> floats() const { return std::vector<float>(v.begin(), v.end()); }
