@@ -80,12 +80,7 @@ std::vector<int64_t> Converter::attr_ints(const pb::NodeDef& n, const char* name
 
 // --- layout --------------------------------------------------------------
 
-static int checked_int(int64_t v)
-{
-    if (v < 0 || v > INT_MAX)
-        throw ConvertError("dimension " + std::to_string(v) + " out of range");
-    return (int)v;
-}
+using convert::nhwc::checked_int;
 
 std::vector<int> Converter::kdims(const Shape& s)
 {
@@ -119,35 +114,17 @@ std::vector<int> Converter::source_kdims(const Shape& s)
 
 bool Converter::order_differs(const Shape& s)
 {
-    return s.size() == 4 && s[1] * s[2] > 1 && s[3] > 1;
+    return convert::nhwc::order_differs(s);
 }
 
 int Converter::kaxis(int64_t a, size_t rank)
 {
-    if (a < 0)
-        a += (int64_t)rank;
-    if (a < 0 || a >= (int64_t)rank)
-        throw ConvertError("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
-    if (rank == 1)
-        return 0;
-    if (a == 0)
-        throw Unsupported("operation along the batch axis");
-    if (rank == 4)
-        return a == 3 ? 0 : (int)a;
-    return (int)a - 1;
+    return convert::nhwc::kite_axis(a, rank);
 }
 
 void Converter::set_shape_params(convert::Layer& l, const std::vector<int>& k)
 {
-    // Reshape, MemoryData and Input read w, h, c alike
-    convert::ReshapeSpec s;
-    const size_t n = k.size();
-    s.w = k[n - 1];
-    if (n >= 2)
-        s.h = k[n - 2];
-    if (n >= 3)
-        s.c = k[n - 3];
-    s.write(l.params);
+    convert::nhwc::set_shape_params(l, k);
     if (l.tops.size() == 1)
         kshapes[l.tops[0]] = std::vector<int64_t>(k.begin(), k.end());
 }

@@ -5,6 +5,7 @@
 // (graph walk, layout helpers, emitters) and tf_ops.cpp (op handlers).
 
 #include "emit.h"
+#include "nhwc.h"
 #include "input_size.h"
 #include "tf_const.h"
 #include "tf_convert.h"
@@ -32,14 +33,9 @@ enum
     PERMUTE_HWC_TO_CHW = 4, // (w,h,c) <- (h,c,w)
 };
 
-// thrown by an op handler: the node goes to the unsupported-ops report
-struct Unsupported : public ConvertError
-{
-    explicit Unsupported(const std::string& why)
-        : ConvertError(why)
-    {
-    }
-};
+// thrown by an op handler: the node goes to the unsupported-ops report (the
+// shared NHWC helpers throw the same type)
+using Unsupported = convert::nhwc::NotSupported;
 
 // One TF tensor: a constant, or a kite blob with its TF shape (batch first).
 // Rank-4 blobs are stored CHW (kite layout); other ranks in TF order.
