@@ -32,6 +32,8 @@ command -v pkg-config > /dev/null || need+=(pkg-config)
 command -v protoc > /dev/null || need+=(protobuf-compiler)
 # examples/classify and detect read and write images with stb_image
 [ -e /usr/include/stb/stb_image.h ] || need+=(libstb-dev)
+# tflite2kite reads .tflite files with the flatbuffers headers
+[ -e /usr/include/flatbuffers/flatbuffers.h ] || need+=(libflatbuffers-dev)
 if [ ${#need[@]} -gt 0 ]; then
     if command -v apt-get > /dev/null; then
         sudo=""
