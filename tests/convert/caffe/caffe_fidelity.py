@@ -29,6 +29,7 @@ Exit status: 0 all passed, 1 a failure, 77 skipped.
 import argparse
 import math
 import os
+import shutil
 import re
 import struct
 import subprocess
@@ -662,7 +663,12 @@ def main():
         if n not in models:
             print("FAIL: unknown model %s (known: %s)" % (n, ", ".join(models)))
             return 1
-        ok = check_model(args, cv2, n, models[n], table) and ok
+        passed = check_model(args, cv2, n, models[n], table)
+        # a passing model's files go (alexnet alone writes 1.5 GB of weights);
+        # a failing one's stay for inspection, KITE_KEEP_WORK=1 keeps them all
+        if passed and os.environ.get("KITE_KEEP_WORK") != "1":
+            shutil.rmtree(os.path.join(args.work, n), ignore_errors=True)
+        ok = passed and ok
     table.print()
     return 0 if ok else 1
 

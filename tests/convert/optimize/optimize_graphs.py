@@ -17,6 +17,7 @@ activation that follows a convolution. Exit status 0 or 1.
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -195,7 +196,12 @@ def main():
         if n not in graphs:
             print("FAIL: unknown graph %s" % n)
             return 1
-        ok = check(args, n, graphs[n][0], graphs[n][1], os.path.join(args.work, n)) and ok
+        passed = check(args, n, graphs[n][0], graphs[n][1], os.path.join(args.work, n))
+        # a passing graph's weights go (vgg16 alone writes 1.6 GB); a failing
+        # one's stay for inspection, and KITE_KEEP_WORK=1 keeps them all
+        if passed and n != "unfused" and os.environ.get("KITE_KEEP_WORK") != "1":
+            shutil.rmtree(os.path.join(args.work, n), ignore_errors=True)
+        ok = passed and ok
     # the synthetic graph: everything after a conv is fused
     if "unfused" in names and "unfused" not in args.skip:
         left = [t[0] for t in read_param(os.path.join(args.work, "unfused", "opt_fp32.param"))]
