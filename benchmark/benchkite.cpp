@@ -25,6 +25,7 @@
 #include "allocator.h"
 #include "fma_peak.h"
 #include "cpu.h"
+#include "device_choice.h"
 #include "log.h"
 #include "mat.h"
 #include "net.h"
@@ -75,6 +76,7 @@ const ToolInfo kInfo = {
         {"profile=0|1", "1: a per-layer time table after each model"},
         {"trace=FILE", "write every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto)"},
         {"mem=0|1", "1 (Linux): print each model's peak resident memory above the resident size before its load"},
+        {"device=auto", "each model on the fastest of the CPU and the GPU backends (timed on first use, cached: device_choice.h); the choice goes to stderr"},
     },
     "One line per model on stdout: \"%20s  min = %7.2f  max = %7.2f  avg = %7.2f\" (ms); progress on stderr."};
 
@@ -91,6 +93,7 @@ struct Settings
     std::string trace_path;
     int fp16 = 0; // fp16=1: fp16 storage, 2: fp16 storage and arithmetic
     bool mem = false; // mem=1: peak resident memory per model
+    bool device_auto = false; // device=auto: device_choice.h picks the backend per model
 };
 
 struct ModelEntry
@@ -491,6 +494,37 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
         in_mats.push_back(m);
     }
 
+    if (s.device_auto)
+    {
+        // the choice is timed (or read from the cache) on these inputs, then
+        // the model loads again on the device chosen
+        std::vector<std::pair<std::string, Mat> > named;
+        for (size_t i = 0; i < inputs.size(); i++)
+            named.push_back(std::make_pair(net.blobs()[inputs[i]].name, in_mats[i]));
+        const std::string path = model.path;
+        NetLoader loader = [path, binary](Net& n) -> int {
+            int r = binary ? n.load_param_bin(path.c_str()) : n.load_param(path.c_str());
+            return r != 0 ? r : n.load_model_empty();
+        };
+        DeviceChoice choice;
+        if (choose_device(hash_file(path.c_str(), 2), net.opt, loader, named, choice) != 0)
+        {
+            fprintf(stderr, "%20s  failed: device=auto could not time the model: %s\n", model.name.c_str(), last_error());
+            return -1;
+        }
+        fprintf(stderr, "%20s  %s\n", model.name.c_str(), choice.summary().c_str());
+        if (choice.backend != BACKEND_CPU)
+        {
+            net.clear();
+            apply_device_choice(choice, net.opt);
+            if (loader(net) != 0)
+            {
+                fprintf(stderr, "%20s  failed: cannot load on the device chosen: %s\n", model.name.c_str(), last_error());
+                return -1;
+            }
+        }
+    }
+
     Profile prof;
     prof.trace = trace;
     prof.trace_first = trace_first;
@@ -629,7 +663,9 @@ int main(int argc, char** argv)
             s.fp16 = v[0] - '0';
         else if (k == "mem" && (v == "0" || v == "1"))
             s.mem = v == "1";
-        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16" || k == "mem")
+        else if (k == "device" && (v == "auto" || v == "cpu"))
+            s.device_auto = v == "auto";
+        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16" || k == "mem" || k == "device")
             return tools::usage_error(kInfo, "bad value in '" + a + "'");
         else
             return tools::usage_error(kInfo, "unknown option '" + k + "'");

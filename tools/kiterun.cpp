@@ -1,7 +1,7 @@
 // kiterun: run a model once (or N times) and print / save its outputs.
 //
 //   kiterun model.param model.bin|random [input=BLOB:file.npy]... [shape=BLOB:[w,h,c]]...
-//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]] [save=DIR] [fp16=0|1|2]
+//           [output=BLOB]... [threads=N] [seed=N] [device=cpu|vulkan[:N]|opencl[:N]|auto] [save=DIR] [fp16=0|1|2]
 //           [writebin=FILE] [paramtype=text|bin] [loop=N] [verbose=1] [packing=0|1] [isa=NAME]
 //           [placement=0|1|2]
 //
@@ -36,6 +36,7 @@
 #include "allocator.h"
 #include "cpu.h"
 #include "datareader.h"
+#include "device_choice.h"
 #include "log.h"
 #include "mat.h"
 #include "modelbin.h"
@@ -157,7 +158,8 @@ const ToolInfo kInfo = {
         {"output=BLOB", "extract BLOB (repeatable; default: every blob nobody consumes)"},
         {"threads=N", "CPU threads (default 1)"},
         {"seed=N", "seed of the random inputs and random weights (default 1)"},
-        {"device=cpu|vulkan[:N]|opencl[:N]", "where to run (default cpu); an unavailable GPU falls back to the CPU with a notice"},
+        {"device=cpu|vulkan[:N]|opencl[:N]|auto", "where to run (default cpu); an unavailable GPU falls back to the CPU with a notice; auto: the fastest backend, timed on first use and cached"},
+        {"devicecache=DIR|off|refresh", "where device=auto keeps its choices (default $KITE_CACHE_DIR, $XDG_CACHE_HOME/kite or ~/.cache/kite); refresh: time again"},
         {"fp16=0|1|2", "1: fp16 storage, 2: fp16 storage and arithmetic (default 0)"},
         {"packing=0|1", "0 turns the packed layouts (elempack 4/8) off"},
         {"isa=NAME", "cap the CPU implementations: reference, sse2, avx, avx2, avxvnni, avx512, avx512vnni, neon, arm82"},
@@ -287,6 +289,9 @@ int main(int argc, char** argv)
     int max_isa = -1; // isa=NAME: Option::max_cpu_isa (default: the best the CPU has)
     bool shapecheck = true;
     int placement = 0; // placement=1: the row that ran each layer; 2: the rows chosen at load, no run
+    bool auto_device = false;   // device=auto: the fastest of the CPU, Vulkan and OpenCL (device_choice.h)
+    std::string device_cache;   // devicecache=DIR|off: where device=auto keeps its choices
+    bool device_refresh = false; // devicecache=refresh: time again
 
     for (int i = 3; i < argc; i++)
     {
@@ -300,6 +305,13 @@ int main(int argc, char** argv)
             input_args.push_back(v);
         else if (k == "shape")
             shape_args.push_back(v);
+        else if (k == "devicecache" && !v.empty())
+        {
+            if (v == "refresh")
+                device_refresh = true;
+            else
+                device_cache = v;
+        }
         else if (k == "output")
             output_args.push_back(v);
         else if (k == "threads" && parse_int_arg(v, n) && n >= 1 && n <= 1024)
@@ -366,8 +378,10 @@ int main(int argc, char** argv)
             net.opt.use_opencl = true;
             net.opt.opencl_device = (int)index;
         }
+        else if (dev == "auto" && colon == std::string::npos)
+            auto_device = true;
         else if (dev != "cpu")
-            return usage_error(kInfo, "unknown device '" + device + "' (cpu, vulkan[:N], opencl[:N])");
+            return usage_error(kInfo, "unknown device '" + device + "' (cpu, vulkan[:N], opencl[:N], auto)");
     }
 
     // param: text or binary (by paramtype=, else by the magic number)
@@ -381,51 +395,57 @@ int main(int argc, char** argv)
             binary_param = true;
         fclose(fp);
     }
-    g_log.first_error.clear();
-    clear_last_error();
-    if ((binary_param ? net.load_param_bin(param_path.c_str()) : net.load_param(param_path.c_str())) != 0)
-        return fail("cannot load " + quoted(param_path));
-
-    // weights
-    {
+    // param and weights; device=auto loads again on the device it chose
+    auto load_net = [&]() -> int {
         g_log.first_error.clear();
         clear_last_error();
-        int ret = 0;
-        RandomModelBin rmb((uint64_t)seed);
-        rmb.follow_graph(net); // residual branches scaled down, see random_modelbin.h
-        FILE* binfp = nullptr;
-        DataReaderFromStdio* dr = nullptr;
-        ModelBinFromDataReader* fmb = nullptr;
-        const ModelBin* mb = &rmb;
-        if (bin_arg != "random")
+        if ((binary_param ? net.load_param_bin(param_path.c_str()) : net.load_param(param_path.c_str())) != 0)
+            return fail("cannot load " + quoted(param_path));
+
+        // weights
         {
-            binfp = fopen(bin_arg.c_str(), "rb");
-            if (!binfp)
-                return failure(kInfo, file_error("cannot open", bin_arg));
-            dr = new DataReaderFromStdio(binfp);
-            fmb = new ModelBinFromDataReader(*dr);
-            mb = fmb;
+            g_log.first_error.clear();
+            clear_last_error();
+            int ret = 0;
+            RandomModelBin rmb((uint64_t)seed);
+            rmb.follow_graph(net); // residual branches scaled down, see random_modelbin.h
+            FILE* binfp = nullptr;
+            DataReaderFromStdio* dr = nullptr;
+            ModelBinFromDataReader* fmb = nullptr;
+            const ModelBin* mb = &rmb;
+            if (bin_arg != "random")
+            {
+                binfp = fopen(bin_arg.c_str(), "rb");
+                if (!binfp)
+                    return failure(kInfo, file_error("cannot open", bin_arg));
+                dr = new DataReaderFromStdio(binfp);
+                fmb = new ModelBinFromDataReader(*dr);
+                mb = fmb;
+            }
+            ModelBinRecorder rec(*mb);
+            ret = net.load_model(writebin.empty() ? *mb : (const ModelBin&)rec);
+            if (ret == 0 && dr && dr->remaining() != SIZE_MAX && dr->remaining() > 0)
+                fprintf(stderr, "kiterun: warning: %zu bytes of '%s' left over after the last layer\n", dr->remaining(), bin_arg.c_str());
+            delete fmb;
+            delete dr;
+            if (binfp)
+                fclose(binfp);
+            if (ret != 0)
+                return fail(bin_arg == "random" ? std::string("cannot create random weights") : "cannot load " + quoted(bin_arg));
+            if (!writebin.empty())
+            {
+                FILE* fp = fopen(writebin.c_str(), "wb");
+                if (!fp)
+                    return failure(kInfo, file_error("cannot create", writebin));
+                int wr = rec.write(fp);
+                if (fclose(fp) != 0 || wr != 0)
+                    return failure(kInfo, file_error("cannot write", writebin));
+            }
         }
-        ModelBinRecorder rec(*mb);
-        ret = net.load_model(writebin.empty() ? *mb : (const ModelBin&)rec);
-        if (ret == 0 && dr && dr->remaining() != SIZE_MAX && dr->remaining() > 0)
-            fprintf(stderr, "kiterun: warning: %zu bytes of '%s' left over after the last layer\n", dr->remaining(), bin_arg.c_str());
-        delete fmb;
-        delete dr;
-        if (binfp)
-            fclose(binfp);
-        if (ret != 0)
-            return fail(bin_arg == "random" ? std::string("cannot create random weights") : "cannot load " + quoted(bin_arg));
-        if (!writebin.empty())
-        {
-            FILE* fp = fopen(writebin.c_str(), "wb");
-            if (!fp)
-                return failure(kInfo, file_error("cannot create", writebin));
-            int wr = rec.write(fp);
-            if (fclose(fp) != 0 || wr != 0)
-                return failure(kInfo, file_error("cannot write", writebin));
-        }
-    }
+        return 0;
+    };
+    if (int rc = load_net())
+        return rc;
 
     if (placement == 2)
     {
@@ -523,6 +543,35 @@ int main(int argc, char** argv)
             }
         }
         inputs.push_back(std::make_pair(name, m));
+    }
+
+    // device=auto: time the CPU and each GPU backend on these inputs (zero
+    // weights: the same speed), or read the choice back from the cache, then
+    // load on the device chosen
+    if (auto_device)
+    {
+        DeviceChoiceSettings ds;
+        ds.cache_dir = device_cache;
+        ds.refresh = device_refresh;
+        uint64_t h = hash_file(param_path.c_str(), 1);
+        h = bin_arg == "random" ? hash_bytes("random", 6, h) : hash_file(bin_arg.c_str(), h);
+        const bool bin_param = binary_param;
+        NetLoader loader = [&param_path, bin_param](Net& n) -> int {
+            int r = bin_param ? n.load_param_bin(param_path.c_str()) : n.load_param(param_path.c_str());
+            return r != 0 ? r : n.load_model_empty();
+        };
+        DeviceChoice choice;
+        Option o = net.opt;
+        if (choose_device(h, o, loader, inputs, choice, ds) != 0)
+            return fail("device=auto: the model could not be timed");
+        fprintf(stderr, "kiterun: %s\n", choice.summary().c_str());
+        if (choice.backend != BACKEND_CPU)
+        {
+            net.clear();
+            apply_device_choice(choice, net.opt);
+            if (int rc = load_net())
+                return rc;
+        }
     }
 
     // outputs

@@ -21,6 +21,8 @@ from ._kite import (  # noqa: F401
     Mat,
     Net,
     Option,
+    apply_device_choice,
+    choose_device,
     cpu_count,
     gpu_devices,
     last_error,

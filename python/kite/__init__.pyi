@@ -9,6 +9,8 @@ from ._kite import (
     Mat as Mat,
     Net as Net,
     Option as Option,
+    apply_device_choice as apply_device_choice,
+    choose_device as choose_device,
     convert_caffe as convert_caffe,
     convert_onnx as convert_onnx,
     convert_tensorflow as convert_tensorflow,

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mat.h"
 #include "net.h"
+#include "device_choice.h"
 #include "option.h"
 #include "platform.h"
 
@@ -636,6 +637,61 @@ PYBIND11_MODULE(_kite, m)
     m.attr("HAS_OPENCL") = bool(KITE_PY_OPENCL);
     m.def("cpu_count", []() { return kite::get_cpu_count(); });
     m.def("last_error", []() { return std::string(kite::last_error()); });
+
+    // device=auto (device_choice.h): the fastest backend for a model, cached
+    m.def("choose_device", [](py::object param, py::object bin, const kite::Option& opt, py::object inputs, py::object cache_dir, bool refresh) {
+        std::vector<std::pair<std::string, kite::Mat> > in;
+        std::vector<PyMat> keep; // the arrays stay alive while timed
+        if (!inputs.is_none())
+        {
+            for (auto kv : inputs.cast<py::dict>())
+            {
+                keep.push_back(py::isinstance<PyMat>(kv.second) ? kv.second.cast<PyMat>() : mat_from_array(kv.second));
+                in.push_back(std::make_pair(py::str(kv.first).cast<std::string>(), keep.back().m));
+            }
+        }
+        kite::DeviceChoiceSettings ds;
+        if (!cache_dir.is_none())
+            ds.cache_dir = py::str(cache_dir).cast<std::string>();
+        ds.refresh = refresh;
+        const std::string pp = py::str(param).cast<std::string>();
+        const std::string bp = bin.is_none() ? std::string() : py::str(bin).cast<std::string>();
+        kite::DeviceChoice c;
+        int r;
+        {
+            py::gil_scoped_release nogil;
+            r = kite::choose_device(pp.c_str(), bp.c_str(), opt, in, c, ds);
+        }
+        if (r != 0)
+            throw std::runtime_error("choose_device: " + std::string(kite::last_error()));
+        py::list cands;
+        for (const kite::DeviceCandidate& d : c.candidates)
+        {
+            py::dict e;
+            e["backend"] = d.backend;
+            e["device"] = d.device;
+            e["description"] = d.description;
+            e["ms"] = d.ms < 0 ? py::object(py::none()) : py::object(py::float_(d.ms));
+            e["status"] = d.status;
+            cands.append(e);
+        }
+        py::dict out;
+        out["backend"] = c.backend;
+        out["device"] = c.device;
+        out["from_cache"] = c.from_cache;
+        out["cache_file"] = c.cache_file;
+        out["summary"] = c.summary();
+        out["candidates"] = cands;
+        return out; }, py::arg("param"), py::arg("bin") = py::none(), py::arg("opt") = kite::Option(), py::arg("inputs") = py::none(),
+          py::arg("cache_dir") = py::none(), py::arg("refresh") = false,
+          "time the model on the CPU and each GPU backend (zero weights when bin is None) and return the fastest as a dict "
+          "(backend: 0 CPU, kite.BACKEND_VULKAN, kite.BACKEND_OPENCL; device; from_cache; candidates); cached by model, inputs, "
+          "options, devices and kite version. Apply with kite.apply_device_choice(choice, net.opt) before load_param");
+    m.def("apply_device_choice", [](py::dict choice, kite::Option& opt) {
+        kite::DeviceChoice c;
+        c.backend = choice["backend"].cast<int>();
+        c.device = choice["device"].cast<int>();
+        kite::apply_device_choice(c, opt); }, py::arg("choice"), py::arg("opt"));
 
 #if KITE_PY_ONNX
     m.def("convert_onnx", [](py::object src, py::object param_path, py::object bin_path, py::object input_shapes, bool fp16) {

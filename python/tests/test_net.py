@@ -168,3 +168,30 @@ def test_gpu_backend_matches_cpu(squeezenet, backend):
         assert want in ex.layer_backends(), "no layer ran on %s" % backend
     # fp32 on the device, other summation orders: close, not equal
     np.testing.assert_allclose(out, ref.reshape(-1), rtol=1e-3, atol=1e-6, err_msg="%s on %s, seed %d" % (backend, devices[0], SEED))
+
+
+def test_choose_device(tmp_path, squeezenet):
+    """device=auto: the fastest timed candidate, cached, applied to an Option."""
+    param, binp, x, ref = squeezenet
+    opt = kite.Option()
+    opt.num_threads = 1
+    c = kite.choose_device(param, binp, opt, inputs={"data": x}, cache_dir=str(tmp_path))
+    assert not c["from_cache"] and c["candidates"][0]["backend"] == 0
+    ran = [d for d in c["candidates"] if d["status"] == 0]
+    best = min(ran, key=lambda d: d["ms"])
+    assert (c["backend"], c["device"]) == (best["backend"], best["device"]), c["summary"]
+    again = kite.choose_device(param, binp, opt, inputs={"data": x}, cache_dir=str(tmp_path))
+    assert again["from_cache"] and (again["backend"], again["device"]) == (c["backend"], c["device"])
+    net = kite.Net()
+    net.opt = opt
+    kite.apply_device_choice(c, net.opt)
+    assert net.opt.use_vulkan_compute == (c["backend"] == kite.BACKEND_VULKAN)
+    assert net.opt.use_opencl == (c["backend"] == kite.BACKEND_OPENCL)
+    net.load_param(param)
+    net.load_model(binp)
+    with net.create_extractor() as ex:
+        ex.input("data", x)
+        out = np.asarray(ex.extract("output"))
+    assert np.abs(out.reshape(-1) - ref.reshape(-1)).max() <= 1e-3 * max(1e-6, float(ref.max() - ref.min())) + 1e-6
+    with pytest.raises(RuntimeError, match="choose_device"):
+        kite.choose_device(str(tmp_path / "missing.param"), cache_dir="off")

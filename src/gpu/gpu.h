@@ -12,6 +12,7 @@
 #include "../option.h"
 
 #include <memory>
+#include <string>
 
 namespace kite {
 
@@ -69,6 +70,13 @@ public:
     // used; logs why not otherwise
     virtual bool available(const Option& opt) = 0;
     virtual GpuSession* create_session(const Option& opt) = 0;
+    // the device opt names, with its driver ("NVIDIA H100 | driver 580.65"):
+    // what device=auto keys its cached choice by
+    virtual std::string device_description(const Option& opt)
+    {
+        (void)opt;
+        return name();
+    }
     // whether sessions with opt compute in fp16 (opt.use_fp16_arithmetic and
     // a device that can); the layer tests add an fp16-arithmetic row then
     virtual bool fp16_arithmetic(const Option& opt)

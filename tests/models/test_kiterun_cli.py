@@ -129,6 +129,23 @@ def main():
         ratio = float(np.load(os.path.join(tmp, "o5", "x12.npy")).std()) / np.sqrt(1 / 3.0) if rc == 0 else float("nan")
         check(rc == 0 and 0.3 < ratio < 3, "residual stack of random weights: output std / input std = %.3g (%s)" % (ratio, err.strip()))
 
+        # device=auto: timed on first use, then read back from the cache; the
+        # outputs are the CPU's (within GPU tolerance) whichever device won
+        cache = os.path.join(tmp, "devcache")
+        rc, out_cpu, err = run(exe, rs, "random", "seed=3", "shape=[8,8,16]", "save=" + os.path.join(tmp, "o6"))
+        rc1, out1, err1 = run(exe, rs, "random", "seed=3", "shape=[8,8,16]", "device=auto", "devicecache=" + cache,
+                              "save=" + os.path.join(tmp, "o7"))
+        rc2, out2, err2 = run(exe, rs, "random", "seed=3", "shape=[8,8,16]", "device=auto", "devicecache=" + cache)
+        rc3, out3, err3 = run(exe, rs, "random", "seed=3", "shape=[10,6,16]", "device=auto", "devicecache=" + cache)
+        check(rc1 == 0 and "device=auto: " in err1 and " ms" in err1 and "cached" not in err1, "device=auto times the backends (%s)" % err1.strip())
+        check(rc2 == 0 and "cached in " + cache in err2, "device=auto reads its choice back (%s)" % err2.strip())
+        check(rc3 == 0 and "cached" not in err3, "another input shape is timed again (%s)" % err3.strip())
+        if rc == 0 and rc1 == 0:
+            a6, a7 = np.load(os.path.join(tmp, "o6", "x12.npy")), np.load(os.path.join(tmp, "o7", "x12.npy"))
+            d = float(np.abs(a6 - a7).max()) / max(float(a6.max() - a6.min()), 1e-6)
+            check(d <= 1e-3, "device=auto's output matches the CPU's (max diff / range %.2g)" % d)
+        expect_error(exe, "device=auto with an index", g, "random", "device=auto:1")
+
         # errors
         expect_error(exe, "missing param", os.path.join(tmp, "nope.param"), "random")
         expect_error(exe, "missing bin", g, os.path.join(tmp, "nope.bin"))

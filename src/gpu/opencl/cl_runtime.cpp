@@ -948,6 +948,11 @@ public:
     int backend() const override { return BACKEND_OPENCL; }
     const char* name() const override { return "OpenCL"; }
     bool available(const Option& opt) override { return Context::get(opt.opencl_device) != nullptr; }
+    std::string device_description(const Option& opt) override
+    {
+        Context* c = Context::get(opt.opencl_device);
+        return c ? c->device_name + " | driver " + c->driver_version : std::string("none");
+    }
     bool fp16_arithmetic(const Option& opt) override { return half_arithmetic(Context::get(opt.opencl_device), opt); }
     GpuSession* create_session(const Option& opt) override
     {

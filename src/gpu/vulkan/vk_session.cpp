@@ -483,6 +483,16 @@ public:
     int backend() const override { return BACKEND_VULKAN; }
     const char* name() const override { return "Vulkan"; }
     bool available(const Option& opt) override { return VulkanDevice::get(opt.vulkan_device) != nullptr; }
+    std::string device_description(const Option& opt) override
+    {
+        VulkanDevice* d = VulkanDevice::get(opt.vulkan_device);
+        if (!d)
+            return "none";
+        char s[400];
+        snprintf(s, sizeof(s), "%s | vendor %04x device %04x driver %08x api %u.%u.%u", d->props.deviceName, d->props.vendorID, d->props.deviceID,
+                 d->props.driverVersion, VK_VERSION_MAJOR(d->props.apiVersion), VK_VERSION_MINOR(d->props.apiVersion), VK_VERSION_PATCH(d->props.apiVersion));
+        return s;
+    }
     GpuSession* create_session(const Option& opt) override
     {
         VulkanDevice* d = VulkanDevice::get(opt.vulkan_device);
