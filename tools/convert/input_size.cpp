@@ -1,6 +1,7 @@
 #include "input_size.h"
 
 #include "layer/crop.h"
+#include "layer/input.h"
 #include "layer/interp.h"
 #include "layer/reshape.h"
 
@@ -308,6 +309,13 @@ std::string generalize_crop(Graph& a, size_t i, const BlobShapes& sa, const Laye
 }
 
 } // namespace
+
+void mark_input_size_fixed(Graph& g)
+{
+    for (Layer& l : g.layers)
+        if (l.type == "Input")
+            l.params.set(Input::PARAM_FIXED_SIZE, 1);
+}
 
 std::string dims_text(const std::vector<int64_t>& s)
 {

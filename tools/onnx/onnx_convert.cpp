@@ -1009,7 +1009,10 @@ static void probe_input_size(ModelProto& model, const ConvertOptions& opt, const
     {
         why = "out of memory";
     }
-    if (!why.empty() && stats)
+    if (why.empty())
+        return;
+    kite::convert::mark_input_size_fixed(out); // kite refuses another size instead of computing it wrongly
+    if (stats)
         stats->fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
 }
 

@@ -964,7 +964,10 @@ int convert_graphdef(std::string bytes, const ConvertOptions& opt, convert::Grap
         why = e.what();
     }
     if (!why.empty())
+    {
+        convert::mark_input_size_fixed(g); // kite refuses another size instead of computing it wrongly
         *fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
+    }
     return 0;
 }
 
