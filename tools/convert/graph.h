@@ -92,7 +92,15 @@ struct Weight
         : data(std::move(d)), tagged(tag)
     {
     }
-    size_t size() const { return storage == INT8 ? i8.size() : data.size(); }
+    size_t size() const { return dropped ? dropped : storage == INT8 ? i8.size() : data.size(); }
+    // keeps only the size (a probe conversion compares weights by size)
+    void drop_values()
+    {
+        dropped = size();
+        std::vector<float>().swap(data);
+        std::vector<int8_t>().swap(i8);
+    }
+    size_t dropped = 0; // the size of values dropped by drop_values (0: the values are here)
 };
 
 struct Layer
