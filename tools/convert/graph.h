@@ -93,14 +93,19 @@ struct Weight
     {
     }
     size_t size() const { return dropped ? dropped : storage == INT8 ? i8.size() : data.size(); }
-    // keeps only the size (a probe conversion compares weights by size)
+    // a 64-bit hash of the values (FNV-1a of their bytes), also after drop_values
+    uint64_t values_hash() const;
+    // keeps only the size and values_hash (a probe conversion compares
+    // weights by size and constants by their hash: input_size.h)
     void drop_values()
     {
+        dropped_hash = values_hash();
         dropped = size();
         std::vector<float>().swap(data);
         std::vector<int8_t>().swap(i8);
     }
-    size_t dropped = 0; // the size of values dropped by drop_values (0: the values are here)
+    size_t dropped = 0;        // the size of values dropped by drop_values (0: the values are here)
+    uint64_t dropped_hash = 0; // their values_hash
 };
 
 struct Layer

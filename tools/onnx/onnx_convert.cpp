@@ -992,13 +992,12 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
         }
         else if (!emit())
             fail("unsupported here");
-        // the probe conversion compares weights by size only (input_size.h):
-        // it keeps no other weight values
+        // the probe conversion compares weights by size and constants by
+        // their hash (input_size.h): it keeps no weight values
         if (opt_.probe)
             for (size_t k = first_layer; k < g_.layers.size(); k++)
-                if (g_.layers[k].type != "MemoryData")
-                    for (kite::convert::Weight& w : g_.layers[k].weights)
-                        w.drop_values();
+                for (kite::convert::Weight& w : g_.layers[k].weights)
+                    w.drop_values();
         for (const std::string& in : n.input())
         {
             auto u = uses_.find(in);
