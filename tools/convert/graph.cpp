@@ -238,6 +238,19 @@ std::vector<std::string> Graph::unconsumed_blobs() const
     return out;
 }
 
+void Graph::rename_blob(const std::string& from, const std::string& to)
+{
+    for (Layer& l : layers)
+    {
+        for (std::string& b : l.bottoms)
+            if (b == from)
+                b = to;
+        for (std::string& t : l.tops)
+            if (t == from)
+                t = to;
+    }
+}
+
 void Graph::rename_bottoms(const std::string& from, const std::string& to, size_t begin, size_t end)
 {
     end = std::min(end, layers.size());

@@ -142,6 +142,8 @@ public:
     std::vector<std::string> unconsumed_blobs() const;
 
     // Rename every use (bottom) of blob `from` to `to`, in layers [begin, end).
+    // every bottom and top named `from` (all layers)
+    void rename_blob(const std::string& from, const std::string& to);
     void rename_bottoms(const std::string& from, const std::string& to, size_t begin = 0, size_t end = (size_t)-1);
 
     // --- passes (each returns 0, or -1 and sets error) ---

@@ -60,6 +60,16 @@ int permute_order(const std::vector<int64_t>& perm);
 // TF/TFLite SAME padding of one axis: input `in`, effective kernel `ek`, stride `s`
 void same_pads(int64_t in, int64_t ek, int64_t s, int64_t& before, int64_t& after);
 
+// The Padding layer of a source Pad / PadV2 / MirrorPad: `p` holds the
+// paddings, (before, after) per axis of the rank-2..4 input shape `in`
+// (batch unpadded); `out` receives the padded shape. NotSupported: a pad
+// outside 0..65536, padding of the batch, another rank.
+PaddingSpec pad_spec(const std::vector<int64_t>& p, const Shape& in, int pad_type, float value, Shape& out);
+
+// The shape of the concatenation of `shapes` along source axis `axis` (in
+// 0..rank-1); ConvertError where the ranks or the other axes differ.
+Shape concat_shape(const std::vector<Shape>& shapes, int64_t axis);
+
 // A blob and its source shape (batch first)
 struct Blob
 {

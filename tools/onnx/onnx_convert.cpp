@@ -41,10 +41,7 @@ size_t shape_numel(const Shape& s)
 
 std::string shape_str(const Shape& s)
 {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); i++)
-        r += (i ? "," : "") + std::to_string(s[i]);
-    return r + "]";
+    return kite::convert::dims_text(s);
 }
 
 size_t Const::numel() const { return v.size(); }

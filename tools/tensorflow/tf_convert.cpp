@@ -543,15 +543,7 @@ void Converter::add_placeholder(const pb::NodeDef& n, size_t index)
 
 void Converter::rename_blob(const std::string& from, const std::string& to)
 {
-    for (convert::Layer& l : g.layers)
-    {
-        for (std::string& b : l.bottoms)
-            if (b == from)
-                b = to;
-        for (std::string& t : l.tops)
-            if (t == from)
-                t = to;
-    }
+    g.rename_blob(from, to);
     for (auto& kv : values)
         if (!kv.second.is_const && kv.second.blob == from)
             kv.second.blob = to;

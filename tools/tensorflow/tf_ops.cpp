@@ -764,10 +764,6 @@ void Converter::op_pad(const pb::NodeDef& n)
     const size_t r = x.shape.size();
     if (pc.rank() != 2 || pc.shape[0] != (int64_t)r || pc.shape[1] != 2)
         throw ConvertError("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
-    const std::vector<int64_t> p = pc.ints();
-    for (int64_t v : p)
-        if (v < 0 || v > 65536)
-            throw Unsupported("padding " + std::to_string(v));
     float value = 0.f;
     int type = Padding::PAD_CONSTANT;
     if (n.op() == "PadV2")
@@ -778,41 +774,9 @@ void Converter::op_pad(const pb::NodeDef& n)
             throw Unsupported("mode " + attr_s(n, "mode", ""));
         type = Padding::PAD_REFLECT;
     }
-    if (r >= 2 && (p[0] || p[1]))
-        throw Unsupported("padding of the batch axis");
-    int top = 0, bottom = 0, left = 0, right = 0, front = 0, behind = 0;
-    if (r == 4)
-    {
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5], front = (int)p[6], behind = (int)p[7];
-    }
-    else if (r == 3)
-    {
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5];
-    }
-    else if (r == 2)
-    {
-        left = (int)p[2], right = (int)p[3];
-    }
-    else
-    {
-        throw Unsupported("rank " + std::to_string(r));
-    }
-    Shape out = x.shape;
-    for (size_t i = 0; i < r; i++)
-        out[i] += p[2 * i] + p[2 * i + 1];
+    Shape out;
+    const convert::PaddingSpec ps = convert::nhwc::pad_spec(pc.ints(), x.shape, type, value, out);
     const std::string t = out_blob(n);
-    convert::PaddingSpec ps;
-    ps.top = top;
-    ps.bottom = bottom;
-    ps.left = left;
-    ps.right = right;
-    ps.pad_type = type;
-    ps.value = value;
-    if (front || behind)
-    {
-        ps.front = front;
-        ps.behind = behind;
-    }
     emit(ps, n.name(), {x.blob}, {t});
     set_output(n, 0, blob_value(t, out));
 }
@@ -848,25 +812,13 @@ void Converter::op_concat(const pb::NodeDef& n)
     }
     const int ka = kaxis(axis, r);
     const int64_t ta = axis < 0 ? axis + (int64_t)r : axis;
-    std::vector<std::string> bottoms;
-    Shape out;
+    std::vector<Shape> shapes;
     for (const Value& v : ins)
-    {
-        if (v.shape.size() != r)
-            throw ConvertError("concat of inputs with different ranks");
-        if (out.empty())
-        {
-            out = v.shape;
-        }
-        else
-        {
-            for (size_t i = 0; i < r; i++)
-                if ((int64_t)i != ta && v.shape[i] != out[i])
-                    throw ConvertError("concat of " + shape_string(v.shape) + " and " + shape_string(out));
-            out[(size_t)ta] += v.shape[(size_t)ta];
-        }
+        shapes.push_back(v.shape);
+    const Shape out = convert::nhwc::concat_shape(shapes, ta);
+    std::vector<std::string> bottoms;
+    for (const Value& v : ins)
         bottoms.push_back(v.is_const ? emit_memorydata(v.c, r, n.name()) : v.blob);
-    }
     const std::string top = out_blob(n);
     emit(convert::ConcatSpec::on(ka), n.name(), bottoms, {top});
     set_output(n, 0, blob_value(top, out));

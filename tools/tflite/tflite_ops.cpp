@@ -671,25 +671,13 @@ void Converter::op_concat()
         throw Unsupported("concatenation of constants");
     const int64_t axis = cur->opt.axis < 0 ? cur->opt.axis + (int64_t)r : cur->opt.axis;
     const int ka = kite_axis(axis, r);
-    std::vector<std::string> bottoms;
-    Shape out;
+    std::vector<Shape> shapes;
     for (const Value& v : ins)
-    {
-        if (v.shape.size() != r)
-            throw ConvertError("concatenation of inputs with different ranks");
-        if (out.empty())
-        {
-            out = v.shape;
-        }
-        else
-        {
-            for (size_t i = 0; i < r; i++)
-                if ((int64_t)i != axis && v.shape[i] != out[i])
-                    throw ConvertError("concatenation of " + shape_string(v.shape) + " and " + shape_string(out));
-            out[(size_t)axis] += v.shape[(size_t)axis];
-        }
+        shapes.push_back(v.shape);
+    const Shape out = nhwc::concat_shape(shapes, axis);
+    std::vector<std::string> bottoms;
+    for (const Value& v : ins)
         bottoms.push_back(v.is_const ? emit_memorydata(v.c, r, cur_name) : v.blob);
-    }
     const std::string top = out_blob();
     const int act = cur->opt.activation;
     const std::string res = act != ACT_NONE ? g.unique_blob_name(top + "_pre") : top;
@@ -706,10 +694,6 @@ void Converter::op_pad()
     const size_t r = x.shape.size();
     if (pc.shape.size() != 2 || pc.shape[0] != (int64_t)r || pc.shape[1] != 2)
         throw ConvertError("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
-    const std::vector<int64_t> p = pc.ints();
-    for (int64_t v : p)
-        if (v < 0 || v > 65536)
-            throw Unsupported("padding " + std::to_string(v));
     float value = 0.f;
     if (cur->code == OP_PADV2 && has_input(2))
     {
@@ -718,33 +702,9 @@ void Converter::op_pad()
             throw ConvertError("constant value must be a scalar");
         value = (float)vc.v[0];
     }
-    if (r >= 2 && (p[0] || p[1]))
-        throw Unsupported("padding of the batch axis");
-    int top = 0, bottom = 0, left = 0, right = 0, front = 0, behind = 0;
-    if (r == 4)
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5], front = (int)p[6], behind = (int)p[7];
-    else if (r == 3)
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5];
-    else if (r == 2)
-        left = (int)p[2], right = (int)p[3];
-    else
-        throw Unsupported("rank " + std::to_string(r));
-    Shape out = x.shape;
-    for (size_t i = 0; i < r; i++)
-        out[i] += p[2 * i] + p[2 * i + 1];
+    Shape out;
+    const PaddingSpec ps = nhwc::pad_spec(pc.ints(), x.shape, Padding::PAD_CONSTANT, value, out);
     const std::string t = out_blob();
-    PaddingSpec ps;
-    ps.top = top;
-    ps.bottom = bottom;
-    ps.left = left;
-    ps.right = right;
-    ps.pad_type = Padding::PAD_CONSTANT;
-    ps.value = value;
-    if (front || behind)
-    {
-        ps.front = front;
-        ps.behind = behind;
-    }
     emit(ps, cur_name, {x.blob}, {t});
     set_output(0, blob_value(t, out));
 }
