@@ -151,6 +151,62 @@ PaddingSpec pad_spec(const std::vector<int64_t>& p, const Shape& in, int pad_typ
     return ps;
 }
 
+ReducePlan reduce_plan(const std::vector<int64_t>& raw_axes, const Shape& in, bool keepdims, int operation)
+{
+    ReducePlan p;
+    const size_t r = in.size();
+    for (int64_t a : raw_axes)
+    {
+        if (a < 0)
+            a += (int64_t)r;
+        if (a < 0 || a >= (int64_t)r)
+            throw ConvertError("reduction axis out of range");
+        if (std::find(p.axes.begin(), p.axes.end(), a) == p.axes.end())
+            p.axes.push_back(a);
+    }
+    std::sort(p.axes.begin(), p.axes.end());
+    p.kept = in;
+    Shape dropped;
+    for (size_t i = 0; i < r; i++)
+    {
+        if (std::find(p.axes.begin(), p.axes.end(), (int64_t)i) != p.axes.end())
+            p.kept[i] = 1;
+        else
+            dropped.push_back(in[i]);
+    }
+    p.out = keepdims ? p.kept : dropped;
+    p.over_hw = r == 4 && p.axes == std::vector<int64_t>{1, 2};
+    std::vector<int> kaxes;
+    for (int64_t a : p.axes)
+        kaxes.push_back(kite_axis(a, r));
+    std::sort(kaxes.begin(), kaxes.end());
+    p.reshape_after = !keepdims && r == 4;
+    p.spec.operation = operation;
+    p.spec.reduce_all = 0;
+    p.spec.coeff = 1.f;
+    p.spec.axes = kaxes;
+    p.spec.keepdims = keepdims || p.reshape_after ? 1 : 0;
+    p.spec.fixbug0 = 1;
+    return p;
+}
+
+Shape permuted_shape(const Shape& in, const std::vector<int64_t>& perm)
+{
+    const size_t r = in.size();
+    if (perm.size() != r)
+        throw ConvertError("perm length differs from the input rank");
+    Shape out(r);
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < r; i++)
+    {
+        if (perm[i] < 0 || perm[i] >= (int64_t)r || seen[(size_t)perm[i]])
+            throw ConvertError("perm is not a permutation");
+        seen[(size_t)perm[i]] = true;
+        out[i] = in[(size_t)perm[i]];
+    }
+    return out;
+}
+
 Shape concat_shape(const std::vector<Shape>& shapes, int64_t axis)
 {
     Shape out;

@@ -685,43 +685,7 @@ void Converter::op_reduce(const pb::NodeDef& n)
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> raw_axes = const_input(n, 1, "reduction axes").ints();
     const bool keep = attr_b(n, "keep_dims", false);
-    const size_t r = x.shape.size();
-    std::vector<int64_t> axes;
-    for (int64_t a : raw_axes)
-    {
-        if (a < 0)
-            a += (int64_t)r;
-        if (a < 0 || a >= (int64_t)r)
-            throw ConvertError("reduction axis out of range");
-        if (std::find(axes.begin(), axes.end(), a) == axes.end())
-            axes.push_back(a);
-    }
-    std::sort(axes.begin(), axes.end());
-    Shape kept = x.shape, dropped;
-    for (size_t i = 0; i < r; i++)
-    {
-        const bool red = std::find(axes.begin(), axes.end(), (int64_t)i) != axes.end();
-        if (red)
-            kept[i] = 1;
-        else
-            dropped.push_back(x.shape[i]);
-    }
-    const Shape out_shape = keep ? kept : dropped;
-    const std::string top = out_blob(n);
     const std::string& op = n.op();
-    if (r == 4 && axes == std::vector<int64_t>{1, 2} && (op == "Mean" || op == "Max"))
-    {
-        const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
-        convert::PoolingSpec ps;
-        ps.pooling_type = op == "Max" ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
-        ps.global_pooling = 1;
-        emit(ps, keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
-        Value v = blob_value(pooled, {1, x.shape[3]});
-        if (keep)
-            v = emit_reshape(v, out_shape, n.name(), top);
-        set_output(n, 0, v);
-        return;
-    }
     int code = -1;
     if (op == "Sum")
         code = Reduction::OP_SUM;
@@ -733,27 +697,28 @@ void Converter::op_reduce(const pb::NodeDef& n)
         code = Reduction::OP_MIN;
     if (op == "Prod")
         code = Reduction::OP_PROD;
-    if (code < 0 || axes.empty())
-        throw Unsupported(axes.empty() ? "no axes" : "reduction");
-    std::vector<int> kaxes;
-    for (int64_t a : axes)
-        kaxes.push_back(kaxis(a, r));
-    std::sort(kaxes.begin(), kaxes.end());
-    // without keepdims, a rank-4 input keeps the dims first (CHW order), then
-    // a reshape brings the result to TF's order
-    const bool reshape_after = !keep && r == 4;
-    const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
-    convert::ReductionSpec rs;
-    rs.operation = code;
-    rs.reduce_all = 0;
-    rs.coeff = 1.f;
-    rs.axes = kaxes;
-    rs.keepdims = keep || reshape_after ? 1 : 0;
-    rs.fixbug0 = 1;
-    emit(rs, reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
-    Value v = blob_value(red, reshape_after ? kept : out_shape);
-    if (reshape_after)
-        v = emit_reshape(v, out_shape, n.name(), top);
+    const convert::nhwc::ReducePlan p = convert::nhwc::reduce_plan(raw_axes, x.shape, keep, code);
+    const std::string top = out_blob(n);
+    if (p.over_hw && (op == "Mean" || op == "Max"))
+    {
+        const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
+        convert::PoolingSpec ps;
+        ps.pooling_type = op == "Max" ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
+        ps.global_pooling = 1;
+        emit(ps, keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
+        Value v = blob_value(pooled, {1, x.shape[3]});
+        if (keep)
+            v = emit_reshape(v, p.out, n.name(), top);
+        set_output(n, 0, v);
+        return;
+    }
+    if (code < 0 || p.axes.empty())
+        throw Unsupported(p.axes.empty() ? "no axes" : "reduction");
+    const std::string red = p.reshape_after ? g.unique_blob_name(top + "_keep") : top;
+    emit(p.spec, p.reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
+    Value v = blob_value(red, p.reshape_after ? p.kept : p.out);
+    if (p.reshape_after)
+        v = emit_reshape(v, p.out, n.name(), top);
     set_output(n, 0, v);
 }
 
@@ -1012,17 +977,7 @@ void Converter::op_transpose(const pb::NodeDef& n)
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> p = const_input(n, 1, "perm").ints();
     const size_t r = x.shape.size();
-    if (p.size() != r)
-        throw ConvertError("perm length differs from the input rank");
-    Shape out(r);
-    std::vector<bool> seen(r, false);
-    for (size_t i = 0; i < r; i++)
-    {
-        if (p[i] < 0 || p[i] >= (int64_t)r || seen[(size_t)p[i]])
-            throw ConvertError("perm is not a permutation");
-        seen[(size_t)p[i]] = true;
-        out[i] = x.shape[(size_t)p[i]];
-    }
+    const Shape out = convert::nhwc::permuted_shape(x.shape, p);
     if (r < 2 || p[0] != 0 || r > 4)
         throw Unsupported(r > 4 ? "rank above 4" : "moving the batch axis");
     // kite letters of the input's TF axes: rank 4 is CHW, rank 3 is (h, w)

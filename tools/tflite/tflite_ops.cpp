@@ -565,30 +565,11 @@ void Converter::op_reduce()
     const Value x = blob_input(0);
     const std::vector<int64_t> raw_axes = const_input(1, "reduction axes").ints();
     const bool keep = cur->opt.keep_dims;
-    const size_t r = x.shape.size();
-    std::vector<int64_t> axes;
-    for (int64_t a : raw_axes)
-    {
-        if (a < 0)
-            a += (int64_t)r;
-        if (a < 0 || a >= (int64_t)r)
-            throw ConvertError("reduction axis out of range");
-        if (std::find(axes.begin(), axes.end(), a) == axes.end())
-            axes.push_back(a);
-    }
-    std::sort(axes.begin(), axes.end());
-    Shape kept = x.shape, dropped;
-    for (size_t i = 0; i < r; i++)
-    {
-        if (std::find(axes.begin(), axes.end(), (int64_t)i) != axes.end())
-            kept[i] = 1;
-        else
-            dropped.push_back(x.shape[i]);
-    }
-    const Shape out_shape = keep ? kept : dropped;
-    const std::string top = out_blob();
     const int code = cur->code;
-    if (r == 4 && axes == std::vector<int64_t>{1, 2} && (code == OP_MEAN || code == OP_REDUCE_MAX))
+    const int op = code == OP_SUM ? Reduction::OP_SUM : code == OP_MEAN ? Reduction::OP_MEAN : Reduction::OP_MAX;
+    const nhwc::ReducePlan p = nhwc::reduce_plan(raw_axes, x.shape, keep, op);
+    const std::string top = out_blob();
+    if (p.over_hw && (code == OP_MEAN || code == OP_REDUCE_MAX))
     {
         const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
         PoolingSpec ps;
@@ -597,30 +578,17 @@ void Converter::op_reduce()
         emit(ps, keep ? cur_name + "_pool" : cur_name, {x.blob}, {pooled});
         Value v = blob_value(pooled, {1, x.shape[3]});
         if (keep)
-            v = emit_reshape(v, out_shape, cur_name, top);
+            v = emit_reshape(v, p.out, cur_name, top);
         set_output(0, v);
         return;
     }
-    if (axes.empty())
+    if (p.axes.empty())
         throw Unsupported("no axes");
-    const int op = code == OP_SUM ? Reduction::OP_SUM : code == OP_MEAN ? Reduction::OP_MEAN : Reduction::OP_MAX;
-    std::vector<int> kaxes;
-    for (int64_t a : axes)
-        kaxes.push_back(kite_axis(a, r));
-    std::sort(kaxes.begin(), kaxes.end());
-    const bool reshape_after = !keep && r == 4;
-    const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
-    ReductionSpec rs;
-    rs.operation = op;
-    rs.reduce_all = 0;
-    rs.coeff = 1.f;
-    rs.axes = kaxes;
-    rs.keepdims = keep || reshape_after ? 1 : 0;
-    rs.fixbug0 = 1;
-    emit(rs, reshape_after ? cur_name + "_keep" : cur_name, {x.blob}, {red});
-    Value v = blob_value(red, reshape_after ? kept : out_shape);
-    if (reshape_after)
-        v = emit_reshape(v, out_shape, cur_name, top);
+    const std::string red = p.reshape_after ? g.unique_blob_name(top + "_keep") : top;
+    emit(p.spec, p.reshape_after ? cur_name + "_keep" : cur_name, {x.blob}, {red});
+    Value v = blob_value(red, p.reshape_after ? p.kept : p.out);
+    if (p.reshape_after)
+        v = emit_reshape(v, p.out, cur_name, top);
     set_output(0, v);
 }
 
@@ -918,18 +886,7 @@ void Converter::op_transpose()
 {
     const Value x = blob_input(0);
     const std::vector<int64_t> p = const_input(1, "perm").ints();
-    const size_t r = x.shape.size();
-    if (p.size() != r)
-        throw ConvertError("perm length differs from the input rank");
-    Shape out(r);
-    std::vector<bool> seen(r, false);
-    for (size_t i = 0; i < r; i++)
-    {
-        if (p[i] < 0 || p[i] >= (int64_t)r || seen[(size_t)p[i]])
-            throw ConvertError("perm is not a permutation");
-        seen[(size_t)p[i]] = true;
-        out[i] = x.shape[(size_t)p[i]];
-    }
+    const Shape out = nhwc::permuted_shape(x.shape, p);
     const int order = nhwc::permute_order(p);
     if (order <= 0)
     {
