@@ -6,7 +6,9 @@
 namespace kite {
 
 // The graph's entry point. The application sets its blob with
-// Extractor::input; the declared shape is only a hint.
+// Extractor::input; the declared shape is only a hint, unless fixed_size is
+// set (a converter found that the model computes correctly only at the size
+// it was converted at): then Extractor::input refuses another shape.
 class Input : public Layer
 {
 public:
@@ -16,6 +18,7 @@ public:
         PARAM_H = 1,
         PARAM_C = 2,
         PARAM_D = 11,
+        PARAM_FIXED_SIZE = 20, // 1: only the declared shape is accepted
     };
 
     Input();
@@ -27,6 +30,7 @@ public:
     int h;
     int d;
     int c;
+    int fixed_size;
 };
 
 } // namespace kite

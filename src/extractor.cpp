@@ -6,6 +6,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "input.h"
 #include "memory_limit.h"
 
 #include <chrono>
@@ -163,6 +164,34 @@ void Extractor::set_layer_observer(layer_observer_func f, void* userdata)
     observer_userdata = userdata;
 }
 
+// A model converted at one input size that computes correctly only there
+// (Input's fixed_size, written by the converters) refuses another shape
+// instead of giving wrong output or failing deep inside the graph.
+static bool refused_by_fixed_input(const Layer* producer, bool custom_input, const std::string& blob_name, const Mat& in)
+{
+    if (!producer || producer->type != "Input" || custom_input) // custom_input: an application's own Input layer
+        return false;
+    const Input* decl = static_cast<const Input*>(producer);
+    if (!decl->fixed_size)
+        return false;
+    // the declared extents against the Mat's, the packed axis unpacked
+    const int ep = in.elempack;
+    const int iw = in.dims == 1 ? in.w * ep : in.w;
+    const int ih = in.dims == 2 ? in.h * ep : in.h;
+    const int ic = in.dims >= 3 ? in.c * ep : 0;
+    const int id = in.dims == 4 ? in.d : 0;
+    const bool differs = (decl->w && iw != decl->w) || (decl->h && in.dims >= 2 && ih != decl->h)
+                         || (decl->c && ic != decl->c) || (decl->d && id != decl->d)
+                         || (decl->h && in.dims < 2) || (decl->c && in.dims < 3);
+    if (!differs)
+        return false;
+    KITE_LOGE("input: blob '%s' is [w=%d h=%d d=%d c=%d], but this model runs only at its declared input size "
+              "[w=%d h=%d d=%d c=%d] (the converter found that it computes correctly only at that size: see its note)",
+              blob_name.c_str(), iw, in.dims >= 2 ? ih : 1, id ? id : 1, ic ? ic : 1,
+              decl->w, decl->h, decl->d ? decl->d : 1, decl->c);
+    return true;
+}
+
 int Extractor::input(int blob_index, const Mat& in)
 {
     if (blob_index < 0 || blob_index >= (int)blob_mats.size())
@@ -174,6 +203,14 @@ int Extractor::input(int blob_index, const Mat& in)
     {
         KITE_LOGE("input: empty Mat for blob '%s'", net->blobs_[blob_index].name.c_str());
         return -1;
+    }
+    {
+        const int p = net->blobs_[blob_index].producer;
+        bool custom_input = false;
+        for (const auto& cl : net->custom_layers_)
+            custom_input = custom_input || cl.type == "Input";
+        if (refused_by_fixed_input(p >= 0 ? net->layers_[p] : nullptr, custom_input, net->blobs_[blob_index].name, in))
+            return -1;
     }
     blob_mats[blob_index] = in;
     blob_gpu[blob_index].reset();

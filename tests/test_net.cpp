@@ -322,6 +322,44 @@ TEST(Net, builtin_input_layer_loads)
     EXPECT_EQ(net.load_param_mem("7767517\n2 2\nInput in0 0 1 in0 0=4\nReLU r 1 1 in0 out\n"), 0) << log.all();
 }
 
+// Input's fixed_size (20=1, written by the converters where a model computes
+// correctly only at its converted size): another shape is refused at
+// Extractor::input with a message naming both; the declared one runs; without
+// the flag another shape runs as before
+TEST(Net, fixed_size_input_refuses_other_shapes)
+{
+    Net net;
+    ASSERT_EQ(net.load_param_mem("7767517\n2 2\nInput in0 0 1 in0 0=5 1=4 2=3 20=1\nReLU r 1 1 in0 out\n"), 0);
+    reseed(5);
+    {
+        LogCapture log;
+        Mat other = RandomMat(6, 4, 3, -1.f, 1.f);
+        Extractor ex = net.create_extractor();
+        EXPECT_EQ(ex.input("in0", other), -1);
+        EXPECT_NE(log.all().find("runs only at its declared input size [w=5 h=4 d=1 c=3]"), std::string::npos) << log.all();
+        EXPECT_NE(log.all().find("'in0' is [w=6 h=4 d=1 c=3]"), std::string::npos) << log.all();
+    }
+    Mat same = RandomMat(5, 4, 3, -1.f, 1.f);
+    Extractor ex2 = net.create_extractor();
+    EXPECT_EQ(ex2.input("in0", same), 0);
+    // a channel count of 8 given as 2 x elempack 4 is the declared 8 channels
+    Net net8;
+    ASSERT_EQ(net8.load_param_mem("7767517\n2 2\nInput in0 0 1 in0 0=2 1=2 2=8 20=1\nReLU r 1 1 in0 out\n"), 0);
+    Mat p4(2, 2, 2, (size_t)16u, 4, nullptr);
+    p4.fill(1.f);
+    Extractor ex4 = net8.create_extractor();
+    EXPECT_EQ(ex4.input("in0", p4), 0);
+    Mat p4w(2, 2, 1, (size_t)16u, 4, nullptr);
+    p4w.fill(1.f);
+    Extractor ex5 = net8.create_extractor();
+    EXPECT_EQ(ex5.input("in0", p4w), -1);
+    // no flag: another shape runs
+    Net free_net;
+    ASSERT_EQ(free_net.load_param_mem("7767517\n2 2\nInput in0 0 1 in0 0=5 1=4 2=3\nReLU r 1 1 in0 out\n"), 0);
+    Extractor ex6 = free_net.create_extractor();
+    EXPECT_EQ(ex6.input("in0", RandomMat(7, 9, 3, -1.f, 1.f)), 0);
+}
+
 TEST(Net, load_param_file_memory_reader)
 {
     std::vector<unsigned char> bin = model_bin();

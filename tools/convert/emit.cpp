@@ -228,6 +228,7 @@ void InputSpec::write(ParamSet& p) const
     put(p, Input::PARAM_H, h);
     put(p, Input::PARAM_C, c);
     put(p, Input::PARAM_D, d);
+    put(p, Input::PARAM_FIXED_SIZE, fixed_size);
 }
 
 void MemoryDataSpec::write(ParamSet& p) const

@@ -255,6 +255,7 @@ struct InputSpec
 {
     std::string type = "Input";
     IntField w, h, d, c;
+    IntField fixed_size; // 1: kite refuses another input shape (see input_size.h)
     void write(ParamSet& p) const;
 };
 

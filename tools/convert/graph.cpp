@@ -10,6 +10,18 @@
 namespace kite {
 namespace convert {
 
+uint64_t Weight::values_hash() const
+{
+    if (dropped)
+        return dropped_hash;
+    const unsigned char* p = storage == INT8 ? (const unsigned char*)i8.data() : (const unsigned char*)data.data();
+    const size_t n = storage == INT8 ? i8.size() : data.size() * sizeof(float);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ p[k]) * 1099511628211ull;
+    return h;
+}
+
 // ---------------------------------------------------------------- ParamSet
 
 void ParamSet::set(int id, int v)
@@ -224,6 +236,19 @@ std::vector<std::string> Graph::unconsumed_blobs() const
             if (!consumed.count(t) && std::find(out.begin(), out.end(), t) == out.end())
                 out.push_back(t);
     return out;
+}
+
+void Graph::rename_blob(const std::string& from, const std::string& to)
+{
+    for (Layer& l : layers)
+    {
+        for (std::string& b : l.bottoms)
+            if (b == from)
+                b = to;
+        for (std::string& t : l.tops)
+            if (t == from)
+                t = to;
+    }
 }
 
 void Graph::rename_bottoms(const std::string& from, const std::string& to, size_t begin, size_t end)

@@ -92,7 +92,20 @@ struct Weight
         : data(std::move(d)), tagged(tag)
     {
     }
-    size_t size() const { return storage == INT8 ? i8.size() : data.size(); }
+    size_t size() const { return dropped ? dropped : storage == INT8 ? i8.size() : data.size(); }
+    // a 64-bit hash of the values (FNV-1a of their bytes), also after drop_values
+    uint64_t values_hash() const;
+    // keeps only the size and values_hash (a probe conversion compares
+    // weights by size and constants by their hash: input_size.h)
+    void drop_values()
+    {
+        dropped_hash = values_hash();
+        dropped = size();
+        std::vector<float>().swap(data);
+        std::vector<int8_t>().swap(i8);
+    }
+    size_t dropped = 0;        // the size of values dropped by drop_values (0: the values are here)
+    uint64_t dropped_hash = 0; // their values_hash
 };
 
 struct Layer
@@ -129,6 +142,8 @@ public:
     std::vector<std::string> unconsumed_blobs() const;
 
     // Rename every use (bottom) of blob `from` to `to`, in layers [begin, end).
+    // every bottom and top named `from` (all layers)
+    void rename_blob(const std::string& from, const std::string& to);
     void rename_bottoms(const std::string& from, const std::string& to, size_t begin = 0, size_t end = (size_t)-1);
 
     // --- passes (each returns 0, or -1 and sets error) ---

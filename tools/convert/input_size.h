@@ -33,6 +33,11 @@ typedef std::map<std::string, std::vector<int64_t> > BlobShapes;
 // otherwise why the model's size is fixed (then `a` is left unchanged).
 std::string generalize_input_size(Graph& a, const BlobShapes& sa, const Graph& b, const BlobShapes& sb);
 
+// Marks every Input layer of `g` as fixed (Input::PARAM_FIXED_SIZE): kite
+// then refuses an input of another shape with a message instead of running
+// a graph whose folded constants hold only at the converted size.
+void mark_input_size_fixed(Graph& g);
+
 // "[1,3,224,224]"
 std::string dims_text(const std::vector<int64_t>& s);
 

@@ -1,4 +1,5 @@
 #include "nhwc.h"
+#include "input_size.h"
 
 #include <algorithm>
 #include <climits>
@@ -9,10 +10,7 @@ namespace nhwc {
 
 std::string shape_string(const Shape& s)
 {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); i++)
-        r += (i ? "," : "") + std::to_string(s[i]);
-    return r + "]";
+    return dims_text(s);
 }
 
 int64_t shape_count(const Shape& s)
@@ -121,6 +119,114 @@ void same_pads(int64_t in, int64_t ek, int64_t s, int64_t& before, int64_t& afte
     const int64_t total = std::max((out - 1) * s + ek - in, (int64_t)0);
     before = total / 2;
     after = total - before;
+}
+
+PaddingSpec pad_spec(const std::vector<int64_t>& p, const Shape& in, int pad_type, float value, Shape& out)
+{
+    const size_t r = in.size();
+    for (int64_t v : p)
+        if (v < 0 || v > 65536)
+            throw NotSupported("padding " + std::to_string(v));
+    if (r >= 2 && (p[0] || p[1]))
+        throw NotSupported("padding of the batch axis");
+    if (r < 2 || r > 4)
+        throw NotSupported("rank " + std::to_string(r));
+    // kite's axes: rank 4 NHWC -> (c as depth: front/behind, h: top/bottom,
+    // w: left/right); rank 3 -> its last two; rank 2 -> w
+    PaddingSpec ps;
+    ps.top = r >= 3 ? (int)p[2] : 0;
+    ps.bottom = r >= 3 ? (int)p[3] : 0;
+    ps.left = (int)p[r >= 3 ? 4 : 2];
+    ps.right = (int)p[r >= 3 ? 5 : 3];
+    ps.pad_type = pad_type;
+    ps.value = value;
+    if (r == 4 && (p[6] || p[7]))
+    {
+        ps.front = (int)p[6];
+        ps.behind = (int)p[7];
+    }
+    out = in;
+    for (size_t i = 0; i < r; i++)
+        out[i] += p[2 * i] + p[2 * i + 1];
+    return ps;
+}
+
+ReducePlan reduce_plan(const std::vector<int64_t>& raw_axes, const Shape& in, bool keepdims, int operation)
+{
+    ReducePlan p;
+    const size_t r = in.size();
+    for (int64_t a : raw_axes)
+    {
+        if (a < 0)
+            a += (int64_t)r;
+        if (a < 0 || a >= (int64_t)r)
+            throw ConvertError("reduction axis out of range");
+        if (std::find(p.axes.begin(), p.axes.end(), a) == p.axes.end())
+            p.axes.push_back(a);
+    }
+    std::sort(p.axes.begin(), p.axes.end());
+    p.kept = in;
+    Shape dropped;
+    for (size_t i = 0; i < r; i++)
+    {
+        if (std::find(p.axes.begin(), p.axes.end(), (int64_t)i) != p.axes.end())
+            p.kept[i] = 1;
+        else
+            dropped.push_back(in[i]);
+    }
+    p.out = keepdims ? p.kept : dropped;
+    p.over_hw = r == 4 && p.axes == std::vector<int64_t>{1, 2};
+    std::vector<int> kaxes;
+    for (int64_t a : p.axes)
+        kaxes.push_back(kite_axis(a, r));
+    std::sort(kaxes.begin(), kaxes.end());
+    p.reshape_after = !keepdims && r == 4;
+    p.spec.operation = operation;
+    p.spec.reduce_all = 0;
+    p.spec.coeff = 1.f;
+    p.spec.axes = kaxes;
+    p.spec.keepdims = keepdims || p.reshape_after ? 1 : 0;
+    p.spec.fixbug0 = 1;
+    return p;
+}
+
+Shape permuted_shape(const Shape& in, const std::vector<int64_t>& perm)
+{
+    const size_t r = in.size();
+    if (perm.size() != r)
+        throw ConvertError("perm length differs from the input rank");
+    Shape out(r);
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < r; i++)
+    {
+        if (perm[i] < 0 || perm[i] >= (int64_t)r || seen[(size_t)perm[i]])
+            throw ConvertError("perm is not a permutation");
+        seen[(size_t)perm[i]] = true;
+        out[i] = in[(size_t)perm[i]];
+    }
+    return out;
+}
+
+Shape concat_shape(const std::vector<Shape>& shapes, int64_t axis)
+{
+    Shape out;
+    for (const Shape& s : shapes)
+    {
+        if (!out.empty() && s.size() != out.size())
+            throw ConvertError("concatenation of inputs with different ranks");
+        if (out.empty())
+        {
+            out = s;
+            if (axis < 0 || axis >= (int64_t)s.size())
+                throw ConvertError("concatenation axis " + std::to_string(axis) + " of a rank " + std::to_string(s.size()) + " input");
+            continue;
+        }
+        for (size_t i = 0; i < s.size(); i++)
+            if ((int64_t)i != axis && s[i] != out[i])
+                throw ConvertError("concatenation of " + shape_string(s) + " and " + shape_string(out));
+        out[(size_t)axis] += s[(size_t)axis];
+    }
+    return out;
 }
 
 std::string Layout::to_source_order(const Blob& v, const std::string& name)

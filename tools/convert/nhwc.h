@@ -60,6 +60,36 @@ int permute_order(const std::vector<int64_t>& perm);
 // TF/TFLite SAME padding of one axis: input `in`, effective kernel `ek`, stride `s`
 void same_pads(int64_t in, int64_t ek, int64_t s, int64_t& before, int64_t& after);
 
+// The Padding layer of a source Pad / PadV2 / MirrorPad: `p` holds the
+// paddings, (before, after) per axis of the rank-2..4 input shape `in`
+// (batch unpadded); `out` receives the padded shape. NotSupported: a pad
+// outside 0..65536, padding of the batch, another rank.
+PaddingSpec pad_spec(const std::vector<int64_t>& p, const Shape& in, int pad_type, float value, Shape& out);
+
+// `in` permuted by the source permutation `perm` (out[i] = in[perm[i]]);
+// ConvertError unless perm is a permutation of in's axes
+Shape permuted_shape(const Shape& in, const std::vector<int64_t>& perm);
+
+// The shape of the concatenation of `shapes` along source axis `axis` (in
+// 0..rank-1); ConvertError where the ranks or the other axes differ.
+Shape concat_shape(const std::vector<Shape>& shapes, int64_t axis);
+
+// A source reduction (Sum/Mean/Max/... over `raw_axes`, negative from the
+// end) of an input of shape `in`, laid out on kite's layout
+struct ReducePlan
+{
+    std::vector<int64_t> axes; // the source axes, sorted, each once
+    Shape kept;                // the shape with the reduced axes kept as 1
+    Shape out;                 // the result's shape (kept with keepdims, else without them)
+    bool over_hw = false;      // rank 4 over H and W exactly: a global pooling does it
+    // the Reduction layer (Reduction::OP_* `operation`, kite axes); without
+    // keepdims on rank 4 it keeps them (kite's CHW order) and a Reshape to
+    // `out` follows (reshape_after)
+    ReductionSpec spec;
+    bool reshape_after = false;
+};
+ReducePlan reduce_plan(const std::vector<int64_t>& raw_axes, const Shape& in, bool keepdims, int operation);
+
 // A blob and its source shape (batch first)
 struct Blob
 {

@@ -102,30 +102,24 @@ int main(int argc, char** argv)
     const char* const param_out = files[1];
     const char* const bin_out = files[2];
     auto t0 = std::chrono::steady_clock::now();
-    // one string of the file's size (growing it as it was read held up to
-    // twice that); convert_onnx_bytes frees it once parsed
+    // parsed from the file in blocks (convert_onnx_file): its bytes are not
+    // held next to the parsed model
     std::ifstream f(onnx_path, std::ios::binary | std::ios::ate);
     if (!f)
         return failure(kInfo, file_error("cannot open", onnx_path));
     const std::streamoff file_size = f.tellg();
     if (file_size > (std::streamoff)INT_MAX) // protobuf's limit; a directory seeks to a huge end too
         return failure(kInfo, quoted(onnx_path) + ": not a valid ONNX model (not a regular file of at most 2 GiB)");
-    std::string data;
-    if (file_size > 0)
-    {
-        data.resize((size_t)file_size);
-        f.seekg(0);
-        f.read(&data[0], file_size);
-    }
-    if (file_size < 0 || !f)
+    if (file_size < 0)
         return failure(kInfo, file_error("cannot read", onnx_path));
-    if (data.size() > ((size_t)64 << 20)) // large models take seconds: say what is going on
-        progress(kInfo, "converting " + quoted(onnx_path) + " (" + std::to_string(data.size() >> 20) + " MiB)...");
+    f.close();
+    if (file_size > ((std::streamoff)64 << 20)) // large models take seconds: say what is going on
+        progress(kInfo, "converting " + quoted(onnx_path) + " (" + std::to_string(file_size >> 20) + " MiB)...");
     KGraph g;
     ConvertStats st;
     std::string err;
     kite::convert::FinalizeOptions fo;
-    if (!convert_onnx_bytes(std::move(data), opt, g, fo.outputs, &st, err))
+    if (!convert_onnx_file(onnx_path, opt, g, fo.outputs, &st, err))
     {
         return failure(kInfo, quoted(onnx_path) + ": " + err);
     }

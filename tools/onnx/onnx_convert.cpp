@@ -5,6 +5,11 @@
 #include "report.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -36,10 +41,7 @@ size_t shape_numel(const Shape& s)
 
 std::string shape_str(const Shape& s)
 {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); i++)
-        r += (i ? "," : "") + std::to_string(s[i]);
-    return r + "]";
+    return kite::convert::dims_text(s);
 }
 
 size_t Const::numel() const { return v.size(); }
@@ -74,6 +76,11 @@ static float half_to_float(uint16_t h)
 {
     return kite::float16_to_float32(h);
 }
+
+// constants of this many elements or more are decoded when first read and
+// dropped after their last reader (weights); smaller ones (shape arithmetic,
+// scalars) stay for the whole conversion
+static const size_t kLargeConst = 4096;
 
 // TensorProto -> Const; `what` names it in errors
 static Const tensor_to_const(const TensorProto& t, const std::string& what)
@@ -260,16 +267,33 @@ const std::string& Converter::out_name(int i) const
 
 bool Converter::has_in(int i) const { return !in_name(i).empty(); }
 
-bool Converter::in_const(int i) const { return has_in(i) && consts_.count(in_name(i)); }
+bool Converter::in_const(int i) const { return has_in(i) && is_const(in_name(i)); }
+
+const Const* Converter::find_const(const std::string& name) const
+{
+    auto it = consts_.find(name);
+    if (it != consts_.end())
+        return &it->second;
+    auto lz = lazy_.find(name);
+    if (lz == lazy_.end())
+        return nullptr;
+    TensorProto* t = lz->second;
+    lazy_.erase(lz);
+    Const& c = consts_[name];
+    c = tensor_to_const(*t, name);
+    if (free_raw_)
+        std::string().swap(*t->mutable_raw_data());
+    return &c;
+}
 
 const Const& Converter::cin(int i) const
 {
     if (!has_in(i))
         fail("input " + std::to_string(i) + " is missing");
-    auto it = consts_.find(in_name(i));
-    if (it == consts_.end())
+    const Const* c = find_const(in_name(i));
+    if (!c)
         fail("input " + std::to_string(i) + " ('" + in_name(i) + "') must be a constant (an initializer or computable from one)");
-    return it->second;
+    return *c;
 }
 
 const Shape& Converter::in_shape(int i) const
@@ -425,10 +449,9 @@ std::string Converter::blob(int i)
     auto it = blob_.find(n);
     if (it != blob_.end())
         return it->second;
-    auto c = consts_.find(n);
-    if (c != consts_.end())
+    if (const Const* c = find_const(n))
     {
-        std::string b = const_blob(n, c->second, kshape(c->second.shape));
+        std::string b = const_blob(n, *c, kshape(c->shape));
         blob_[n] = b;
         return b;
     }
@@ -815,15 +838,32 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
 
     // the last conversion of the model (no probe conversion follows) frees
     // each initializer's bytes once decoded
-    const bool last_reader = opt_.probe || !opt_.any_size;
+    // each initializer's bytes once decoded; large initializers are decoded
+    // when a node first reads them (small ones now: the fusions below read them)
+    free_raw_ = !opt_.probe && !opt_.inputs_only;
     for (TensorProto& t : *model.mutable_graph()->mutable_initializer())
     {
         if (t.name().empty())
             throw ConvertError("an initializer has no name");
+        size_t n = 1;
+        Shape dims;
+        for (int64_t d : t.dims())
+        {
+            dims.push_back(d);
+            n *= (d > 0 && d <= (1LL << 31)) ? (size_t)d : 1;
+        }
+        if (n >= kLargeConst && t.data_location() != 1 && t.external_data_size() == 0)
+        {
+            shapes_[t.name()] = dims;
+            consts_.erase(t.name());
+            lazy_[t.name()] = &t;
+            continue;
+        }
         Const c = tensor_to_const(t, t.name());
         shapes_[t.name()] = c.shape;
         consts_[t.name()] = std::move(c);
-        if (last_reader)
+        lazy_.erase(t.name());
+        if (free_raw_)
             std::string().swap(*t.mutable_raw_data());
     }
     if (stats)
@@ -857,19 +897,19 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
     {
         bool found = false;
         for (const ValueInfoProto& vi : graph.input())
-            found = found || (vi.name() == kv.first && !consts_.count(vi.name()));
+            found = found || (vi.name() == kv.first && !is_const(vi.name()));
         if (!found)
         {
             std::string names;
             for (const ValueInfoProto& vi : graph.input())
-                if (!consts_.count(vi.name()))
+                if (!is_const(vi.name()))
                     names += (names.empty() ? "'" : ", '") + vi.name() + "'";
             throw ConvertError("inputshape names '" + kv.first + "', which is not a graph input (the inputs: " + names + ")");
         }
     }
     for (const ValueInfoProto& vi : graph.input())
     {
-        if (consts_.count(vi.name()))
+        if (is_const(vi.name()))
             continue;
         Shape s;
         auto ov = opt_.input_shapes.find(vi.name());
@@ -924,7 +964,15 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
         emit(shape_spec<InputSpec>(kshape(s)), {}, {b});
         kshapes_[b] = kshape(s);
     }
+    if (opt_.inputs_only)
+        return;
 
+    // readers of each tensor: a large constant is dropped after its last one
+    for (const NodeProto& n : graph.node())
+        for (const std::string& in : n.input())
+            uses_[in]++;
+    for (const ValueInfoProto& vi : graph.output())
+        uses_[vi.name()]++;
     for (const NodeProto& n : graph.node())
     {
         node_ = &n;
@@ -933,23 +981,40 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
         for (int i = 0; i < n.input_size(); i++)
             if (!n.input(i).empty() && !shapes_.count(n.input(i)))
                 fail("input '" + n.input(i) + "' is not produced by any earlier node, initializer or graph input (nodes must be in topological order)");
+        const size_t first_layer = g_.layers.size();
         if (fold())
         {
             if (stats)
                 stats->folded_nodes++;
-            continue;
         }
-        if (!emit())
+        else if (!emit())
             fail("unsupported here");
+        // the probe conversion compares weights by size and constants by
+        // their hash (input_size.h): it keeps no weight values
+        if (opt_.probe)
+            for (size_t k = first_layer; k < g_.layers.size(); k++)
+                for (kite::convert::Weight& w : g_.layers[k].weights)
+                    w.drop_values();
+        for (const std::string& in : n.input())
+        {
+            auto u = uses_.find(in);
+            if (u != uses_.end() && --u->second == 0)
+            {
+                auto c = consts_.find(in);
+                if (c != consts_.end() && c->second.numel() >= kLargeConst)
+                    consts_.erase(c);
+            }
+        }
     }
     node_ = nullptr;
 
     for (const ValueInfoProto& vi : graph.output())
     {
         auto it = blob_.find(vi.name());
-        if (consts_.count(vi.name()) && it == blob_.end())
+        const Const* oc = it == blob_.end() ? find_const(vi.name()) : nullptr;
+        if (oc)
         {
-            std::string b = const_blob(vi.name(), consts_[vi.name()], kshape(consts_[vi.name()].shape));
+            std::string b = const_blob(vi.name(), *oc, kshape(oc->shape));
             blob_[vi.name()] = b;
             it = blob_.find(vi.name());
         }
@@ -968,16 +1033,18 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
     outputs = outputs_;
 }
 
-// Converts a second time with the images' height doubled and width tripled;
-// input-derived sizes of `out` then follow the input (input_size.h). A model
-// that fails there or differs otherwise fixes its size: stats->fixed_size says why.
-static void probe_input_size(ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
-                             KGraph& out, const kite::convert::BlobShapes& shapes_a, ConvertStats* stats)
+// Converts at a probe size (the images' height doubled, width tripled)
+// before the real conversion: the probe keeps the initializers' bytes and no
+// weight values, the real conversion then frees each initializer as it
+// decodes it (peak memory near the file size). Returns the probe graph and
+// its shapes in gb/sb, or why the model fails there.
+static std::string probe_input_size(ModelProto& model, const ConvertOptions& opt, const std::map<std::string, Shape>& inputs_a,
+                                    KGraph& gb, kite::convert::BlobShapes& sb, std::string& at_a, std::string& at_b)
 {
     ConvertOptions po = opt;
     po.probe = true;
     po.any_size = false;
-    std::string at_a, at_b;
+    po.inputs_only = false;
     for (const auto& kv : inputs_a)
     {
         Shape s = kv.second;
@@ -991,26 +1058,23 @@ static void probe_input_size(ModelProto& model, const ConvertOptions& opt, const
         po.input_shapes[kv.first] = s;
     }
     if (at_a == at_b || inputs_a.empty())
-        return; // no image input: nothing to probe
-    std::string why;
+        return "-"; // no image input: nothing to probe
     try
     {
-        KGraph gb;
         std::vector<std::string> outs_b;
         Converter c(po);
         c.convert(model, gb, outs_b, nullptr);
-        why = kite::convert::generalize_input_size(out, shapes_a, gb, c.kshapes_);
+        sb = std::move(c.kshapes_);
+        return "";
     }
     catch (const ConvertError& e)
     {
-        why = e.what();
+        return e.what();
     }
     catch (const std::bad_alloc&)
     {
-        why = "out of memory";
+        return "out of memory";
     }
-    if (!why.empty() && stats)
-        stats->fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
 }
 
 static bool parse_model(const void* data, size_t size, ModelProto& model, std::string& err)
@@ -1036,6 +1100,34 @@ bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& op
     return parse_model(data, size, model, err) && convert_model(model, opt, out, outputs, stats, err);
 }
 
+bool convert_onnx_file(const char* path, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                       ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    {
+        // parsed from the file in blocks: the file's bytes are never held
+        // next to the parsed model (that pair was the converter's peak)
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+        {
+            err = std::string("cannot open: ") + strerror(errno);
+            return false;
+        }
+        google::protobuf::io::FileInputStream file(fd, 1 << 20);
+        file.SetCloseOnDelete(true);
+        google::protobuf::io::CodedInputStream in(&file);
+        in.SetTotalBytesLimit(INT_MAX);
+        in.SetRecursionLimit(64);
+        if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage() || file.GetErrno() != 0)
+        {
+            err = file.GetErrno() != 0 ? std::string("cannot read: ") + strerror(file.GetErrno())
+                                       : "not a valid ONNX model (protobuf parse failed: truncated or corrupt file?)";
+            return false;
+        }
+    }
+    return convert_model(model, opt, out, outputs, stats, err);
+}
+
 bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
                         ConvertStats* stats, std::string& err)
 {
@@ -1050,18 +1142,39 @@ static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& 
 {
     try
     {
-        kite::convert::BlobShapes shapes_a;
+        // the graph inputs' shapes (a pass that stops there), the probe size,
+        // then the conversion that frees each initializer as it goes
         std::map<std::string, Shape> inputs_a;
+        std::string why = "-", at_a, at_b;
+        KGraph gb;
+        kite::convert::BlobShapes sb;
+        if (opt.any_size)
+        {
+            ConvertOptions io = opt;
+            io.inputs_only = true;
+            Converter c(io);
+            KGraph none;
+            std::vector<std::string> outs;
+            c.convert(model, none, outs, nullptr);
+            for (const ValueInfoProto& vi : model.graph().input())
+                if (!c.is_const(vi.name()) && c.shapes_.count(vi.name()))
+                    inputs_a[vi.name()] = c.shapes_[vi.name()];
+            why = probe_input_size(model, opt, inputs_a, gb, sb, at_a, at_b);
+        }
+        kite::convert::BlobShapes shapes_a;
         {
             Converter c(opt);
             c.convert(model, out, outputs, stats);
             shapes_a = std::move(c.kshapes_);
-            for (const ValueInfoProto& vi : model.graph().input())
-                if (!c.consts_.count(vi.name()) && c.shapes_.count(vi.name()))
-                    inputs_a[vi.name()] = c.shapes_[vi.name()];
         }
-        if (opt.any_size)
-            probe_input_size(model, opt, inputs_a, out, shapes_a, stats);
+        if (why.empty())
+            why = kite::convert::generalize_input_size(out, shapes_a, gb, sb);
+        if (!why.empty() && why != "-")
+        {
+            kite::convert::mark_input_size_fixed(out); // kite refuses another size instead of computing it wrongly
+            if (stats)
+                stats->fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
+        }
     }
     catch (const ConvertError& e)
     {

@@ -68,6 +68,9 @@ struct ConvertOptions
     // convert a second time at a probe size to make input-derived sizes
     // follow the input (tools/convert/input_size.h)
     bool any_size = true;
+    // stop once the graph inputs have their shapes (convert_onnx_buffer's
+    // first pass: the probe conversion runs before the real one)
+    bool inputs_only = false;
 };
 
 struct ConvertStats
@@ -87,7 +90,8 @@ public:
     // throws ConvertError with a one-line reason
     // `outputs` receives the kite blob names of the graph outputs
     // `model` is left unchanged (its initializers are set aside while the graph is copied)
-    // the initializers' raw_data is freed from `model` where no conversion of it follows (opt.probe or no any_size)
+    // the initializers' raw_data is freed from `model` as they are decoded, except in
+    // the probe and inputs-only passes (convert_onnx_buffer runs those first)
     void convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats);
 
 public:
@@ -97,7 +101,15 @@ public:
     KGraph g_;
     std::vector<std::string> outputs_;
     std::map<std::string, Shape> shapes_;
-    std::map<std::string, Const> consts_;
+    // constants by ONNX name; read them through is_const / find_const: large
+    // initializers are decoded on first use (lazy_) and large constants are
+    // dropped once their last reader node ran (peak memory near the file size)
+    mutable std::map<std::string, Const> consts_;
+    mutable std::map<std::string, TensorProto*> lazy_;
+    bool free_raw_ = false; // this conversion is the model's last reader: free raw_data once decoded
+    std::map<std::string, int> uses_; // readers left (nodes; graph outputs count once for good)
+    bool is_const(const std::string& name) const { return consts_.count(name) || lazy_.count(name); }
+    const Const* find_const(const std::string& name) const; // nullptr when not a constant
     std::map<std::string, std::string> blob_; // ONNX name -> kite blob
     // tensors of more than 4 non-unit axes (Swin's window partition, its
     // q/k/v split): the blob holds the same elements in the same order in a
@@ -172,6 +184,9 @@ std::vector<std::string> supported_ops();
 // whole pipeline on a buffer; fills `err` and returns false on failure
 bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
                          std::vector<std::string>& outputs, ConvertStats* stats, std::string& err);
+// the same on a file, parsed in blocks (the file's bytes are not held)
+bool convert_onnx_file(const char* path, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                       ConvertStats* stats, std::string& err);
 // the same on a string it releases once parsed (pass a moved string: the
 // file's bytes are not held through the conversion)
 bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,

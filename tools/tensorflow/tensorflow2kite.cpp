@@ -158,25 +158,19 @@ int main(int argc, char** argv)
     const char* const bin_out = files[2];
 
     const auto t0 = std::chrono::steady_clock::now();
-    // read straight into one string of the file's size (a stringstream and
-    // its str() held the file three times); convert_graphdef frees it once parsed
+    // parsed from the file in blocks (convert_graphdef_file): its bytes are
+    // not held next to the parsed graph
     std::ifstream f(pb_path, std::ios::binary | std::ios::ate);
     if (!f)
         return tools::failure(kInfo, tools::file_error("cannot open", pb_path));
     const std::streamoff file_size = f.tellg();
-    std::string bytes;
     if (file_size > (std::streamoff)INT_MAX) // protobuf's limit; a directory seeks to a huge end too
         return tools::failure(kInfo, tools::quoted(pb_path) + ": not a TensorFlow GraphDef (not a regular file of at most 2 GiB)");
-    if (file_size > 0)
-    {
-        bytes.resize((size_t)file_size);
-        f.seekg(0);
-        f.read(&bytes[0], file_size);
-    }
-    if (file_size < 0 || !f)
+    if (file_size < 0)
         return tools::failure(kInfo, tools::file_error("cannot read", pb_path));
-    if (bytes.size() > ((size_t)64 << 20)) // large models take seconds: say what is going on
-        tools::progress(kInfo, "converting " + tools::quoted(pb_path) + " (" + std::to_string(bytes.size() >> 20) + " MiB)...");
+    f.close();
+    if (file_size > ((std::streamoff)64 << 20)) // large models take seconds: say what is going on
+        tools::progress(kInfo, "converting " + tools::quoted(pb_path) + " (" + std::to_string(file_size >> 20) + " MiB)...");
 
     // protobuf's own parse complaints (e.g. invalid UTF-8) would precede our
     // one-line error; the parse failure is reported below
@@ -186,7 +180,7 @@ int main(int argc, char** argv)
     std::vector<std::string> outputs;
     std::string error;
     std::string fixed_size;
-    const int ret = tf::convert_graphdef(std::move(bytes), opt, g, unsupported, outputs, error, &fixed_size);
+    const int ret = tf::convert_graphdef_file(pb_path, opt, g, unsupported, outputs, error, &fixed_size);
     google::protobuf::ShutdownProtobufLibrary();
     if (ret != 0)
     {

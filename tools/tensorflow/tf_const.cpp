@@ -1,4 +1,5 @@
 #include "tf_const.h"
+#include "input_size.h"
 
 #include "tf_graph.pb.h"
 
@@ -118,10 +119,7 @@ int64_t shape_count(const Shape& s)
 
 std::string shape_string(const Shape& s)
 {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); i++)
-        r += (i ? "," : "") + std::to_string(s[i]);
-    return r + "]";
+    return convert::dims_text(s);
 }
 
 std::vector<int64_t> Const::ints() const

@@ -12,6 +12,14 @@
 
 #include "tf_graph.pb.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -353,7 +361,8 @@ bool Converter::try_fold_affine(const pb::NodeDef& n, const Value& x, const std:
     std::vector<float>& w = l.weights[0].data;
     std::vector<float>& bb = l.weights[1].data;
     const size_t per = w.size() / (size_t)channels;
-    for (int o = 0; o < channels; o++)
+    const bool values = !l.weights[0].dropped && !l.weights[1].dropped; // a probe conversion keeps sizes only
+    for (int o = 0; values && o < channels; o++)
     {
         if (scale)
         {
@@ -534,15 +543,7 @@ void Converter::add_placeholder(const pb::NodeDef& n, size_t index)
 
 void Converter::rename_blob(const std::string& from, const std::string& to)
 {
-    for (convert::Layer& l : g.layers)
-    {
-        for (std::string& b : l.bottoms)
-            if (b == from)
-                b = to;
-        for (std::string& t : l.tops)
-            if (t == from)
-                t = to;
-    }
+    g.rename_blob(from, to);
     for (auto& kv : values)
         if (!kv.second.is_const && kv.second.blob == from)
             kv.second.blob = to;
@@ -606,21 +607,54 @@ static void inline_function_calls(pb::GraphDef& gd)
 {
     if (gd.library().function_size() == 0)
         return;
-    std::map<std::string, const pb::FunctionDef*> lib;
-    for (const pb::FunctionDef& f : gd.library().function())
+    std::map<std::string, pb::FunctionDef*> lib;
+    for (pb::FunctionDef& f : *gd.mutable_library()->mutable_function())
         lib[f.signature().name()] = &f;
-    google::protobuf::RepeatedPtrField<pb::NodeDef> out;
-    std::function<void(const pb::NodeDef&, int)> expand = [&](const pb::NodeDef& n, int depth) {
+    auto callee = [&](const pb::NodeDef& n) -> std::string {
         const bool call = n.op() == "PartitionedCall" || n.op() == "StatefulPartitionedCall";
         auto fa = n.attr().find("f");
         if (!call || fa == n.attr().end() || fa->second.value_case() != pb::AttrValue::kFunc || !lib.count(fa->second.func().name()))
+            return std::string();
+        return fa->second.func().name();
+    };
+    // how many times each function's body is expanded: a body expanded once
+    // is moved into the graph, not copied (Keras 3 keeps layers' constants
+    // there; a copy held them twice)
+    std::map<std::string, std::vector<std::string> > callers; // function -> the function of each call site ("" : the graph)
+    for (const pb::NodeDef& n : gd.node())
+        if (!callee(n).empty())
+            callers[callee(n)].push_back(std::string());
+    for (const auto& kv : lib)
+        for (const pb::NodeDef& b : kv.second->node_def())
+            if (!callee(b).empty())
+                callers[callee(b)].push_back(kv.first);
+    std::map<std::string, long> expansions;
+    std::function<long(const std::string&, int)> count = [&](const std::string& fn, int depth) -> long {
+        if (fn.empty())
+            return 1;
+        if (depth > 32)
+            return 2; // recursive: never moved (expand reports the nesting)
+        auto e = expansions.find(fn);
+        if (e != expansions.end())
+            return e->second;
+        long c = 0;
+        for (const std::string& caller : callers[fn])
+            c = std::min(c + count(caller, depth + 1), 2L);
+        expansions[fn] = c;
+        return c;
+    };
+    google::protobuf::RepeatedPtrField<pb::NodeDef> out;
+    std::function<void(pb::NodeDef&, int)> expand = [&](pb::NodeDef& n, int depth) {
+        const std::string fn = callee(n);
+        if (fn.empty())
         {
-            *out.Add() = n;
+            out.Add()->Swap(&n);
             return;
         }
         if (depth > 32)
             fail("node", n.name(), n.op(), "function calls nest deeper than 32 (recursive?)");
-        const pb::FunctionDef& f = *lib[fa->second.func().name()];
+        pb::FunctionDef& f = *lib[fn];
+        const bool move_body = count(fn, 0) == 1;
         const std::string pre = n.name() + "/";
         std::map<std::string, std::string> args; // argument name -> the call's input
         std::vector<std::string> data_in;
@@ -655,12 +689,17 @@ static void inline_function_calls(pb::GraphDef& gd)
             const int k = function_output_index(body_op.count(node) ? body_op[node] : std::string(), arg, idx);
             return pre + node + (k ? ":" + std::to_string(k) : std::string());
         };
-        for (const pb::NodeDef& b : f.node_def())
+        for (pb::NodeDef& b : *f.mutable_node_def())
         {
-            pb::NodeDef c = b;
-            c.set_name(pre + b.name());
+            pb::NodeDef c;
+            if (move_body)
+                c.Swap(&b);
+            else
+                c = b;
+            const std::vector<std::string> ins(c.input().begin(), c.input().end());
+            c.set_name(pre + c.name());
             c.clear_input();
-            for (const std::string& in : b.input())
+            for (const std::string& in : ins)
             {
                 const std::string r = resolve(in);
                 if (!r.empty())
@@ -680,7 +719,7 @@ static void inline_function_calls(pb::GraphDef& gd)
         }
         *out.Add() = results;
     };
-    for (const pb::NodeDef& n : gd.node())
+    for (pb::NodeDef& n : *gd.mutable_node())
         expand(n, 0);
     gd.mutable_node()->Swap(&out);
     gd.clear_library();
@@ -688,6 +727,8 @@ static void inline_function_calls(pb::GraphDef& gd)
 
 // `bytes` parsed as a GraphDef with its function calls inlined; the bytes are
 // released once parsed (the file's size is not held twice)
+static int prepare_graphdef(pb::GraphDef& gd, std::string& error);
+
 static int parse_graphdef(std::string& bytes, pb::GraphDef& gd, std::string& error)
 {
     if (bytes.empty())
@@ -702,6 +743,12 @@ static int parse_graphdef(std::string& bytes, pb::GraphDef& gd, std::string& err
         error = "not a TensorFlow GraphDef (malformed or truncated protobuf)";
         return -1;
     }
+    return prepare_graphdef(gd, error);
+}
+
+// a parsed GraphDef checked and its function calls inlined
+static int prepare_graphdef(pb::GraphDef& gd, std::string& error)
+{
     if (gd.node_size() == 0)
     {
         error = "the GraphDef has no nodes";
@@ -799,6 +846,8 @@ int Converter::run(const pb::GraphDef& gd, std::vector<std::string>& output_name
             return -1;
         }
     }
+    if (inputs_only)
+        return 0;
     // topological order of the nodes the outputs need (iterative DFS)
     std::vector<const pb::NodeDef*> order;
     std::map<std::string, int> state; // 1 visiting, 2 done
@@ -865,7 +914,12 @@ int Converter::run(const pb::GraphDef& gd, std::vector<std::string>& output_name
         }
         try
         {
+            const size_t first_layer = g.layers.size();
             convert_node(*n);
+            if (drop_weight_values)
+                for (size_t li = first_layer; li < g.layers.size(); li++)
+                    for (convert::Weight& w : g.layers[li].weights)
+                        w.drop_values();
             for (const std::string& k : data_inputs[n->name()])
                 if (--readers_left[k] == 0)
                     release_constant(k);
@@ -905,6 +959,91 @@ int Converter::run(const pb::GraphDef& gd, std::vector<std::string>& output_name
     return 0;
 }
 
+// The probe conversion runs first (it keeps gd's tensor contents and no
+// weight values), then the real one, which releases each Const's content as
+// it decodes it: the converter's peak stays near the file's size.
+static int convert_parsed(pb::GraphDef& gd, const ConvertOptions& opt, convert::Graph& g,
+                          convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
+                          std::string* fixed_size)
+{
+    std::string why = "-", at_a, at_b;
+    convert::Graph gb;
+    convert::BlobShapes sb;
+    if (!opt.probe && fixed_size)
+    {
+        // the inputs' shapes at the converted size (a pass that stops there)
+        std::vector<std::pair<std::string, Shape> > inputs_a;
+        {
+            convert::Graph g0;
+            convert::UnsupportedOps u0;
+            std::vector<std::string> outs0;
+            std::string err0;
+            Converter c(opt, g0, u0);
+            c.inputs_only = true;
+            if (c.run(gd, outs0, err0) == 0)
+                inputs_a = c.input_shapes;
+        }
+        // any input size: convert at the images' height doubled and width
+        // tripled; sizes that follow the input then derive from it (input_size.h)
+        ConvertOptions po = opt;
+        po.probe = true;
+        po.input_shapes.clear();
+        bool scaled = false;
+        for (size_t i = 0; i < inputs_a.size(); i++)
+        {
+            Shape sh = inputs_a[i].second;
+            at_a += (at_a.empty() ? "" : ", ") + inputs_a[i].first + convert::dims_text(sh);
+            if (sh.size() == 4)
+            {
+                const bool nchw = i < opt.input_formats.size() && opt.input_formats[i] == FORMAT_NCHW;
+                sh[nchw ? 2 : 1] *= 2;
+                sh[nchw ? 3 : 2] *= 3;
+                scaled = true;
+            }
+            at_b += (at_b.empty() ? "" : ", ") + convert::dims_text(sh);
+            po.input_shapes.push_back(sh);
+        }
+        if (scaled)
+        {
+            why.clear();
+            try
+            {
+                convert::UnsupportedOps ub;
+                std::vector<std::string> outs_b;
+                Converter c(po, gb, ub);
+                c.drop_weight_values = true;
+                if (c.run(gd, outs_b, why) == 0)
+                {
+                    if (!ub.empty())
+                        why = ub.text();
+                    sb = std::move(c.kshapes);
+                }
+            }
+            catch (const std::exception& e)
+            {
+                why = e.what();
+            }
+        }
+    }
+    convert::BlobShapes shapes_a;
+    {
+        Converter c(opt, g, unsupported);
+        c.release_tensor_content = true; // the last reader of gd
+        const int ret = c.run(gd, output_names, error);
+        if (ret != 0 || !unsupported.empty() || opt.probe || !fixed_size)
+            return ret;
+        shapes_a = std::move(c.kshapes);
+    }
+    if (why.empty())
+        why = convert::generalize_input_size(g, shapes_a, gb, sb);
+    if (!why.empty() && why != "-")
+    {
+        convert::mark_input_size_fixed(g); // kite refuses another size instead of computing it wrongly
+        *fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
+    }
+    return 0;
+}
+
 int convert_graphdef(std::string bytes, const ConvertOptions& opt, convert::Graph& g,
                      convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
                      std::string* fixed_size)
@@ -912,60 +1051,41 @@ int convert_graphdef(std::string bytes, const ConvertOptions& opt, convert::Grap
     pb::GraphDef gd;
     if (parse_graphdef(bytes, gd, error) != 0)
         return -1;
-    convert::BlobShapes shapes_a;
-    std::vector<std::pair<std::string, Shape> > inputs_a;
+    return convert_parsed(gd, opt, g, unsupported, output_names, error, fixed_size);
+}
+
+int convert_graphdef_file(const char* path, const ConvertOptions& opt, convert::Graph& g,
+                          convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
+                          std::string* fixed_size)
+{
+    pb::GraphDef gd;
     {
-        Converter c(opt, g, unsupported);
-        // without a probe conversion to follow, each Const's tensor_content
-        // is released as soon as it is decoded
-        c.release_tensor_content = opt.probe || !fixed_size;
-        const int ret = c.run(gd, output_names, error);
-        if (ret != 0 || !unsupported.empty() || opt.probe || !fixed_size)
-            return ret;
-        shapes_a = std::move(c.kshapes);
-        inputs_a = c.input_shapes;
-    }
-    // any input size: convert again with the images' height doubled and width
-    // tripled; sizes that follow the input then derive from it (input_size.h)
-    ConvertOptions po = opt;
-    po.probe = true;
-    po.input_shapes.clear();
-    std::string at_a, at_b;
-    bool scaled = false;
-    for (size_t i = 0; i < inputs_a.size(); i++)
-    {
-        Shape s = inputs_a[i].second;
-        at_a += (at_a.empty() ? "" : ", ") + inputs_a[i].first + convert::dims_text(s);
-        if (s.size() == 4)
+        // parsed in blocks: the file's bytes are never held next to the parsed graph
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
         {
-            const bool nchw = i < opt.input_formats.size() && opt.input_formats[i] == FORMAT_NCHW;
-            s[nchw ? 2 : 1] *= 2;
-            s[nchw ? 3 : 2] *= 3;
-            scaled = true;
+            error = std::string("cannot open: ") + strerror(errno);
+            return -1;
         }
-        at_b += (at_b.empty() ? "" : ", ") + convert::dims_text(s);
-        po.input_shapes.push_back(s);
+        google::protobuf::io::FileInputStream file(fd, 1 << 20);
+        file.SetCloseOnDelete(true);
+        google::protobuf::io::CodedInputStream in(&file);
+        in.SetTotalBytesLimit(INT_MAX);
+        const bool parsed = gd.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+        if (file.GetErrno() != 0)
+        {
+            error = std::string("cannot read: ") + strerror(file.GetErrno());
+            return -1;
+        }
+        if (!parsed || file.ByteCount() == 0)
+        {
+            error = file.ByteCount() == 0 ? "empty file" : "not a TensorFlow GraphDef (malformed or truncated protobuf)";
+            return -1;
+        }
     }
-    if (!scaled)
-        return 0;
-    std::string why;
-    try
-    {
-        convert::Graph gb;
-        convert::UnsupportedOps ub;
-        std::vector<std::string> outs_b;
-        Converter c(po, gb, ub);
-        c.release_tensor_content = true; // the last reader of gd
-        if (c.run(gd, outs_b, why) == 0)
-            why = !ub.empty() ? ub.text() : convert::generalize_input_size(g, shapes_a, gb, c.kshapes);
-    }
-    catch (const std::exception& e)
-    {
-        why = e.what();
-    }
-    if (!why.empty())
-        *fixed_size = "the model runs only at the converted input size " + at_a + " (at " + at_b + ": " + why + ")";
-    return 0;
+    if (prepare_graphdef(gd, error) != 0)
+        return -1;
+    return convert_parsed(gd, opt, g, unsupported, output_names, error, fixed_size);
 }
 
 } // namespace tf

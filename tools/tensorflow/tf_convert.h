@@ -56,6 +56,10 @@ struct ConvertOptions
 int convert_graphdef(std::string bytes, const ConvertOptions& opt, convert::Graph& g,
                      convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
                      std::string* fixed_size = nullptr);
+// the same on a file, parsed in blocks (its bytes are not held)
+int convert_graphdef_file(const char* path, const ConvertOptions& opt, convert::Graph& g,
+                          convert::UnsupportedOps& unsupported, std::vector<std::string>& output_names, std::string& error,
+                          std::string* fixed_size = nullptr);
 
 } // namespace tf
 } // namespace convert

@@ -64,6 +64,11 @@ public:
     // `gd` once decoded (gd is then only good for reading its structure)
     int run(const pb::GraphDef& gd, std::vector<std::string>& output_names, std::string& error);
     bool release_tensor_content = false;
+    // stop once the inputs have their shapes (input_shapes filled)
+    bool inputs_only = false;
+    // keep only the sizes and hashes of the layers' weights, not their values
+    // (the probe conversion: input_size.h compares weights by size, constants by hash)
+    bool drop_weight_values = false;
 
     // the kite shapes of blobs (input_size.h) and the inputs' TF shapes
     convert::BlobShapes kshapes;

@@ -685,43 +685,7 @@ void Converter::op_reduce(const pb::NodeDef& n)
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> raw_axes = const_input(n, 1, "reduction axes").ints();
     const bool keep = attr_b(n, "keep_dims", false);
-    const size_t r = x.shape.size();
-    std::vector<int64_t> axes;
-    for (int64_t a : raw_axes)
-    {
-        if (a < 0)
-            a += (int64_t)r;
-        if (a < 0 || a >= (int64_t)r)
-            throw ConvertError("reduction axis out of range");
-        if (std::find(axes.begin(), axes.end(), a) == axes.end())
-            axes.push_back(a);
-    }
-    std::sort(axes.begin(), axes.end());
-    Shape kept = x.shape, dropped;
-    for (size_t i = 0; i < r; i++)
-    {
-        const bool red = std::find(axes.begin(), axes.end(), (int64_t)i) != axes.end();
-        if (red)
-            kept[i] = 1;
-        else
-            dropped.push_back(x.shape[i]);
-    }
-    const Shape out_shape = keep ? kept : dropped;
-    const std::string top = out_blob(n);
     const std::string& op = n.op();
-    if (r == 4 && axes == std::vector<int64_t>{1, 2} && (op == "Mean" || op == "Max"))
-    {
-        const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
-        convert::PoolingSpec ps;
-        ps.pooling_type = op == "Max" ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
-        ps.global_pooling = 1;
-        emit(ps, keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
-        Value v = blob_value(pooled, {1, x.shape[3]});
-        if (keep)
-            v = emit_reshape(v, out_shape, n.name(), top);
-        set_output(n, 0, v);
-        return;
-    }
     int code = -1;
     if (op == "Sum")
         code = Reduction::OP_SUM;
@@ -733,27 +697,28 @@ void Converter::op_reduce(const pb::NodeDef& n)
         code = Reduction::OP_MIN;
     if (op == "Prod")
         code = Reduction::OP_PROD;
-    if (code < 0 || axes.empty())
-        throw Unsupported(axes.empty() ? "no axes" : "reduction");
-    std::vector<int> kaxes;
-    for (int64_t a : axes)
-        kaxes.push_back(kaxis(a, r));
-    std::sort(kaxes.begin(), kaxes.end());
-    // without keepdims, a rank-4 input keeps the dims first (CHW order), then
-    // a reshape brings the result to TF's order
-    const bool reshape_after = !keep && r == 4;
-    const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
-    convert::ReductionSpec rs;
-    rs.operation = code;
-    rs.reduce_all = 0;
-    rs.coeff = 1.f;
-    rs.axes = kaxes;
-    rs.keepdims = keep || reshape_after ? 1 : 0;
-    rs.fixbug0 = 1;
-    emit(rs, reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
-    Value v = blob_value(red, reshape_after ? kept : out_shape);
-    if (reshape_after)
-        v = emit_reshape(v, out_shape, n.name(), top);
+    const convert::nhwc::ReducePlan p = convert::nhwc::reduce_plan(raw_axes, x.shape, keep, code);
+    const std::string top = out_blob(n);
+    if (p.over_hw && (op == "Mean" || op == "Max"))
+    {
+        const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
+        convert::PoolingSpec ps;
+        ps.pooling_type = op == "Max" ? convert::PoolingSpec::MAX : convert::PoolingSpec::AVG;
+        ps.global_pooling = 1;
+        emit(ps, keep ? n.name() + "_pool" : n.name(), {x.blob}, {pooled});
+        Value v = blob_value(pooled, {1, x.shape[3]});
+        if (keep)
+            v = emit_reshape(v, p.out, n.name(), top);
+        set_output(n, 0, v);
+        return;
+    }
+    if (code < 0 || p.axes.empty())
+        throw Unsupported(p.axes.empty() ? "no axes" : "reduction");
+    const std::string red = p.reshape_after ? g.unique_blob_name(top + "_keep") : top;
+    emit(p.spec, p.reshape_after ? n.name() + "_keep" : n.name(), {x.blob}, {red});
+    Value v = blob_value(red, p.reshape_after ? p.kept : p.out);
+    if (p.reshape_after)
+        v = emit_reshape(v, p.out, n.name(), top);
     set_output(n, 0, v);
 }
 
@@ -764,10 +729,6 @@ void Converter::op_pad(const pb::NodeDef& n)
     const size_t r = x.shape.size();
     if (pc.rank() != 2 || pc.shape[0] != (int64_t)r || pc.shape[1] != 2)
         throw ConvertError("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
-    const std::vector<int64_t> p = pc.ints();
-    for (int64_t v : p)
-        if (v < 0 || v > 65536)
-            throw Unsupported("padding " + std::to_string(v));
     float value = 0.f;
     int type = Padding::PAD_CONSTANT;
     if (n.op() == "PadV2")
@@ -778,41 +739,9 @@ void Converter::op_pad(const pb::NodeDef& n)
             throw Unsupported("mode " + attr_s(n, "mode", ""));
         type = Padding::PAD_REFLECT;
     }
-    if (r >= 2 && (p[0] || p[1]))
-        throw Unsupported("padding of the batch axis");
-    int top = 0, bottom = 0, left = 0, right = 0, front = 0, behind = 0;
-    if (r == 4)
-    {
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5], front = (int)p[6], behind = (int)p[7];
-    }
-    else if (r == 3)
-    {
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5];
-    }
-    else if (r == 2)
-    {
-        left = (int)p[2], right = (int)p[3];
-    }
-    else
-    {
-        throw Unsupported("rank " + std::to_string(r));
-    }
-    Shape out = x.shape;
-    for (size_t i = 0; i < r; i++)
-        out[i] += p[2 * i] + p[2 * i + 1];
+    Shape out;
+    const convert::PaddingSpec ps = convert::nhwc::pad_spec(pc.ints(), x.shape, type, value, out);
     const std::string t = out_blob(n);
-    convert::PaddingSpec ps;
-    ps.top = top;
-    ps.bottom = bottom;
-    ps.left = left;
-    ps.right = right;
-    ps.pad_type = type;
-    ps.value = value;
-    if (front || behind)
-    {
-        ps.front = front;
-        ps.behind = behind;
-    }
     emit(ps, n.name(), {x.blob}, {t});
     set_output(n, 0, blob_value(t, out));
 }
@@ -848,25 +777,13 @@ void Converter::op_concat(const pb::NodeDef& n)
     }
     const int ka = kaxis(axis, r);
     const int64_t ta = axis < 0 ? axis + (int64_t)r : axis;
-    std::vector<std::string> bottoms;
-    Shape out;
+    std::vector<Shape> shapes;
     for (const Value& v : ins)
-    {
-        if (v.shape.size() != r)
-            throw ConvertError("concat of inputs with different ranks");
-        if (out.empty())
-        {
-            out = v.shape;
-        }
-        else
-        {
-            for (size_t i = 0; i < r; i++)
-                if ((int64_t)i != ta && v.shape[i] != out[i])
-                    throw ConvertError("concat of " + shape_string(v.shape) + " and " + shape_string(out));
-            out[(size_t)ta] += v.shape[(size_t)ta];
-        }
+        shapes.push_back(v.shape);
+    const Shape out = convert::nhwc::concat_shape(shapes, ta);
+    std::vector<std::string> bottoms;
+    for (const Value& v : ins)
         bottoms.push_back(v.is_const ? emit_memorydata(v.c, r, n.name()) : v.blob);
-    }
     const std::string top = out_blob(n);
     emit(convert::ConcatSpec::on(ka), n.name(), bottoms, {top});
     set_output(n, 0, blob_value(top, out));
@@ -1060,17 +977,7 @@ void Converter::op_transpose(const pb::NodeDef& n)
     const Value x = blob_input(n, 0);
     const std::vector<int64_t> p = const_input(n, 1, "perm").ints();
     const size_t r = x.shape.size();
-    if (p.size() != r)
-        throw ConvertError("perm length differs from the input rank");
-    Shape out(r);
-    std::vector<bool> seen(r, false);
-    for (size_t i = 0; i < r; i++)
-    {
-        if (p[i] < 0 || p[i] >= (int64_t)r || seen[(size_t)p[i]])
-            throw ConvertError("perm is not a permutation");
-        seen[(size_t)p[i]] = true;
-        out[i] = x.shape[(size_t)p[i]];
-    }
+    const Shape out = convert::nhwc::permuted_shape(x.shape, p);
     if (r < 2 || p[0] != 0 || r > 4)
         throw Unsupported(r > 4 ? "rank above 4" : "moving the batch axis");
     // kite letters of the input's TF axes: rank 4 is CHW, rank 3 is (h, w)

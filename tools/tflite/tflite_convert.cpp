@@ -426,15 +426,7 @@ void Converter::finish_output(int index)
     {
         // the name is taken by another blob: rename that one
         const std::string other = g.unique_blob_name(name + "_");
-        for (Layer& l : g.layers)
-        {
-            for (std::string& b : l.bottoms)
-                if (b == name)
-                    b = other;
-            for (std::string& t : l.tops)
-                if (t == name)
-                    t = other;
-        }
+        g.rename_blob(name, other);
         for (auto& kv : values)
             if (!kv.second.is_const && kv.second.blob == name)
                 kv.second.blob = other;

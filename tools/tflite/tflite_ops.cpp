@@ -565,30 +565,11 @@ void Converter::op_reduce()
     const Value x = blob_input(0);
     const std::vector<int64_t> raw_axes = const_input(1, "reduction axes").ints();
     const bool keep = cur->opt.keep_dims;
-    const size_t r = x.shape.size();
-    std::vector<int64_t> axes;
-    for (int64_t a : raw_axes)
-    {
-        if (a < 0)
-            a += (int64_t)r;
-        if (a < 0 || a >= (int64_t)r)
-            throw ConvertError("reduction axis out of range");
-        if (std::find(axes.begin(), axes.end(), a) == axes.end())
-            axes.push_back(a);
-    }
-    std::sort(axes.begin(), axes.end());
-    Shape kept = x.shape, dropped;
-    for (size_t i = 0; i < r; i++)
-    {
-        if (std::find(axes.begin(), axes.end(), (int64_t)i) != axes.end())
-            kept[i] = 1;
-        else
-            dropped.push_back(x.shape[i]);
-    }
-    const Shape out_shape = keep ? kept : dropped;
-    const std::string top = out_blob();
     const int code = cur->code;
-    if (r == 4 && axes == std::vector<int64_t>{1, 2} && (code == OP_MEAN || code == OP_REDUCE_MAX))
+    const int op = code == OP_SUM ? Reduction::OP_SUM : code == OP_MEAN ? Reduction::OP_MEAN : Reduction::OP_MAX;
+    const nhwc::ReducePlan p = nhwc::reduce_plan(raw_axes, x.shape, keep, op);
+    const std::string top = out_blob();
+    if (p.over_hw && (code == OP_MEAN || code == OP_REDUCE_MAX))
     {
         const std::string pooled = keep ? g.unique_blob_name(top + "_pooled") : top;
         PoolingSpec ps;
@@ -597,30 +578,17 @@ void Converter::op_reduce()
         emit(ps, keep ? cur_name + "_pool" : cur_name, {x.blob}, {pooled});
         Value v = blob_value(pooled, {1, x.shape[3]});
         if (keep)
-            v = emit_reshape(v, out_shape, cur_name, top);
+            v = emit_reshape(v, p.out, cur_name, top);
         set_output(0, v);
         return;
     }
-    if (axes.empty())
+    if (p.axes.empty())
         throw Unsupported("no axes");
-    const int op = code == OP_SUM ? Reduction::OP_SUM : code == OP_MEAN ? Reduction::OP_MEAN : Reduction::OP_MAX;
-    std::vector<int> kaxes;
-    for (int64_t a : axes)
-        kaxes.push_back(kite_axis(a, r));
-    std::sort(kaxes.begin(), kaxes.end());
-    const bool reshape_after = !keep && r == 4;
-    const std::string red = reshape_after ? g.unique_blob_name(top + "_keep") : top;
-    ReductionSpec rs;
-    rs.operation = op;
-    rs.reduce_all = 0;
-    rs.coeff = 1.f;
-    rs.axes = kaxes;
-    rs.keepdims = keep || reshape_after ? 1 : 0;
-    rs.fixbug0 = 1;
-    emit(rs, reshape_after ? cur_name + "_keep" : cur_name, {x.blob}, {red});
-    Value v = blob_value(red, reshape_after ? kept : out_shape);
-    if (reshape_after)
-        v = emit_reshape(v, out_shape, cur_name, top);
+    const std::string red = p.reshape_after ? g.unique_blob_name(top + "_keep") : top;
+    emit(p.spec, p.reshape_after ? cur_name + "_keep" : cur_name, {x.blob}, {red});
+    Value v = blob_value(red, p.reshape_after ? p.kept : p.out);
+    if (p.reshape_after)
+        v = emit_reshape(v, p.out, cur_name, top);
     set_output(0, v);
 }
 
@@ -671,25 +639,13 @@ void Converter::op_concat()
         throw Unsupported("concatenation of constants");
     const int64_t axis = cur->opt.axis < 0 ? cur->opt.axis + (int64_t)r : cur->opt.axis;
     const int ka = kite_axis(axis, r);
-    std::vector<std::string> bottoms;
-    Shape out;
+    std::vector<Shape> shapes;
     for (const Value& v : ins)
-    {
-        if (v.shape.size() != r)
-            throw ConvertError("concatenation of inputs with different ranks");
-        if (out.empty())
-        {
-            out = v.shape;
-        }
-        else
-        {
-            for (size_t i = 0; i < r; i++)
-                if ((int64_t)i != axis && v.shape[i] != out[i])
-                    throw ConvertError("concatenation of " + shape_string(v.shape) + " and " + shape_string(out));
-            out[(size_t)axis] += v.shape[(size_t)axis];
-        }
+        shapes.push_back(v.shape);
+    const Shape out = nhwc::concat_shape(shapes, axis);
+    std::vector<std::string> bottoms;
+    for (const Value& v : ins)
         bottoms.push_back(v.is_const ? emit_memorydata(v.c, r, cur_name) : v.blob);
-    }
     const std::string top = out_blob();
     const int act = cur->opt.activation;
     const std::string res = act != ACT_NONE ? g.unique_blob_name(top + "_pre") : top;
@@ -706,10 +662,6 @@ void Converter::op_pad()
     const size_t r = x.shape.size();
     if (pc.shape.size() != 2 || pc.shape[0] != (int64_t)r || pc.shape[1] != 2)
         throw ConvertError("paddings of shape " + shape_string(pc.shape) + " for a rank " + std::to_string(r) + " input");
-    const std::vector<int64_t> p = pc.ints();
-    for (int64_t v : p)
-        if (v < 0 || v > 65536)
-            throw Unsupported("padding " + std::to_string(v));
     float value = 0.f;
     if (cur->code == OP_PADV2 && has_input(2))
     {
@@ -718,33 +670,9 @@ void Converter::op_pad()
             throw ConvertError("constant value must be a scalar");
         value = (float)vc.v[0];
     }
-    if (r >= 2 && (p[0] || p[1]))
-        throw Unsupported("padding of the batch axis");
-    int top = 0, bottom = 0, left = 0, right = 0, front = 0, behind = 0;
-    if (r == 4)
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5], front = (int)p[6], behind = (int)p[7];
-    else if (r == 3)
-        top = (int)p[2], bottom = (int)p[3], left = (int)p[4], right = (int)p[5];
-    else if (r == 2)
-        left = (int)p[2], right = (int)p[3];
-    else
-        throw Unsupported("rank " + std::to_string(r));
-    Shape out = x.shape;
-    for (size_t i = 0; i < r; i++)
-        out[i] += p[2 * i] + p[2 * i + 1];
+    Shape out;
+    const PaddingSpec ps = nhwc::pad_spec(pc.ints(), x.shape, Padding::PAD_CONSTANT, value, out);
     const std::string t = out_blob();
-    PaddingSpec ps;
-    ps.top = top;
-    ps.bottom = bottom;
-    ps.left = left;
-    ps.right = right;
-    ps.pad_type = Padding::PAD_CONSTANT;
-    ps.value = value;
-    if (front || behind)
-    {
-        ps.front = front;
-        ps.behind = behind;
-    }
     emit(ps, cur_name, {x.blob}, {t});
     set_output(0, blob_value(t, out));
 }
@@ -958,18 +886,7 @@ void Converter::op_transpose()
 {
     const Value x = blob_input(0);
     const std::vector<int64_t> p = const_input(1, "perm").ints();
-    const size_t r = x.shape.size();
-    if (p.size() != r)
-        throw ConvertError("perm length differs from the input rank");
-    Shape out(r);
-    std::vector<bool> seen(r, false);
-    for (size_t i = 0; i < r; i++)
-    {
-        if (p[i] < 0 || p[i] >= (int64_t)r || seen[(size_t)p[i]])
-            throw ConvertError("perm is not a permutation");
-        seen[(size_t)p[i]] = true;
-        out[i] = x.shape[(size_t)p[i]];
-    }
+    const Shape out = nhwc::permuted_shape(x.shape, p);
     const int order = nhwc::permute_order(p);
     if (order <= 0)
     {

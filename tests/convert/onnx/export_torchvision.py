@@ -145,7 +145,17 @@ def check_second_size(args, name, sess, param, binf, opt, conv_stderr, hw):
     if note:
         print("fixed %s at %dx%d: onnxruntime %s; %s" % (name, hw[0], hw[1], "fails too (" + ort_err + ")" if ort_err else "runs it",
                                                         note[0].split("note: ")[-1]), flush=True)
-        return True
+        # kite must refuse that size (onnx2kite marks the Input fixed), not compute it wrongly
+        inp = os.path.join(args.out, name + "_in_hw.npy")
+        np.save(inp, x[0])
+        refused = True
+        for what, p, b in [("", param, binf)] + ([("after kiteoptimize ", opt["param"], opt["param"][:-6] + ".bin")] if opt else []):
+            err, _ = run_kite(args, p, b, inp, np.zeros(1, np.float32), os.path.join(args.out, name + "_kite_hw"), shapecheck=False)
+            good = err is not None and "runs only at its declared input size" in err
+            print("%s %s %sat %dx%d: %s" % ("ok  " if good else "FAIL", name, what, hw[0], hw[1],
+                  "kite refuses it" if good else "kite did not refuse it: %s" % (err or "it ran")), flush=True)
+            refused = refused and good
+        return refused
     if ort_err:
         print("FAIL %s at %dx%d: onnxruntime fails (%s) but onnx2kite did not say the size is fixed" % (name, hw[0], hw[1], ort_err))
         return False

@@ -10,7 +10,9 @@ Any input size: each model, converted once at its declared size, also runs
 at the second size (default 160,192) and must match onnxruntime there (the
 same model with its height and width made symbolic); a model whose source
 fixes its size (FIXED_SIZE: ViT's position embedding has 197 tokens) must
-instead be reported so by onnx2kite's note.
+instead be reported so by onnx2kite's note, and kiterun must refuse the
+second size with kite's fixed-size message (the converter marks the Input
+layer) rather than run it.
 With --optimize, each converted model also goes through kiteoptimize: the
 optimised model must match onnxruntime within the same tolerance and keep no
 BatchNorm right behind a convolution.
@@ -113,7 +115,8 @@ def check_second_size(kiterun, m, models, conv_stderr, hw, work, name):
         ok = FIXED_NOTE in conv_stderr
         print("%s %s: fixed input size (%s): %s" % ("ok  " if ok else "FAIL", name, FIXED_SIZE[name],
               [ln for ln in conv_stderr.splitlines() if FIXED_NOTE in ln][0] if ok else "onnx2kite did not say so"))
-        return ok
+        # and kite refuses the other size (the Input layer is marked fixed) instead of computing wrong output
+        return check_refused(kiterun, m, models, hw, work, name) and ok
     if FIXED_NOTE in conv_stderr:
         print("FAIL %s: onnx2kite says the size is fixed: %s" % (name, conv_stderr.strip()))
         return False
@@ -151,6 +154,31 @@ def check_second_size(kiterun, m, models, conv_stderr, hw, work, name):
         d, r = convert_report.worst(diffs)
         print("%s %s %sat input %dx%d (converted at the declared size): max diff %.3g (range %.3g)" %
               ("ok  " if good else "FAIL", name, what, hw[0], hw[1], d, r))
+        ok = ok and good
+    return ok
+
+
+REFUSED = "runs only at its declared input size"
+
+
+def check_refused(kiterun, m, models, hw, work, name):
+    """a model whose size is fixed, given an input of size hw: kiterun must fail
+    with the fixed-size message (not run, not fail elsewhere)"""
+    rng = np.random.default_rng(4321)
+    inputs = {}
+    for vi in m.graph.input:
+        d = [x.dim_value for x in vi.type.tensor_type.shape.dim]
+        if len(d) == 4:
+            d[2], d[3] = hw
+        inputs[vi.name] = rng.uniform(-1, 1, d).astype(np.float32)
+    ok = True
+    for what, param, binf in models:
+        err, _ = kite_npy.run_kite(kiterun, param, binf, inputs, [o.name for o in m.graph.output],
+                                   os.path.join(work, name + "-hw"), threads=2, shapecheck=False)
+        good = err is not None and REFUSED in err
+        line = [ln for ln in (err or "").splitlines() if REFUSED in ln]
+        print("%s %s %sat %dx%d: %s" % ("ok  " if good else "FAIL", name, what, hw[0], hw[1],
+              "kite refuses it: " + line[0].strip() if good else "kiterun did not refuse it: %s" % (err or "it ran")))
         ok = ok and good
     return ok
 
