@@ -114,6 +114,13 @@ ShapeCache::~ShapeCache()
 
 int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e)
 {
+    // the maps are kept with the layer: a replay does not upload them again
+    struct NotRecorded
+    {
+        Session& s;
+        bool was;
+        ~NotRecorded() { s.swap_recording(was); }
+    } not_recorded{s, s.swap_recording(false)};
     std::vector<Mat> in(bottoms.size()), out;
     std::vector<int> meta;
     long long offset = 0;
