@@ -28,16 +28,19 @@ using namespace kite::test;
 
 namespace {
 
-// two outputs (out1 is also read by the head), a branch and a residual sum
+// two outputs (out1 is also read by the head), a branch, a residual sum and
+// a channel shuffle (on OpenCL a gather through an index map the layer keeps:
+// the map must not take an image a recorded launch writes)
 const char kBranchy[] = "7767517\n"
-                        "8 9\n"
+                        "9 10\n"
                         "Input in 0 1 data\n"
                         "Convolution c1 1 1 data c1 0=8 1=3 4=1 5=1 6=216 9=1\n"
                         "Split sp 1 2 c1 s0 s1\n"
                         "Convolution c2 1 1 s0 c2 0=8 1=1 5=1 6=64 9=1\n"
                         "ConvolutionDepthWise dw 1 1 s1 dw 0=8 1=3 4=1 5=1 6=72 7=8\n"
                         "Eltwise add 2 1 c2 dw sum 0=1\n"
-                        "Pooling pool 1 1 sum out1 0=0 1=2 2=2\n"
+                        "ShuffleChannel shuf 1 1 sum sh 0=2\n"
+                        "Pooling pool 1 1 sh out1 0=0 1=2 2=2\n"
                         "Convolution head 1 1 out1 out2 0=4 1=1 5=1 6=32\n";
 
 // AbsVal has no GPU row: the forward is two GPU segments around it

@@ -962,8 +962,12 @@ int Session::create_blob(const Mat& shape, ClBlobPtr& out, bool force_float)
     s.elemsize = 4;
     b->shape = s;
     mat_chw(s, b->C, b->H, b->W);
-    b->pool = pool;
-    int ret = pool->acquire(b->W * div4(b->C), b->H, half_storage && !force_float, b->image);
+    b->pool = own_images ? nullptr : pool;
+    const int iw = b->W * div4(b->C), ih = b->H;
+    if (own_images && iw > 0 && ih > 0 && ((size_t)iw > ctx->image_max_w || (size_t)ih > ctx->image_max_h))
+        return KITE_GPU_CANNOT_HOLD;
+    int ret = own_images ? ctx->create_image(iw, ih, half_storage && !force_float, b->image)
+                         : pool->acquire(iw, ih, half_storage && !force_float, b->image);
     if (ret != 0)
         return ret;
     out = b;

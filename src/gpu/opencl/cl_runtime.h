@@ -185,6 +185,10 @@ public:
         rec_ = on;
         return was;
     }
+    // blobs made while this is set get images of their own instead of the
+    // pool's (constants a layer keeps: an image the pool handed out had
+    // been an activation that recorded launches write again at a replay)
+    bool own_images = false;
 
     // a kernel of `program` built with program_options(program, half_arith)
     // (kept for the session's life; do not release)
