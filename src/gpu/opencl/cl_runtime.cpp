@@ -485,8 +485,11 @@ ClBlob::~ClBlob()
 // The arguments last set on each kernel, so that a recording session can
 // keep them with a launch (a session's kernels are its own; the table is
 // shared by all, hence the lock).
+// (never destroyed: a session that dies at exit after this file's statics
+// still forgets its kernels here)
 static std::mutex g_args_mutex;
-static std::map<cl_kernel, std::vector<std::vector<unsigned char> > > g_args;
+typedef std::map<cl_kernel, std::vector<std::vector<unsigned char> > > ArgTable;
+static ArgTable& g_args = *new ArgTable;
 
 static void shadow_arg(cl_kernel k, cl_uint i, size_t n, const void* p)
 {
