@@ -4,7 +4,9 @@
 // stale input, output or intermediate buffer fails: the same shape several
 // times, another shape (recorded again), the first shape again (replayed
 // from the Net's idle recordings), two outputs extracted in order (two
-// chapters), and a CPU layer between GPU layers (two segments). The run
+// chapters), a CPU layer between GPU layers (two segments), and a CPU layer
+// whose output shape follows the data (a replay that meets another upload
+// shape goes back and runs layer by layer). The run
 // statistics (Extractor::gpu_run_stats) must show that replays happened, so
 // that the test cannot pass by running layer by layer every time.
 // Runs on Vulkan and on OpenCL where a device is usable (lavapipe / PoCL in
@@ -52,8 +54,47 @@ const char kCpuInMiddle[] = "7767517\n"
                             "Convolution c2 1 1 a c2 0=8 1=3 4=1 5=1 6=576 9=1\n"
                             "Convolution head 1 1 c2 out 0=4 1=1 5=1 6=32\n";
 
+// A CPU layer whose output shape depends on the data: the first `keep`
+// columns of its first input, keep = 3 where the second input's first
+// value is negative, else 6
+class DataShape : public Layer
+{
+public:
+    DataShape() { one_blob_only = false; }
+    int forward(const std::vector<Mat>& bottoms, std::vector<Mat>& tops, const Option& opt) const override
+    {
+        const Mat& a = bottoms[0];
+        const int keep = ((const float*)bottoms[1].data)[0] < 0.f ? 3 : 6;
+        if (a.dims != 3 || a.elempack != 1 || a.elemsize != 4u || a.w < keep)
+            return -1;
+        tops[0].create(keep, a.h, a.c, 4u, opt.blob_allocator);
+        if (tops[0].empty())
+            return -100;
+        for (int q = 0; q < a.c; q++)
+            for (int y = 0; y < a.h; y++)
+                for (int x = 0; x < keep; x++)
+                    tops[0].channel(q).row(y)[x] = a.channel(q).row(y)[x];
+        return 0;
+    }
+};
+
+Layer* create_data_shape(void*)
+{
+    return new DataShape;
+}
+
+// a GPU layer reads what the data-shaped CPU layer wrote
+const char kShapeFromData[] = "7767517\n"
+                              "5 6\n"
+                              "Input in 0 1 data\n"
+                              "Split sp 1 2 data d0 d1\n"
+                              "Convolution c1 1 1 d0 c1 0=4 1=3 4=1 5=1 6=108\n"
+                              "DataShape ds 2 1 c1 d1 ds\n"
+                              "Convolution c2 1 1 ds out 0=4 1=3 4=1 5=1 6=144 9=1\n";
+
 bool load(Net& net, const char* param, int backend)
 {
+    net.register_custom_layer("DataShape", create_data_shape);
     net.opt.use_vulkan_compute = backend == BACKEND_VULKAN;
     net.opt.use_opencl = backend == BACKEND_OPENCL;
     net.opt.use_fp16_storage = false;
@@ -201,6 +242,35 @@ TEST_P(GpuReplay, OtherExtractOrderAndReusedExtractor)
         expect_close(a, b, "reused Extractor, forward " + std::to_string(i));
         ex.clear();
         ref.clear();
+    }
+}
+
+TEST_P(GpuReplay, CpuLayerOutputShapeChanges)
+{
+    reseed(6);
+    if (!usable(GetParam()))
+        GTEST_SKIP() << "backend not usable";
+    Net gpu, cpu;
+    ASSERT_TRUE(load(gpu, kShapeFromData, GetParam()));
+    ASSERT_TRUE(load(cpu, kShapeFromData, BACKEND_CPU));
+    // the CPU layer's output 3 (first value < 0) or 6 columns wide: the same
+    // input shape, another upload shape for c2
+    const float first[] = {-1.f, -1.f, 1.f, 1.f, -1.f};
+    // recorded, replayed, upload of another shape: layer by layer from the
+    // data-shaped layer on (the recording dropped), recorded again, and
+    // layer by layer again
+    const int recorded[] = {1, 0, 0, 1, 0};
+    const int replayed[] = {0, 1, 0, 0, 0};
+    for (int i = 0; i < 5; i++)
+    {
+        Mat in = RandomMat(9, 8, 3);
+        ((float*)in.data)[0] = first[i];
+        Forward g = forward(gpu, in, {"out"});
+        Forward c = forward(cpu, in, {"out"});
+        expect_close(g.outs[0], c.outs[0], "forward " + std::to_string(i));
+        EXPECT_EQ(g.outs[0].w, first[i] < 0 ? 3 : 6);
+        EXPECT_EQ(g.stats.recorded, recorded[i]) << "forward " << i;
+        EXPECT_EQ(g.stats.replayed, replayed[i]) << "forward " << i;
     }
 }
 
