@@ -3,6 +3,7 @@
 // and graph building are in net.cpp.
 #include "net.h"
 #include "gpu/cpu_fallback.h"
+#include "gpu/recording.h"
 
 #include "cpu.h"
 #include "log.h"
@@ -117,10 +118,14 @@ Extractor::~Extractor()
 }
 
 Extractor::Extractor(const Extractor& rhs)
-    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), ran_on(rhs.ran_on), ran_isa(rhs.ran_isa), ran_fallback(rhs.ran_fallback), observer(rhs.observer), observer_userdata(rhs.observer_userdata)
+    : net(rhs.net), opt(rhs.opt), blob_mats(rhs.blob_mats), consumed(rhs.consumed), computed(rhs.computed), blob_gpu(rhs.blob_gpu), ran_on(rhs.ran_on), ran_isa(rhs.ran_isa), ran_fallback(rhs.ran_fallback), observer(rhs.observer), observer_userdata(rhs.observer_userdata),
+      rec(rhs.rec), chapter(rhs.chapter), recording(false), ran_any(rhs.ran_any), no_recording(rhs.no_recording), stats(rhs.stats)
 {
     for (int b = 0; b < 3; b++)
         sessions[b] = rhs.sessions[b];
+    // two Extractors on one recording: neither replays it again
+    if (rec)
+        rec->taint();
 }
 
 Extractor& Extractor::operator=(const Extractor& rhs)
@@ -140,6 +145,15 @@ Extractor& Extractor::operator=(const Extractor& rhs)
         sessions[b] = rhs.sessions[b];
     observer = rhs.observer;
     observer_userdata = rhs.observer_userdata;
+    give_back_recording();
+    rec = rhs.rec;
+    chapter = rhs.chapter;
+    recording = false;
+    ran_any = rhs.ran_any;
+    no_recording = rhs.no_recording;
+    stats = rhs.stats;
+    if (rec)
+        rec->taint();
     return *this;
 }
 
@@ -151,6 +165,233 @@ void Extractor::clear()
         g.reset();
     std::fill(consumed.begin(), consumed.end(), 0);
     std::fill(computed.begin(), computed.end(), 0);
+    give_back_recording();
+    ran_any = false;
+    no_recording = false;
+    stats = GpuRunStats();
+}
+
+Extractor::GpuRunStats Extractor::gpu_run_stats() const
+{
+    return stats;
+}
+
+// KITE_GPU_REPLAY=0: every forward runs layer by layer (for comparisons)
+static bool replay_enabled()
+{
+    static const bool on = [] {
+        const char* e = getenv("KITE_GPU_REPLAY");
+        return !(e && e[0] == '0');
+    }();
+    return on;
+}
+
+void Extractor::give_back_recording()
+{
+    if (!rec)
+        return;
+    const bool keep = !rec->tainted && !recording && !rec->chapters.empty();
+    for (int b = 0; b < 3; b++)
+        if (sessions[b] && sessions[b] == rec->sessions[b])
+            sessions[b].reset();
+    if (keep)
+    {
+        // a few per Net: one per input shape in use, or per thread
+        std::lock_guard<std::mutex> lock(net->recordings_->lock);
+        std::vector<std::shared_ptr<GpuRecording> >& idle = net->recordings_->idle;
+        idle.push_back(rec);
+        if (idle.size() > 4)
+            idle.erase(idle.begin());
+    }
+    rec.reset();
+    chapter = 0;
+    recording = false;
+}
+
+void Extractor::stop_replaying()
+{
+    if (rec && !rec->tainted)
+        rec->taint();
+    recording = false;
+}
+
+void Extractor::record_event(int kind, int backend, int index, int slot)
+{
+    if (recording && rec && !rec->tainted)
+        rec->events.push_back(GpuRecording::Event{kind, backend, index, slot});
+}
+
+// Before the layers of an extract run: 1 when a recorded chapter was
+// replayed (the target is computed), 0 to run the layers (recording them
+// when `recording` is set), < 0 on error.
+int Extractor::begin_chapter(int target)
+{
+    recording = false;
+    if (rec && rec->tainted)
+        return 0;
+    if (!rec)
+    {
+        if (ran_any || no_recording || observer || !replay_enabled())
+            return 0;
+        // only where a GPU layer may run: CPU-only nets pay nothing
+        bool gpu = false;
+        for (const Layer* l : net->layers_)
+            gpu = gpu || l->backend != BACKEND_CPU;
+        if (!gpu)
+            return 0;
+        std::vector<long long> key;
+        key.push_back(opt.lightmode ? 1 : 0);
+        key.push_back(target);
+        for (size_t bi = 0; bi < blob_mats.size(); bi++)
+        {
+            if (!computed[bi])
+                continue;
+            const Mat& m = blob_mats[bi];
+            const long long k[] = {(long long)bi, m.dims, m.w, m.h, m.d, m.c, m.elempack, (long long)m.elemsize};
+            key.insert(key.end(), k, k + 8);
+        }
+        {
+            std::lock_guard<std::mutex> lock(net->recordings_->lock);
+            std::vector<std::shared_ptr<GpuRecording> >& idle = net->recordings_->idle;
+            for (size_t i = idle.size(); i-- > 0;)
+            {
+                if (idle[i]->key == key)
+                {
+                    rec = idle[i];
+                    idle.erase(idle.begin() + i);
+                    break;
+                }
+            }
+        }
+        if (!rec)
+        {
+            rec = std::make_shared<GpuRecording>();
+            rec->key = key;
+        }
+        for (int b = 0; b < 3; b++)
+            sessions[b] = rec->sessions[b];
+        chapter = 0;
+    }
+    if (chapter < (int)rec->chapters.size())
+    {
+        if (rec->chapters[chapter].target != target)
+        {
+            stop_replaying(); // extracted in another order than recorded
+            return 0;
+        }
+        int ret = replay_chapter();
+        if (ret == 0)
+        {
+            stats.replayed++;
+            stats.segments = rec->segments();
+            return 1;
+        }
+        stop_replaying();
+        return ret == KITE_GPU_REPLAY_MISMATCH ? 0 : ret;
+    }
+    recording = true;
+    return 0;
+}
+
+// After the layers of a recorded extract: the target on the CPU, the work
+// left on a session submitted, the Extractor's state kept for the replays.
+int Extractor::end_chapter(int target)
+{
+    int ret = blob_on_cpu(target);
+    for (int b = 1; b < 3 && ret == 0; b++)
+    {
+        GpuSession* s = sessions[b].get();
+        if (s && s == rec->sessions[b].get() && s->pending())
+        {
+            ret = s->finish();
+            record_event(GpuRecording::SEGMENT, b, -1, s->segments() - 1);
+        }
+    }
+    if (ret != 0 || !recording || rec->tainted)
+    {
+        stop_replaying();
+        return ret;
+    }
+    GpuRecording::Chapter c;
+    c.target = target;
+    c.end = rec->events.size();
+    c.blob_gpu = blob_gpu;
+    c.consumed = consumed;
+    c.computed = computed;
+    c.mat_alive.resize(blob_mats.size());
+    for (size_t i = 0; i < blob_mats.size(); i++)
+        c.mat_alive[i] = !blob_mats[i].empty();
+    c.ran_on = ran_on;
+    c.ran_isa = ran_isa;
+    c.ran_fallback = ran_fallback;
+    rec->chapters.push_back(c);
+    chapter++;
+    stats.recorded++;
+    stats.segments = rec->segments();
+    recording = false;
+    return 0;
+}
+
+int Extractor::replay_chapter()
+{
+    GpuRecording& r = *rec;
+    const GpuRecording::Chapter& c = r.chapters[chapter];
+    const size_t first = chapter == 0 ? 0 : r.chapters[chapter - 1].end;
+    // where a CPU layer's output comes out in another shape than recorded,
+    // the extract runs layer by layer from here
+    const std::vector<Mat> mats0 = blob_mats;
+    const std::vector<GpuBlobPtr> gpu0 = blob_gpu;
+    const std::vector<int> consumed0 = consumed;
+    const std::vector<char> computed0 = computed;
+    int ret = 0;
+    for (size_t i = first; i < c.end && ret == 0; i++)
+    {
+        const GpuRecording::Event& e = r.events[i];
+        GpuSession* s = e.kind == GpuRecording::CPU_LAYER ? nullptr : r.sessions[e.backend].get();
+        if (e.kind != GpuRecording::CPU_LAYER && !s)
+            return -1;
+        if (e.kind == GpuRecording::UPLOAD)
+        {
+            ret = blob_mats[e.index].empty() ? KITE_GPU_REPLAY_MISMATCH : s->replay_upload(e.slot, blob_mats[e.index], opt);
+        }
+        else if (e.kind == GpuRecording::DOWNLOAD)
+        {
+            Mat m;
+            ret = s->replay_download(e.slot, m, opt);
+            if (ret == 0)
+                blob_mats[e.index] = m;
+            else
+                KITE_LOGE("replay: download of blob '%s' from the GPU failed (%d)", net->blobs_[e.index].name.c_str(), ret);
+        }
+        else if (e.kind == GpuRecording::SEGMENT)
+        {
+            ret = s->replay_segment(e.slot);
+        }
+        else
+        {
+            ret = run_layer_cpu(e.index);
+        }
+    }
+    if (ret == KITE_GPU_REPLAY_MISMATCH)
+    {
+        blob_mats = mats0;
+        blob_gpu = gpu0;
+        consumed = consumed0;
+        computed = computed0;
+    }
+    if (ret != 0)
+        return ret;
+    blob_gpu = c.blob_gpu;
+    consumed = c.consumed;
+    computed = c.computed;
+    for (size_t i = 0; i < blob_mats.size(); i++)
+        if (!c.mat_alive[i])
+            blob_mats[i].release();
+    ran_on = c.ran_on;
+    ran_isa = c.ran_isa;
+    ran_fallback = c.ran_fallback;
+    chapter++;
+    return 0;
 }
 
 void Extractor::set_light_mode(bool enable) { opt.lightmode = enable; }
@@ -160,6 +401,8 @@ void Extractor::set_workspace_allocator(Allocator* allocator) { opt.workspace_al
 
 void Extractor::set_layer_observer(layer_observer_func f, void* userdata)
 {
+    if (f)
+        stop_replaying(); // the observer times each layer
     observer = f;
     observer_userdata = userdata;
 }
@@ -211,6 +454,12 @@ int Extractor::input(int blob_index, const Mat& in)
             custom_input = custom_input || cl.type == "Input";
         if (refused_by_fixed_input(p >= 0 ? net->layers_[p] : nullptr, custom_input, net->blobs_[blob_index].name, in))
             return -1;
+    }
+    if (ran_any)
+    {
+        // a new value after an extract: the rest runs layer by layer
+        no_recording = true;
+        stop_replaying();
     }
     blob_mats[blob_index] = in;
     blob_gpu[blob_index].reset();
@@ -368,6 +617,13 @@ int Extractor::run_layer(int li)
                           "for these shapes", layer->name.c_str(), layer->type.c_str());
         }
     }
+    return run_layer_cpu(li);
+}
+
+// A layer on the CPU: its inputs downloaded where they are only on a GPU.
+int Extractor::run_layer_cpu(int li)
+{
+    const Layer* layer = net->layers_[li];
     std::chrono::steady_clock::time_point t0;
     if (observer)
         t0 = std::chrono::steady_clock::now();
@@ -459,6 +715,7 @@ int Extractor::run_layer(int li)
         consumed[layer->tops[i]] = 0;
         computed[layer->tops[i]] = 1;
     }
+    record_event(GpuRecording::CPU_LAYER, BACKEND_CPU, li, -1);
     if (observer)
     {
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -481,6 +738,13 @@ GpuSession* Extractor::session_for(int backend)
             return nullptr;
         }
         sessions[backend].reset(s);
+        if (rec)
+        {
+            // a recording's sessions record from their start
+            rec->sessions[backend] = sessions[backend];
+            if (!rec->tainted && !s->start_recording())
+                stop_replaying(); // the backend cannot replay: layer by layer as before
+        }
     }
     return sessions[backend].get();
 }
@@ -507,6 +771,7 @@ int Extractor::blob_on_cpu(int bi)
         return ret;
     }
     blob_mats[bi] = m;
+    record_event(GpuRecording::DOWNLOAD, blob_gpu[bi]->backend, bi, s->download_slots() - 1);
     return 0;
 }
 
@@ -552,6 +817,7 @@ int Extractor::run_layer_gpu(int li)
                 KITE_LOGE("layer '%s' (%s): upload of blob '%s' failed", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
                 return ret != 0 ? ret : -1;
             }
+            record_event(GpuRecording::UPLOAD, layer->backend, bi, s->upload_slots() - 1);
         }
         bottoms[i] = blob_gpu[bi];
         int ret = s->convert_for_layer(bottoms[i], layer, opt);
@@ -560,7 +826,12 @@ int Extractor::run_layer_gpu(int li)
     }
     std::vector<GpuBlobPtr> tops(layer->tops.size());
     const int fallbacks = gpu_layers_on_cpu();
+    const int syncs = s->syncs;
     int ret = layer->forward_gpu(bottoms, tops, *s, opt);
+    // a layer that waited on the host (downloaded, ran something on the CPU)
+    // cannot be replayed without running it
+    if (recording && (s->syncs != syncs || gpu_layers_on_cpu() != fallbacks))
+        stop_replaying();
     if (ret == KITE_GPU_CANNOT_HOLD)
         return ret; // the caller runs the layer on the CPU; the inputs are kept for it
     // inputs consumed only now, so that a layer handed to the CPU still finds them
@@ -648,16 +919,30 @@ int Extractor::extract(int blob_index, Mat& feat, int type)
                 }
             }
         }
+        int replayed = begin_chapter(blob_index);
+        ran_any = true;
+        if (replayed < 0)
+            return replayed;
         // layers appear after their inputs' producers, so index order is a valid schedule
-        for (size_t li = 0; li < nl; li++)
+        for (size_t li = 0; li < nl && !replayed; li++)
         {
             if (!needed[li])
                 continue;
             int ret = run_layer((int)li);
             if (ret != 0)
+            {
+                stop_replaying();
+                return ret;
+            }
+        }
+        if (recording)
+        {
+            int ret = end_chapter(blob_index);
+            if (ret != 0)
                 return ret;
         }
     }
+
     int dret = blob_on_cpu(blob_index);
     if (dret != 0)
         return dret;

@@ -1,5 +1,6 @@
 #include "net.h"
 #include "gpu/cpu_fallback.h"
+#include "gpu/recording.h"
 
 #include "cpu.h"
 #include "log.h"
@@ -25,7 +26,7 @@ static const int kMaxLayers = 1 << 20;
 static const int kMaxBlobsPerLayer = 1 << 16;
 static const size_t kMaxParamTextBytes = (size_t)64 << 20;
 
-Net::Net() : model_loaded_(false), declared_blob_count_(0), mmap_(nullptr)
+Net::Net() : model_loaded_(false), declared_blob_count_(0), mmap_(nullptr), recordings_(std::make_shared<GpuRecordingCache>())
 {
 }
 
@@ -76,6 +77,11 @@ int Net::destroy_layer(Layer* layer)
 
 void Net::clear()
 {
+    {
+        // recorded forwards hold the layers' blobs and pipelines
+        std::lock_guard<std::mutex> lock(recordings_->lock);
+        recordings_->idle.clear();
+    }
     for (Layer* l : layers_)
         destroy_layer(l);
     layers_.clear();
@@ -718,6 +724,11 @@ int Net::load_param_bin(const char* path)
 
 int Net::load_model(const ModelBin& unlimited_mb)
 {
+    {
+        // recorded forwards read the old weights
+        std::lock_guard<std::mutex> lock(recordings_->lock);
+        recordings_->idle.clear();
+    }
     // weights past Option::memory_limit fail before the ModelBin allocates them
     const ModelBinWithLimit mb(unlimited_mb, opt.memory_limit);
     if (layers_.empty())

@@ -15,6 +15,8 @@
 namespace kite {
 
 class Extractor;
+struct GpuRecording;
+struct GpuRecordingCache;
 
 // Convert a blob to what `layer` accepts under `opt` (storage precision, then
 // element packing), exactly as the Net does between layers.
@@ -140,6 +142,8 @@ private:
     LoadTimes load_times_;
     int declared_blob_count_;
     DataReaderFromMmap* mmap_;
+    // recorded GPU forwards not in use (src/gpu/recording.h)
+    std::shared_ptr<GpuRecordingCache> recordings_;
 };
 
 // One inference session on a Net. Cheap to create; many may run at once on
@@ -182,11 +186,33 @@ public:
     // layer_placement of every layer, by layer index
     std::vector<LayerPlacement> placement() const;
 
+    // How this Extractor ran its GPU layers (src/gpu/recording.h): extracts
+    // recorded as a replayable forward, extracts replayed, and the GPU
+    // segments (submissions, one fence each) of the recording in use: 1 for
+    // a forward with every layer on one GPU backend, more where CPU layers
+    // sit between GPU ones. Zeros when no GPU layer ran, when a layer
+    // observer is set, or with KITE_GPU_REPLAY=0 in the environment.
+    struct GpuRunStats
+    {
+        int recorded = 0;
+        int replayed = 0;
+        int segments = 0;
+    };
+    GpuRunStats gpu_run_stats() const;
+
 private:
     friend class Net;
     explicit Extractor(const Net* net);
     int run_layer(int layer_index);
     int run_layer_gpu(int layer_index);
+    int run_layer_cpu(int layer_index);
+    // recording and replay (src/gpu/recording.h)
+    void record_event(int kind, int backend, int index, int slot);
+    void stop_replaying();
+    int begin_chapter(int target);
+    int end_chapter(int target);
+    int replay_chapter();
+    void give_back_recording();
     GpuSession* session_for(int backend);
     // the CPU copy of a blob, downloaded from the GPU if only there
     int blob_on_cpu(int blob_index);
@@ -204,6 +230,12 @@ private:
     std::vector<char> ran_fallback;           // per layer: its run went to other code (a GPU layer on the CPU, a driver's reference)
     layer_observer_func observer;
     void* observer_userdata;
+    std::shared_ptr<GpuRecording> rec; // the recording in use (never shared with another Extractor)
+    int chapter = 0;                   // extracts run with rec so far
+    bool recording = false;            // the current extract records into rec
+    bool ran_any = false;              // something ran since clear(): no new recording
+    bool no_recording = false;         // an input set after an extract: none until clear()
+    GpuRunStats stats;
 };
 
 } // namespace kite

@@ -109,8 +109,11 @@ def main():
                 if rc != 0:
                     failures.append("%s: CPU run failed:\n%s" % (name, out_cpu[-2000:]))
                     continue
+                # two forwards: the second replays the first's recording
+                # (src/gpu/recording.h), and its outputs are the ones saved
                 rc, out = run(base + ["output=" + o for o in outputs]
-                              + [device, "fp16=%d" % a.fp16, "placement=1", "save=" + tmp + "/gpu"])
+                              + [device, "fp16=%d" % a.fp16, "placement=1", "loop=2", "save=" + tmp + "/gpu"])
+            seg = re.search(r"gpu segments (\d+) \(last run: (\w+)\)", out)
             rows = placement(out)
             if rc == 0 and rows and all(r[2].startswith("cpu") or r[2] == "-" for r in rows) and "running on the CPU" in out:
                 print("no %s device (kiterun: %s): skipped" % (a.backend, [l for l in out.splitlines() if "running on the CPU" in l][:1]))
@@ -141,10 +144,11 @@ def main():
         counts = {}
         for t, _, _ in on_cpu:
             counts[t] = counts.get(t, 0) + 1
-        print("%-20s [%s] %s%s: %d layers, on the CPU: %s  %.1f s%s" % (
+        print("%-20s [%s] %s%s: %d layers, on the CPU: %s  %.1f s%s%s" % (
             name, shape, a.backend, " fp16=%d" % a.fp16 if a.fp16 else "", len(rows),
             " ".join("%s:%d" % kv for kv in sorted(counts.items())) or "none",
-            time.time() - t0, " (load only)" if loaded else ""))
+            time.time() - t0, " (load only)" if loaded else "",
+            ", %s GPU segments (%s)" % seg.groups() if seg else ", not replayed" if not loaded else ""))
         sys.stdout.flush()
         if problems:
             failures.append("%s: %s" % (name, "\n  ".join(problems)))

@@ -22,6 +22,10 @@
 // for a custom layer; a GPU layer that fell back to the CPU names the CPU
 // row that ran it), `-` for a layer the requested outputs did not need;
 // path: the kernel it chose where it has several (Layer::kernel_path).
+// On a GPU backend it then prints
+//   gpu segments <n> (last run: recorded|replayed)
+// the submissions of the recorded forward (src/gpu/recording.h): 1 when
+// every layer ran on one GPU backend, one more per run of CPU layers between.
 // placement=2 prints the same lines for the rows chosen at load without
 // running (every layer marked as placed: row as planned, before any
 // run-time fallback), for a quick look at a model too slow to run.
@@ -607,6 +611,7 @@ int main(int argc, char** argv)
     std::vector<double> times;
     std::vector<int> ran_on(net.layers().size(), -1); // where each layer ran (last run)
     std::vector<LayerPlacement> ran_rows;               // placement=1: the rows of the last run
+    Extractor::GpuRunStats gpu_stats;                   // placement=1: the last run's GPU submissions
     long long rss_first = -1, rss_last = -1;            // loop=N: VmRSS after the first and the last forward
     for (int it = 0; it < loop; it++)
     {
@@ -630,7 +635,10 @@ int main(int argc, char** argv)
         for (size_t li = 0; li < ran_on.size(); li++)
             ran_on[li] = ex.layer_backend((int)li);
         if (placement == 1 && it == loop - 1)
+        {
             ran_rows = ex.placement();
+            gpu_stats = ex.gpu_run_stats();
+        }
         if (loop > 1)
         {
             rss_last = resident_kb();
@@ -715,6 +723,12 @@ int main(int argc, char** argv)
         printf(" opencl=%d", per_backend[BACKEND_OPENCL]);
     printf(" cpu=%d\n", per_backend[BACKEND_CPU]);
     if (placement == 1)
+    {
         print_placement(net, ran_rows);
+        // the recorded forward's GPU segments: one submission (and one
+        // fence) each; more than one where CPU layers sit between GPU ones
+        if (gpu_stats.recorded + gpu_stats.replayed > 0)
+            printf("gpu segments %d (last run: %s)\n", gpu_stats.segments, gpu_stats.replayed ? "replayed" : "recorded");
+    }
     return 0;
 }

@@ -58,6 +58,56 @@ public:
     // test forces each packed layout in turn; backends without packed device
     // layouts ignore it)
     virtual void limit_elempack(int max_elempack) { (void)max_elempack; }
+
+    // Recording and replay (the Extractor's GpuRecording, src/extractor.cpp).
+    // A session in recording mode keeps what it records: each submission
+    // (a download, or finish()) closes one segment, which stays with the
+    // session, as do its descriptor sets / kernel arguments and the staging
+    // memory of every upload and download (one slot each, numbered in order).
+    // Replaying writes new data into the upload slots, submits the segments
+    // again in the same order and reads the download slots: no layer runs.
+    //
+    // start recording (a session with nothing pending); false where the
+    // backend cannot replay (the Extractor then runs every forward as before)
+    virtual bool start_recording() { return false; }
+    // leave recording mode for good (what was recorded is never replayed;
+    // later work runs as in a session that never recorded)
+    virtual void stop_recording() {}
+    // slots taken so far (the last upload's slot is upload_slots() - 1)
+    virtual int upload_slots() const { return 0; }
+    virtual int download_slots() const { return 0; }
+    // segments closed so far
+    virtual int segments() const { return 0; }
+    // whether commands are recorded but not yet submitted
+    virtual bool pending() const { return false; }
+    // submissions and host waits so far (a layer that waits on the host
+    // inside forward_gpu cannot be replayed)
+    int syncs = 0;
+    // replay: new data for upload slot `slot` (KITE_GPU_REPLAY_MISMATCH when
+    // `m` is not shaped as the recorded one)
+    virtual int replay_upload(int slot, const Mat& m, const Option& opt)
+    {
+        (void)slot, (void)m, (void)opt;
+        return -1;
+    }
+    // replay: submit segment `segment` (the next one) and wait for it
+    virtual int replay_segment(int segment)
+    {
+        (void)segment;
+        return -1;
+    }
+    // replay: the segment that ends with download slot `slot`, then its data
+    virtual int replay_download(int slot, Mat& m, const Option& opt)
+    {
+        (void)slot, (void)m, (void)opt;
+        return -1;
+    }
+};
+
+enum
+{
+    // replay_upload: the Mat is not shaped as the recorded upload
+    KITE_GPU_REPLAY_MISMATCH = -102,
 };
 
 class GpuBackend

@@ -114,6 +114,19 @@ ShapeCache::~ShapeCache()
 
 int ShapeCache::build(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, int ntops, Session& s, const Option& opt, Entry& e)
 {
+    // the maps are kept with the layer, in images of their own: a replay
+    // does not upload them again, and no recorded launch writes them
+    struct NotRecorded
+    {
+        Session& s;
+        bool was;
+        ~NotRecorded()
+        {
+            s.swap_recording(was);
+            s.own_images = false;
+        }
+    } not_recorded{s, s.swap_recording(false)};
+    s.own_images = true;
     std::vector<Mat> in(bottoms.size()), out;
     std::vector<int> meta;
     long long offset = 0;

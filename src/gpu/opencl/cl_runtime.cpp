@@ -482,8 +482,42 @@ ClBlob::~ClBlob()
 // ---------------------------------------------------------------------------
 // kernel arguments
 
+// The arguments last set on each kernel, so that a recording session can
+// keep them with a launch (a session's kernels are its own; the table is
+// shared by all, hence the lock).
+// (never destroyed: a session that dies at exit after this file's statics
+// still forgets its kernels here)
+static std::mutex g_args_mutex;
+typedef std::map<cl_kernel, std::vector<std::vector<unsigned char> > > ArgTable;
+static ArgTable& g_args = *new ArgTable;
+
+static void shadow_arg(cl_kernel k, cl_uint i, size_t n, const void* p)
+{
+    std::lock_guard<std::mutex> lock(g_args_mutex);
+    std::vector<std::vector<unsigned char> >& v = g_args[k];
+    if (i == 0)
+        v.clear(); // KernelArgs sets every argument from the first (a new kernel may reuse a released one's handle)
+    if (v.size() <= i)
+        v.resize(i + 1);
+    v[i].assign((const unsigned char*)p, (const unsigned char*)p + n);
+}
+
+static std::vector<std::vector<unsigned char> > shadowed_args(cl_kernel k)
+{
+    std::lock_guard<std::mutex> lock(g_args_mutex);
+    auto it = g_args.find(k);
+    return it == g_args.end() ? std::vector<std::vector<unsigned char> >() : it->second;
+}
+
+static void forget_args(cl_kernel k)
+{
+    std::lock_guard<std::mutex> lock(g_args_mutex);
+    g_args.erase(k);
+}
+
 KernelArgs& KernelArgs::mem(cl_mem m)
 {
+    shadow_arg(k_, n_, sizeof(cl_mem), &m);
     cl_int e = api()->clSetKernelArg(k_, n_++, sizeof(cl_mem), &m);
     if (e != CL_SUCCESS && err_ == 0)
         err_ = e;
@@ -492,6 +526,7 @@ KernelArgs& KernelArgs::mem(cl_mem m)
 
 KernelArgs& KernelArgs::i(int v)
 {
+    shadow_arg(k_, n_, sizeof(int), &v);
     cl_int e = api()->clSetKernelArg(k_, n_++, sizeof(int), &v);
     if (e != CL_SUCCESS && err_ == 0)
         err_ = e;
@@ -500,6 +535,7 @@ KernelArgs& KernelArgs::i(int v)
 
 KernelArgs& KernelArgs::f(float v)
 {
+    shadow_arg(k_, n_, sizeof(float), &v);
     cl_int e = api()->clSetKernelArg(k_, n_++, sizeof(float), &v);
     if (e != CL_SUCCESS && err_ == 0)
         err_ = e;
@@ -609,6 +645,8 @@ Session::Session(Context* c, const Option& opt)
     pool = std::make_shared<ImagePool>(ctx);
 }
 
+static void create_like(Mat& m, const Mat& s, size_t elemsize, const Option& opt);
+
 Session::~Session()
 {
     if (queue)
@@ -616,8 +654,125 @@ Session::~Session()
         api()->clFinish(queue);
         api()->clReleaseCommandQueue(queue);
     }
+    for (UploadSlot& u : ups_)
+        api()->clReleaseMemObject(u.buf);
+    for (DownloadSlot& d : downs_)
+        api()->clReleaseMemObject(d.buf);
     for (auto& kv : kernels_)
+    {
+        forget_args(kv.second);
         api()->clReleaseKernel(kv.second);
+    }
+}
+
+bool Session::start_recording()
+{
+    if (!queue || !open_.empty())
+        return false;
+    rec_ = true;
+    return true;
+}
+
+void Session::close_segment()
+{
+    segs_.push_back(open_);
+    open_.clear();
+}
+
+int Session::enqueue(const Op& op)
+{
+    const Api* a = api();
+    cl_int err;
+    if (!op.kernel)
+    {
+        const UploadSlot& u = ups_[op.slot];
+        err = a->clEnqueueWriteBuffer(queue, u.buf, CL_FALSE, 0, u.host.total() * u.host.elemsize, u.host.data, 0, nullptr, nullptr);
+    }
+    else
+    {
+        err = CL_SUCCESS;
+        for (size_t i = 0; i < op.args.size() && err == CL_SUCCESS; i++)
+            err = a->clSetKernelArg(op.kernel, (cl_uint)i, op.args[i].size(), op.args[i].data());
+        if (err == CL_SUCCESS)
+            err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
+    }
+    if (err != CL_SUCCESS)
+    {
+        KITE_LOGE("OpenCL: replaying a recorded %s %s failed (%s; %d arguments)", op.kernel ? "launch of" : "upload", op.name, error_string(err), (int)op.args.size());
+        return -1;
+    }
+    return 0;
+}
+
+int Session::replay_ops(int segment)
+{
+    if (segment < 0 || segment >= (int)segs_.size())
+        return -1;
+    for (const Op& op : segs_[segment])
+        if (enqueue(op) != 0)
+            return -1;
+    return 0;
+}
+
+int Session::replay_upload(int slot, const Mat& m0, const Option& opt)
+{
+    if (slot < 0 || slot >= (int)ups_.size())
+        return -1;
+    UploadSlot& u = ups_[slot];
+    const Mat& s = u.shape;
+    if (m0.empty() || m0.dims != s.dims || m0.w != s.w || m0.h != s.h || m0.d != s.d || m0.c != s.c || m0.elempack != s.elempack || m0.elemsize != s.elemsize)
+        return KITE_GPU_REPLAY_MISMATCH;
+    Mat m = m0;
+    if (m.elembits() == 16 || m.elembits() == 8)
+    {
+        Mat f;
+        if (m.elembits() == 8)
+            cast_int8_to_float32(m, f, opt);
+        else
+            cast_float16_to_float32(m, f, opt);
+        if (f.empty())
+            return -100;
+        m = f;
+    }
+    // the previous replay's write is done: its segment was waited for
+    const size_t plane = (size_t)m.w * m.h * m.d * m.elemsize;
+    for (int q = 0; q < m.c; q++)
+        memcpy(u.host.channel(q).data, m.channel(q).data, plane);
+    return 0;
+}
+
+int Session::replay_segment(int segment)
+{
+    if (replay_ops(segment) != 0)
+        return -1;
+    return finish();
+}
+
+int Session::replay_download(int slot, Mat& m, const Option& opt)
+{
+    if (slot < 0 || slot >= (int)downs_.size())
+        return -1;
+    const DownloadSlot& d = downs_[slot];
+    if (replay_ops(d.segment) != 0)
+        return -1;
+    Mat r;
+    create_like(r, d.shape, 4u, opt);
+    if (r.empty())
+        return -100;
+    cl_int err = api()->clEnqueueReadBuffer(queue, d.buf, CL_TRUE, 0, r.total() * r.elemsize, r.data, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+    {
+        KITE_LOGE("OpenCL: download failed (%s)", error_string(err));
+        return -1;
+    }
+    if (d.int8)
+    {
+        int ret = float_integers_to_int8(r, opt);
+        if (ret != 0)
+            return ret;
+    }
+    m = r;
+    return 0;
 }
 
 cl_kernel Session::kernel(const char* program, const char* name)
@@ -759,6 +914,23 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
             KITE_LOGE("OpenCL: launching %s failed (%s)", name, error_string(err));
             return -1;
         }
+        if (rec_)
+        {
+            Op op;
+            op.kernel = k;
+            op.name = name;
+            op.args = shadowed_args(k);
+            op.dims = (cl_uint)dims;
+            op.offset = chunks > 1;
+            op.local = lws != nullptr;
+            for (int d = 0; d < 3; d++)
+            {
+                op.off[d] = off[d];
+                op.g[d] = gg[d];
+                op.l[d] = l[d];
+            }
+            open_.push_back(op);
+        }
         if (chunks > 1)
             a->clFlush(queue);
     }
@@ -767,6 +939,9 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
 
 int Session::finish()
 {
+    syncs++;
+    if (rec_ && !open_.empty())
+        close_segment();
     cl_int err = api()->clFinish(queue);
     if (err != CL_SUCCESS)
     {
@@ -790,8 +965,12 @@ int Session::create_blob(const Mat& shape, ClBlobPtr& out, bool force_float)
     s.elemsize = 4;
     b->shape = s;
     mat_chw(s, b->C, b->H, b->W);
-    b->pool = pool;
-    int ret = pool->acquire(b->W * div4(b->C), b->H, half_storage && !force_float, b->image);
+    b->pool = own_images ? nullptr : pool;
+    const int iw = b->W * div4(b->C), ih = b->H;
+    if (own_images && iw > 0 && ih > 0 && ((size_t)iw > ctx->image_max_w || (size_t)ih > ctx->image_max_h))
+        return KITE_GPU_CANNOT_HOLD;
+    int ret = own_images ? ctx->create_image(iw, ih, half_storage && !force_float, b->image)
+                         : pool->acquire(iw, ih, half_storage && !force_float, b->image);
     if (ret != 0)
         return ret;
     out = b;
@@ -856,24 +1035,47 @@ int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const 
         return ret;
     const Api* a = api();
     cl_int err = 0;
+    if (rec_)
+    {
+        // the slot keeps its own copy to write from, now and at each replay
+        UploadSlot u;
+        u.shape = gpu_shape_of(m0);
+        u.host = m.clone();
+        if (u.host.empty())
+            return -100;
+        m = u.host;
+        ups_.push_back(u);
+    }
     size_t bytes = m.total() * m.elemsize;
-    cl_mem buf = a->clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, m.data, &err);
+    cl_mem buf = rec_ ? a->clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, bytes, nullptr, &err)
+                      : a->clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, m.data, &err);
     if (!buf)
     {
         KITE_LOGE("OpenCL: upload buffer of %zu bytes failed (%s)", bytes, error_string(err));
         return -100;
     }
+    if (rec_)
+    {
+        ups_.back().buf = buf; // released with the session
+        Op w;
+        w.slot = (int)ups_.size() - 1;
+        open_.push_back(w);
+        if (enqueue(w) != 0)
+            return -1;
+    }
     cl_kernel k = kernel("layout", "mat_to_image");
     if (!k)
     {
-        a->clReleaseMemObject(buf);
+        if (!rec_)
+            a->clReleaseMemObject(buf);
         return -1;
     }
     KernelArgs args(k);
     args.mem(buf).img(b->image).i(b->C).i(b->H).i(b->W).i(m.elempack).i(mat_group_stride(m));
     size_t gws[2] = {(size_t)b->image.width, (size_t)b->image.height};
     ret = args.error() ? -1 : dispatch(k, "mat_to_image", 2, gws);
-    a->clReleaseMemObject(buf); // freed once the queued kernel is done
+    if (!rec_)
+        a->clReleaseMemObject(buf); // freed once the queued kernel is done
     if (ret != 0)
         return ret;
     b->int8 = int8;
@@ -910,6 +1112,7 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         return -100;
     cl_kernel k = kernel("layout", "image_to_mat");
     int ret = -1;
+    bool slot = false; // the buffer stays with a download slot
     if (k)
     {
         KernelArgs args(k);
@@ -918,6 +1121,19 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         ret = args.error() ? -1 : dispatch(k, "image_to_mat", 2, gws);
         if (ret == 0)
         {
+            syncs++;
+            if (rec_)
+            {
+                // the segment ends with this read; the slot keeps the buffer
+                DownloadSlot d;
+                d.buf = buf;
+                d.shape = s;
+                d.int8 = b->int8;
+                close_segment();
+                d.segment = (int)segs_.size() - 1;
+                downs_.push_back(d);
+                slot = true;
+            }
             err = a->clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, bytes, r.data, 0, nullptr, nullptr);
             if (err != CL_SUCCESS)
             {
@@ -926,7 +1142,8 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
             }
         }
     }
-    a->clReleaseMemObject(buf);
+    if (!slot)
+        a->clReleaseMemObject(buf);
     if (ret != 0)
         return ret;
     if (b->int8)

@@ -153,7 +153,11 @@ private:
 };
 
 // One Extractor's work on one device: an in-order queue, the kernels it
-// created, its image pool.
+// created, its image pool. Nothing waits on the host but a download (its
+// blocking read) and finish(). In recording mode (GpuSession) every launch
+// is kept with its arguments and global/local sizes, and each upload and
+// download keeps its buffer: a replayed segment is the same launches
+// enqueued again in order, then one wait.
 class Session : public GpuSession
 {
 public:
@@ -163,6 +167,28 @@ public:
     int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) override;
     int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
     int finish() override;
+
+    bool start_recording() override;
+    void stop_recording() override { rec_ = false; }
+    int upload_slots() const override { return (int)ups_.size(); }
+    int download_slots() const override { return (int)downs_.size(); }
+    int segments() const override { return (int)segs_.size(); }
+    bool pending() const override { return rec_ && !open_.empty(); }
+    int replay_upload(int slot, const Mat& m, const Option& opt) override;
+    int replay_segment(int segment) override;
+    int replay_download(int slot, Mat& m, const Option& opt) override;
+    // recording mode on or off for a while (constants a layer uploads and
+    // keeps are not uploaded again at each replay); returns the old mode
+    bool swap_recording(bool on)
+    {
+        const bool was = rec_;
+        rec_ = on;
+        return was;
+    }
+    // blobs made while this is set get images of their own instead of the
+    // pool's (constants a layer keeps: an image the pool handed out had
+    // been an activation that recorded launches write again at a replay)
+    bool own_images = false;
 
     // a kernel of `program` built with program_options(program, half_arith)
     // (kept for the session's life; do not release)
@@ -186,7 +212,39 @@ public:
 
 private:
     int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt);
+    // a launch or buffer write as enqueued (recording mode)
+    struct Op
+    {
+        cl_kernel kernel = nullptr; // nullptr: write upload slot `slot`'s host copy to its buffer
+        const char* name = "";
+        int slot = -1;
+        std::vector<std::vector<unsigned char> > args;
+        cl_uint dims = 0;
+        bool offset = false, local = false;
+        size_t off[3] = {0, 0, 0}, g[3] = {0, 0, 0}, l[3] = {0, 0, 0};
+    };
+    struct UploadSlot
+    {
+        cl_mem buf = nullptr;
+        Mat host;  // what the buffer is written from (fp32)
+        Mat shape; // the uploaded Mat's header
+    };
+    struct DownloadSlot
+    {
+        cl_mem buf = nullptr;
+        Mat shape; // the device blob's
+        bool int8 = false;
+        int segment = -1;
+    };
+    int enqueue(const Op& op);
+    int replay_ops(int segment);
+    void close_segment();
     std::map<std::string, cl_kernel> kernels_;
+    bool rec_ = false;
+    std::vector<Op> open_;
+    std::vector<std::vector<Op> > segs_;
+    std::vector<UploadSlot> ups_;
+    std::vector<DownloadSlot> downs_;
 };
 
 // The backend (BACKEND_OPENCL)

@@ -231,8 +231,9 @@ private:
 };
 
 // One Extractor's command stream: dispatches are recorded into one command
-// buffer with a full compute/transfer barrier after each, and submitted when
-// something is downloaded or finish() is called.
+// buffer, with a compute/transfer barrier before a command only where it
+// touches a buffer an earlier command since the last barrier touched, and
+// submitted when something is downloaded or finish() is called.
 class Session : public GpuSession
 {
 public:
@@ -240,7 +241,7 @@ public:
     // loader: the device's constant-upload session (does not flush itself)
     explicit Session(VulkanDevice* dev, size_t elemsize = 4, bool loader = false);
     ~Session() override;
-    bool ok() const { return cmd != VK_NULL_HANDLE; }
+    bool ok() const { return good; }
 
     int upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const Option& opt) override;
     int download(const GpuBlobPtr& g, Mat& m, const Option& opt) override;
@@ -276,9 +277,52 @@ public:
     // several byte ranges in one command
     int copy_regions(const VkBlob* src, const VkBlob* dst, const std::vector<VkBufferCopy>& regions);
 
+    // recording and replay (GpuSession): each segment is its own command
+    // buffer, kept with its descriptor sets and staging buffers
+    bool start_recording() override;
+    void stop_recording() override { rec = false; }
+    int upload_slots() const override { return (int)ups.size(); }
+    int download_slots() const override { return (int)downs.size(); }
+    int segments() const override { return (int)segs.size(); }
+    bool pending() const override { return recording && dirty; }
+    int replay_upload(int slot, const Mat& m, const Option& opt) override;
+    int replay_segment(int segment) override;
+    int replay_download(int slot, Mat& m, const Option& opt) override;
+    // barriers recorded so far (tests)
+    int barrier_count() const { return barriers; }
+
 private:
     int begin();
     void barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+    // a barrier before a command that touches `n` buffers `bufs` where one of
+    // them was touched since the last barrier (read-after-write and
+    // write-after-read through reused buffers); constants are never written
+    void barrier_for(const VkBuffer* bufs, size_t n);
+    // `m` converted on the host to what an upload of elempack `pack` stores
+    int stage_host(const Mat& m, int pack, const Option& opt, Mat& src) const;
+    int submit_wait(VkCommandBuffer c);
+    int read_staging(const Buffer& st, const Mat& s, bool int8, Mat& m, const Option& opt) const;
+
+    struct UploadSlot
+    {
+        Buffer st;
+        Mat shape; // the uploaded Mat's header (no data)
+        int pack;
+    };
+    struct DownloadSlot
+    {
+        Buffer st;
+        Mat shape; // the device blob's
+        bool int8;
+        int segment;
+    };
+    bool good = false;
+    bool rec = false; // recording mode
+    std::vector<VkCommandBuffer> segs;
+    std::vector<UploadSlot> ups;
+    std::vector<DownloadSlot> downs;
+    std::vector<VkBuffer> touched; // activation buffers used since the last barrier
+    int barriers = 0;
 
     VulkanDevice* dev;
     size_t storage; // bytes per blob element

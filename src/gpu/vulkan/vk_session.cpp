@@ -53,17 +53,25 @@ Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
     {
         KITE_LOGE("Vulkan: vkAllocateCommandBuffers failed");
         cmd = VK_NULL_HANDLE;
+        return;
     }
+    good = true;
 }
 
 Session::~Session()
 {
-    if (cmd)
+    if (recording)
         finish();
     for (VkDescriptorPool p : desc_pools)
         vkDestroyDescriptorPool(dev->device, p, nullptr);
     if (cmd)
         vkFreeCommandBuffers(dev->device, cmd_pool, 1, &cmd);
+    if (!segs.empty())
+        vkFreeCommandBuffers(dev->device, cmd_pool, (uint32_t)segs.size(), segs.data());
+    for (UploadSlot& u : ups)
+        staging->release(u.st);
+    for (DownloadSlot& d : downs)
+        staging->release(d.st);
     if (fence)
         vkDestroyFence(dev->device, fence, nullptr);
     if (cmd_pool)
@@ -77,15 +85,30 @@ int Session::begin()
 {
     if (recording)
         return 0;
-    if (!cmd)
+    if (!good)
         return -1;
+    if (!cmd)
+    {
+        // recording mode: the last segment keeps its command buffer
+        VkCommandBufferAllocateInfo ai = {};
+        ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+        ai.commandPool = cmd_pool;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        if (vkAllocateCommandBuffers(dev->device, &ai, &cmd) != VK_SUCCESS)
+        {
+            KITE_LOGE("Vulkan: vkAllocateCommandBuffers failed");
+            cmd = VK_NULL_HANDLE;
+            return -1;
+        }
+    }
     // weights recorded by create_pipeline must be on the device before this
     // session's commands read them
     if (!loader && dev->flush_constants() != 0)
         return -1;
     VkCommandBufferBeginInfo bi = {};
     bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    bi.flags = rec ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     if (vkBeginCommandBuffer(cmd, &bi) != VK_SUCCESS)
     {
         KITE_LOGE("Vulkan: vkBeginCommandBuffer failed");
@@ -93,18 +116,43 @@ int Session::begin()
     }
     recording = true;
     dirty = false;
+    touched.clear();
     // make the previous submissions' writes visible to this one
     barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     return 0;
 }
 
-// Every command is followed by a global memory barrier: later commands see
-// earlier writes (read-after-write) and do not overwrite what earlier ones
-// still read (write-after-read), which is what lets buffers be reused within
-// one command buffer.
+// A global memory barrier goes before a command that touches a buffer an
+// earlier command touched since the last barrier: later commands see earlier
+// writes (read-after-write) and do not overwrite what earlier ones still read
+// (write-after-read), which is what lets buffers be reused within one command
+// buffer. Commands on disjoint buffers (the branches of a graph) run without
+// one between them. Which binding a shader writes is not known here, so two
+// readers of one buffer are also separated (a barrier too many, never one too
+// few). Constants (weights, index maps) are only read.
+void Session::barrier_for(const VkBuffer* bufs, size_t n)
+{
+    bool hazard = false;
+    for (size_t i = 0; i < n && !hazard; i++)
+        for (VkBuffer t : touched)
+            if (t == bufs[i])
+            {
+                hazard = true;
+                break;
+            }
+    if (hazard)
+    {
+        barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+        touched.clear();
+    }
+    touched.insert(touched.end(), bufs, bufs + n);
+}
+
 void Session::barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
 {
+    barriers++;
     VkMemoryBarrier mb = {};
     mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -132,18 +180,16 @@ int Session::finish()
         KITE_LOGE("Vulkan: vkEndCommandBuffer failed");
         return -1;
     }
-    VkSubmitInfo si = {};
-    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    VkResult r;
+    syncs++;
+    touched.clear();
+    if (rec)
     {
-        std::lock_guard<std::mutex> g(dev->queue_lock);
-        r = vkQueueSubmit(dev->queue, 1, &si, fence);
+        // the segment keeps its command buffer, descriptor sets and staging
+        segs.push_back(cmd);
+        cmd = VK_NULL_HANDLE;
+        return submit_wait(segs.back());
     }
-    if (r == VK_SUCCESS)
-        r = vkWaitForFences(dev->device, 1, &fence, VK_TRUE, UINT64_MAX);
-    vkResetFences(dev->device, 1, &fence);
+    const int r = submit_wait(cmd);
     vkResetCommandBuffer(cmd, 0);
     // keep one descriptor pool for the next submission, drop the extra ones
     for (size_t i = 1; i < desc_pools.size(); i++)
@@ -157,12 +203,86 @@ int Session::finish()
     for (Buffer& b : staging_used)
         staging->release(b);
     staging_used.clear();
+    return r;
+}
+
+int Session::submit_wait(VkCommandBuffer c)
+{
+    VkSubmitInfo si = {};
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &c;
+    VkResult r;
+    {
+        std::lock_guard<std::mutex> g(dev->queue_lock);
+        r = vkQueueSubmit(dev->queue, 1, &si, fence);
+    }
+    if (r == VK_SUCCESS)
+        r = vkWaitForFences(dev->device, 1, &fence, VK_TRUE, UINT64_MAX);
+    vkResetFences(dev->device, 1, &fence);
     if (r != VK_SUCCESS)
     {
         KITE_LOGE("Vulkan: submit/wait failed (%d)%s", (int)r, r == VK_ERROR_DEVICE_LOST ? ": device lost" : "");
         return -1;
     }
     return 0;
+}
+
+bool Session::start_recording()
+{
+    if (!good || recording || loader)
+        return false;
+    rec = true;
+    // the one-time command buffer goes; each segment gets its own
+    if (cmd)
+        vkFreeCommandBuffers(dev->device, cmd_pool, 1, &cmd);
+    cmd = VK_NULL_HANDLE;
+    return true;
+}
+
+int Session::replay_upload(int slot, const Mat& m0, const Option& opt)
+{
+    if (slot < 0 || slot >= (int)ups.size())
+        return -1;
+    Mat m = m0;
+    if (m.elembits() == 8)
+    {
+        // as upload: int8 values go up as floats
+        Mat f;
+        cast_int8_to_float32(m, f, opt);
+        if (f.empty())
+            return -100;
+        m = f;
+    }
+    UploadSlot& u = ups[slot];
+    const Mat& s = u.shape;
+    if (m.empty() || m.dims != s.dims || m.w != s.w || m.h != s.h || m.d != s.d || m.c != s.c || m.elempack != s.elempack || m.elemsize != s.elemsize)
+        return KITE_GPU_REPLAY_MISMATCH;
+    Mat src;
+    int ret = stage_host(m, u.pack, opt, src);
+    if (ret != 0)
+        return ret;
+    const size_t plane = (size_t)src.w * src.h * src.d * storage * u.pack;
+    for (int q = 0; q < src.c; q++)
+        memcpy((unsigned char*)u.st.mapped + plane * q, src.channel(q).data, plane);
+    return 0;
+}
+
+int Session::replay_segment(int segment)
+{
+    if (segment < 0 || segment >= (int)segs.size())
+        return -1;
+    return submit_wait(segs[segment]);
+}
+
+int Session::replay_download(int slot, Mat& m, const Option& opt)
+{
+    if (slot < 0 || slot >= (int)downs.size())
+        return -1;
+    const DownloadSlot& d = downs[slot];
+    if (replay_segment(d.segment) != 0)
+        return -1;
+    return read_staging(d.st, d.shape, d.int8, m, opt);
 }
 
 VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c, int elempack)
@@ -250,6 +370,12 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
         wr[i].pBufferInfo = &info[i];
     }
     vkUpdateDescriptorSets(dev->device, (uint32_t)bufs.size(), wr, 0, nullptr);
+    VkBuffer act[BINDINGS_PER_SET];
+    size_t nact = 0;
+    for (size_t i = 0; i < bufs.size(); i++)
+        if (!bufs[i]->chunk)
+            act[nact++] = bufs[i]->buf.buffer;
+    barrier_for(act, nact);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
     unsigned char pc[MAX_PUSH_BYTES] = {0};
@@ -257,8 +383,6 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
         memcpy(pc, push, push_size);
     vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, MAX_PUSH_BYTES, pc);
     vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
-    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     dirty = true;
     return 0;
 }
@@ -282,9 +406,9 @@ int Session::copy_regions(const VkBlob* src, const VkBlob* dst, const std::vecto
         return 0;
     if (begin() != 0)
         return -1;
+    const VkBuffer both[2] = {src->buf.buffer, dst->buf.buffer};
+    barrier_for(both, 2);
     vkCmdCopyBuffer(cmd, src->buf.buffer, dst->buf.buffer, (uint32_t)regions.size(), regions.data());
-    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     dirty = true;
     return 0;
 }
@@ -316,9 +440,39 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         KITE_LOGE("Vulkan: upload of a Mat with %d-bit elements (fp32, fp16 and int8 only)", m.elembits());
         return -1;
     }
-    Mat src = m;
     const int channels = m.dims >= 3 ? m.c * m.elempack : 0;
     const int pack = elempack_for(consumer, opt, m.dims, channels);
+    Mat src;
+    int ret = stage_host(m, pack, opt, src);
+    if (ret != 0)
+        return ret;
+    VkBlobPtr b = create_blob(src.dims, src.w, src.h, src.d, src.c, pack);
+    if (!b)
+        return -100;
+    const size_t plane = (size_t)src.w * src.h * src.d * storage * pack;
+    const size_t bytes = plane * src.c;
+    Buffer st;
+    if (!staging->acquire(bytes, st))
+        return -100;
+    if (rec)
+        ups.push_back(UploadSlot{st, gpu_shape_of(m), pack});
+    else
+        staging_used.push_back(st);
+    for (int q = 0; q < src.c; q++)
+        memcpy((unsigned char*)st.mapped + plane * q, src.channel(q).data, plane);
+    if (begin() != 0)
+        return -1;
+    barrier_for(&b->buf.buffer, 1);
+    VkBufferCopy r = {0, 0, bytes};
+    vkCmdCopyBuffer(cmd, st.buffer, b->buf.buffer, 1, &r);
+    dirty = true;
+    out = b;
+    return 0;
+}
+
+int Session::stage_host(const Mat& m, int pack, const Option& opt, Mat& src) const
+{
+    src = m;
     if (src.elempack != pack)
     {
         Mat u;
@@ -337,28 +491,7 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         cast_float32_to_float16(src, h, opt);
         src = h;
     }
-    if (src.empty())
-        return -100;
-    VkBlobPtr b = create_blob(src.dims, src.w, src.h, src.d, src.c, pack);
-    if (!b)
-        return -100;
-    const size_t plane = (size_t)src.w * src.h * src.d * storage * pack;
-    const size_t bytes = plane * src.c;
-    Buffer st;
-    if (!staging->acquire(bytes, st))
-        return -100;
-    staging_used.push_back(st);
-    for (int q = 0; q < src.c; q++)
-        memcpy((unsigned char*)st.mapped + plane * q, src.channel(q).data, plane);
-    if (begin() != 0)
-        return -1;
-    VkBufferCopy r = {0, 0, bytes};
-    vkCmdCopyBuffer(cmd, st.buffer, b->buf.buffer, 1, &r);
-    barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-    dirty = true;
-    out = b;
-    return 0;
+    return src.empty() ? -100 : 0;
 }
 
 int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
@@ -376,16 +509,33 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     Buffer st;
     if (!staging->acquire(bytes, st))
         return -100;
-    staging_used.push_back(st);
     if (begin() != 0)
+    {
+        staging->release(st);
         return -1;
+    }
+    const bool slot = rec;
+    if (slot)
+        downs.push_back(DownloadSlot{st, s, b->int8, -1});
+    else
+        staging_used.push_back(st);
+    barrier_for(&b->buf.buffer, 1);
     VkBufferCopy r = {0, 0, bytes};
     vkCmdCopyBuffer(cmd, b->buf.buffer, st.buffer, 1, &r);
     barrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     if (finish() != 0)
         return -1;
+    if (slot)
+        downs.back().segment = (int)segs.size() - 1;
     // finish() gave the staging buffer back to the pool, but nothing else can
     // take it before this copy (the pool is this session's)
+    return read_staging(st, s, b->int8, m, opt);
+}
+
+int Session::read_staging(const Buffer& st, const Mat& s, bool int8, Mat& m, const Option& opt) const
+{
+    const size_t es = s.elemsize / s.elempack == 2 ? 2 : 4;
+    const size_t plane = (size_t)s.w * s.h * s.d * s.elempack; // scalars per channel group
     // as the device holds it (fp32), then unpacked
     Mat packed;
     Allocator* alloc = s.elempack == 1 ? opt.blob_allocator : nullptr;
@@ -419,7 +569,7 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
         kite::convert_packing(packed, m, 1, opt);
     if (m.empty())
         return -100;
-    if (b->int8)
+    if (int8)
         return float_integers_to_int8(m, opt);
     return 0;
 }
