@@ -78,7 +78,7 @@ struct ConvGpu
         const int taps = l.kernel_w * l.kernel_h;
         if (group <= 0 || outch % group != 0 || taps <= 0 || l.weight_data_size % (outch / group * taps) != 0)
         {
-            weight = upload_weights(opt, l.weight_data);
+            weight = upload_weights(opt, l.weight_data, true);
             return weight ? 0 : -1; // the reference reports the bad shape at forward time
         }
         const int num_input = l.weight_data_size / (outch / group * taps);
@@ -91,7 +91,7 @@ struct ConvGpu
             if (create_winograd(l.weight_data, outch, num_input, opt) != 0)
                 return -1;
         }
-        else if (!(weight = upload_weights(opt, l.weight_data)))
+        else if (!(weight = upload_weights(opt, l.weight_data, true))) // conv.comp reads them as wfp
             return -1;
         pack4 = 0;
         if (wino_u)
@@ -123,18 +123,18 @@ struct ConvGpu
     // conv_pack4.comp's weights, built at the flush (part by part over the
     // output channel quads): depth-wise [oq][tap] vec4 of channels
     // 4oq..4oq+3; dense/grouped [oq][icl][tap][input lane] vec4 over the
-    // output lanes
+    // output lanes; fp16 in sessions with fp16 storage (wfpvec4)
     static vk::VkBlobPtr upload_pack4(const Option& opt, const Mat& weights, int outch, int inch_g, int taps, bool depthwise)
     {
         const int oqs = outch / 4;
-        const size_t n = depthwise ? (size_t)outch * taps : (size_t)outch * inch_g * taps;
-        return upload_layout(opt, weights, n, (size_t)oqs, [=](const float* w, float* d, size_t oq0, size_t oq1) {
+        const size_t per_oq = depthwise ? (size_t)4 * taps : (size_t)4 * inch_g * taps;
+        return upload_units(opt, weights, per_oq, (size_t)oqs, true, [=](const float* w, float* d, size_t oq0, size_t oq1) {
             if (depthwise)
             {
                 for (size_t oq = oq0; oq < oq1; oq++)
                     for (int t = 0; t < taps; t++)
                     {
-                        float* o = d + ((size_t)oq * taps + t) * 4;
+                        float* o = d + ((oq - oq0) * taps + t) * 4;
                         const float* s = w + (size_t)oq * 4 * taps + t;
                         o[0] = s[0];
                         o[1] = s[taps];
@@ -148,7 +148,7 @@ struct ConvGpu
             for (size_t oq = oq0; oq < oq1; oq++)
             {
                 const float* s = w + (size_t)oq * 4 * orow;
-                float* o = d + (size_t)oq * 4 * orow;
+                float* o = d + (oq - oq0) * 4 * orow;
                 for (int icl = 0; icl < inq_g; icl++)
                     for (int t = 0; t < taps; t++)
                         for (int il = 0; il < 4; il++, o += 4)
