@@ -56,9 +56,8 @@ int Convolution_opencl::create_pipeline(const Option& opt)
     {
         if (wide_)
             return 0; // forward runs on the CPU
-        std::vector<float> wf = cl::int8_to_float(weight_data);
-        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, kernel_h,
-                                     kernel_w, false, w_.add());
+        ret = cl::upload_seed_layout_int8(w_.ctx, cl::SEED_CONV_FILTER, (const signed char*)weight_data.data,
+                                          (size_t)weight_data_size, num_output, num_input_, kernel_h, kernel_w, w_.add());
         if (ret != 0)
             return ret;
         // the scales of Convolution::forward_int8

@@ -309,16 +309,6 @@ int upload_argument(Context* ctx, const float* data, int n, Image& out)
     return upload_seed_layout(ctx, SEED_ARGUMENT, data, (size_t)n, std::max(n, 1), 1, 1, 1, false, out);
 }
 
-std::vector<float> int8_to_float(const Mat& m)
-{
-    const size_t n = m.total();
-    std::vector<float> f(n);
-    const signed char* p = m;
-    for (size_t i = 0; i < n; i++)
-        f[i] = (float)p[i];
-    return f;
-}
-
 int upload_int8_arguments(Context* ctx, int n, const float* bias, const float* scale_in, const float* scale_out,
                           const float* bottom_scale, Image& out)
 {
