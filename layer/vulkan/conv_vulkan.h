@@ -43,7 +43,8 @@ struct ConvGpu
     const vk::Pipeline* wino_in = nullptr;
     const vk::Pipeline* wino_gemm = nullptr;
     const vk::Pipeline* wino_out = nullptr;
-    vk::VkBlobPtr wino_u; // [16][outch][inch]: G g G^T of every filter
+    vk::VkBlobPtr wino_u; // [16][outch][inch]: G g G^T of every filter (fp16 with fp16 storage)
+    bool wino_half = false;
     vk::VkBlobPtr weight;
     vk::VkBlobPtr weight4; // the weights in conv_pack4.comp's order
     vk::VkBlobPtr bias; // int8: the per-channel arguments (upload_int8_args)
@@ -191,13 +192,36 @@ struct ConvGpu
     };
 
     // U[k][oc][ic] = (G g G^T)[k] of the 3x3 filter g of (oc, ic), built at
-    // the flush (part by part over the output channels)
+    // the flush (part by part over the output channels); fp16 in sessions
+    // with fp16 storage (gemm.comp reads A in the storage type, sums in float)
     int create_winograd(const Mat& weights, int outch, int inch, const Option& opt)
     {
         const size_t n = 16 * (size_t)outch * inch;
-        wino_u = upload_layout(opt, weights, n, (size_t)outch, [=](const float* w, float* u, size_t o0, size_t o1) {
-            winograd23_transform_filters_range(w, outch, inch, u, (int)o0, (int)o1);
-        });
+        vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+        Mat keep = weights.refcount ? weights : weights.clone();
+        if (!d || keep.empty())
+            return -1;
+        const bool half = d->variant(opt) != 0;
+        wino_half = half;
+        const size_t fp = (size_t)vk::VulkanDevice::fill_parts(n * (half ? 2 : 4));
+        const int parts = (int)(fp < (size_t)outch ? fp : (size_t)outch);
+        wino_u = d->upload_constant(Mat((int)n, (void*)nullptr), half, [keep, outch, inch, half](void* dst, int part, int nparts) {
+            const int o0 = (int)((size_t)outch * part / nparts), o1 = (int)((size_t)outch * (part + 1) / nparts);
+            const float* w = (const float*)keep.data;
+            if (!half)
+            {
+                winograd23_transform_filters_range(w, outch, inch, (float*)dst, o0, o1);
+                return;
+            }
+            // the part's filters as [16][o1 - o0][inch], then each of the 16
+            // slabs into its place of [16][outch][inch] as fp16
+            const int no = o1 - o0;
+            const size_t slab = (size_t)no * inch;
+            std::vector<float> tmp(16 * slab);
+            winograd23_transform_filters_range(w + (size_t)o0 * inch * 9, no, inch, tmp.data(), 0, no);
+            for (int k = 0; k < 16; k++)
+                float32_to_float16_n(tmp.data() + k * slab, (unsigned short*)dst + ((size_t)k * outch + o0) * inch, slab);
+        }, parts);
         wino_in = pipeline_for(opt, "winograd_input", 2, 64, 1, 1);
         wino_out = pipeline_for(opt, "winograd_output", 3, 64, 1, 1);
         wino_gemm = pipeline_for(opt, "gemm", 4, 16, 16, 1);
@@ -234,7 +258,7 @@ struct ConvGpu
         g.a_bs = outch * inch;
         g.a_rs = inch;
         g.a_cs = 1;
-        g.a_f32 = 1;
+        g.a_f32 = wino_half ? 0 : 1;
         g.b_bs = inch * nt;
         g.b_rs = nt;
         g.b_cs = 1;
