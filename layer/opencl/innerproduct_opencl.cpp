@@ -54,11 +54,12 @@ public:
             return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr,
                                              scale_in.data(), nullptr, nullptr, w_.add());
         }
+        // half images with fp16 storage (half the bytes; read_imagef converts)
         if (wide_)
-            ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, num_input_, w_.add());
+            ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, num_input_, w_.add(), opt.use_fp16_storage);
         else
             ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
-                                         num_input_, 1, 1, false, w_.add());
+                                         num_input_, 1, 1, opt.use_fp16_storage, w_.add());
         if (ret != 0)
             return ret;
         return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());

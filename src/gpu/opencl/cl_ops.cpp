@@ -269,9 +269,9 @@ int run_activation(Session& s, const GpuBlobPtr& in, GpuBlobPtr& out, int act, f
     return ret;
 }
 
-int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out)
+int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out, bool half)
 {
-    return upload_seed_layout(ctx, SEED_WIDTH_MAJOR, w, (size_t)N * K, 1, N, K, 1, false, out);
+    return upload_seed_layout(ctx, SEED_WIDTH_MAJOR, w, (size_t)N * K, 1, N, K, 1, half, out);
 }
 
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,

@@ -114,7 +114,7 @@ int cpu_forward(const Layer* l, std::vector<Mat>& in, std::vector<Mat>& out, int
 // (NHWC 1, N, K, 1: pixel (kb, n) = w[n][kb*4..+3]); bias_mode 0 none,
 // 1 per output column, 2 one scalar. Output dims 2 (w = N, h = rows), a float
 // image with force_float (a layer's intermediate) whatever the storage.
-int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out);
+int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out, bool half = false);
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
                float beta, ClBlobPtr& out, bool force_float = false);
 
