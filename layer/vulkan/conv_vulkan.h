@@ -414,16 +414,16 @@ struct ConvGpu
         {
             int w, h, outw, outh, outc, outq;
             int kw, kh, dlw, dlh, sw, sh, pl, pt;
-            int inq_g, outq_g, dw_mode, nx;
+            int inq_g, outq_g, dw_mode, unused;
             int act;
             float p0, p1;
             uint32_t pad_word;
             int numerics, requant, op;
         } pc = {w, h, outw, outh, l.num_output, int8_outq, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], int8_inq_g, int8_mode == 2 ? 1 : int8_outq / (l.grouped ? l.group : 1), int8_mode == 2 ? 1 : 0,
-                outw >= 4 ? 4 : 1, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op};
-        ret = s.dispatch(pipe, {q.get(), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + pc.nx - 1) / pc.nx, outh,
-                         int8_outq);
+                0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op};
+        // 4 x positions per invocation (int8conv_q.comp's NX)
+        ret = s.dispatch(pipe, {q.get(), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + 3) / 4, outh, int8_outq);
         if (ret != 0)
             return ret;
         top->int8 = requant;

@@ -3,8 +3,9 @@
 // quantized by int8quant.comp (4 channels of one position per uint) with
 // int8 weights packed 4 per uint; int32 sums and the CPU's epilogue
 // (int8.h kite_int8_finish: dequantize, bias, activation, requantize).
-// Each invocation computes one quad of 4 output channels at NX (p.nx, 1 or 4)
-// consecutive x positions.
+// Each invocation computes one quad of 4 output channels at NX = 4
+// consecutive x positions (a constant, so the sums stay in registers;
+// positions past the row read in-bounds taps or the pad and are not stored).
 // Weights (the driver's layout, bytes are two's complement int8):
 //   dense/grouped: word ((oq * inq_g + icq) * kh * kw + tap) * 4 + l holds,
 //     in byte j, the weight of output channel 4oq + j and input lane l of
@@ -29,24 +30,24 @@ layout(push_constant) uniform P
 {
     int w, h, outw, outh, outc, outq;
     int kw, kh, dlw, dlh, sw, sh, pl, pt;
-    int inq_g, outq_g, dw_mode, nx;
+    int inq_g, outq_g, dw_mode, unused;
     int act;
     float p0, p1;
     uint pad_word;
     int numerics, requant, op;
 } p;
 
-#define NXMAX 4
+#define NX 4
 
 void main()
 {
-    int ox0 = int(gl_GlobalInvocationID.x) * p.nx;
+    int ox0 = int(gl_GlobalInvocationID.x) * NX;
     int oy = int(gl_GlobalInvocationID.y);
     int oq = int(gl_GlobalInvocationID.z);
     if (ox0 >= p.outw || oy >= p.outh || oq >= p.outq)
         return;
-    ivec4 sum[NXMAX];
-    for (int j = 0; j < NXMAX; j++)
+    ivec4 sum[NX];
+    for (int j = 0; j < NX; j++)
         sum[j] = ivec4(0);
     int plane = p.w * p.h;
     int kk = p.kw * p.kh;
@@ -61,7 +62,7 @@ void main()
             for (int kx = 0; kx < p.kw; kx++)
             {
                 ivec4 k = kite_unpack_i8x4(wt[oq * kk + ky * p.kw + kx]);
-                for (int j = 0; j < p.nx; j++)
+                for (int j = 0; j < NX; j++)
                 {
                     int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
                     uint u = (yin && x >= 0 && x < p.w) ? qa[abase + y * p.w + x] : p.pad_word;
@@ -88,7 +89,7 @@ void main()
                     ivec4 c1 = kite_unpack_i8x4(wt[k + 1]);
                     ivec4 c2 = kite_unpack_i8x4(wt[k + 2]);
                     ivec4 c3 = kite_unpack_i8x4(wt[k + 3]);
-                    for (int j = 0; j < p.nx; j++)
+                    for (int j = 0; j < NX; j++)
                     {
                         int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
                         uint u = (yin && x >= 0 && x < p.w) ? qa[abase + y * p.w + x] : p.pad_word;
@@ -107,7 +108,7 @@ void main()
             break;
         float bias = args[oc], si = args[p.outc + oc], so = args[2 * p.outc + oc];
         int obase = (oc / p.op) * oplane * p.op + oc % p.op;
-        for (int j = 0; j < p.nx; j++)
+        for (int j = 0; j < NX; j++)
         {
             int ox = ox0 + j;
             if (ox < p.outw)
