@@ -387,7 +387,8 @@ struct ConvGpu
     }
 
     // quantize the input once (int8quant.comp: 4 channels per uint), then
-    // int8conv_q.comp; the input may be elempack 1, 4 or 8
+    // int8conv_q.comp; the input may be elempack 1, 4 or 8 (a packed one
+    // holding int8 values is read directly: one dispatch)
     template <class L>
     int forward_int8_packed(const L& l, vk::Session& s, const GpuBlobPtr& input, int w, int h, int c, const vk::VkBlobPtr& top,
                             const int* pads, const Activation& act) const
@@ -397,33 +398,43 @@ struct ConvGpu
         const int op = o.elempack;
         const int ep = input->shape.dims == 3 ? input->shape.elempack : 1;
         const int quads = (c + 3) / 4;
-        const int f = (int)(4 / s.elemsize()); // uints in a blob of the session's scalars
-        vk::VkBlobPtr q = s.create_blob(1, quads * w * h * f, 1, 1, 1);
-        if (!q)
-            return -100;
-        struct
+        // a packed input that holds int8 values already (a requantized
+        // output) is read as it is; others are quantized into q first
+        const bool direct = blob_of(input)->int8 && (ep == 4 || ep == 8);
+        vk::VkBlobPtr q;
+        int ret = 0;
+        if (!direct)
         {
-            int plane, c, ep, quads, cpg, in_int8;
-        } pq = {w * h, c, ep, quads, int8_cpg, blob_of(input)->int8 ? 1 : 0};
-        int ret = s.dispatch(quant, {blob_of(input), qscales.get(), q.get()}, &pq, sizeof(pq), w * h, quads, 1);
-        if (ret != 0)
-            return ret;
+            const int f = (int)(4 / s.elemsize()); // uints in a blob of the session's scalars
+            q = s.create_blob(1, quads * w * h * f, 1, 1, 1);
+            if (!q)
+                return -100;
+            struct
+            {
+                int plane, c, ep, quads, cpg, in_int8;
+            } pq = {w * h, c, ep, quads, int8_cpg, blob_of(input)->int8 ? 1 : 0};
+            ret = s.dispatch(quant, {blob_of(input), qscales.get(), q.get()}, &pq, sizeof(pq), w * h, quads, 1);
+            if (ret != 0)
+                return ret;
+        }
         const bool requant = l.int8_scale_term > 100;
         const uint32_t pad8 = (uint8_t)pad_value_int8(l.pad_value);
         struct
         {
             int w, h, outw, outh, outc, outq;
             int kw, kh, dlw, dlh, sw, sh, pl, pt;
-            int inq_g, outq_g, dw_mode, unused;
+            int inq_g, outq_g, dw_mode, direct;
             int act;
             float p0, p1;
             uint32_t pad_word;
             int numerics, requant, op;
+            int isub;
         } pc = {w, h, outw, outh, l.num_output, int8_outq, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], int8_inq_g, int8_mode == 2 ? 1 : int8_outq / (l.grouped ? l.group : 1), int8_mode == 2 ? 1 : 0,
-                0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op};
+                direct ? 1 : 0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, ep / 4};
         // 4 x positions per invocation (int8conv_q.comp's NX)
-        ret = s.dispatch(pipe, {q.get(), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + 3) / 4, outh, int8_outq);
+        const vk::VkBlob* src = direct ? blob_of(input) : q.get();
+        ret = s.dispatch(pipe, {src, weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + 3) / 4, outh, int8_outq);
         if (ret != 0)
             return ret;
         top->int8 = requant;

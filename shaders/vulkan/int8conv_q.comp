@@ -1,6 +1,7 @@
 #version 450
 // int8 Convolution / ConvolutionDepthWise (int8_scale_term) on an input
-// quantized by int8quant.comp (4 channels of one position per uint) with
+// quantized by int8quant.comp (4 channels of one position per uint), or on
+// a packed blob that already holds int8 values (p.direct), with
 // int8 weights packed 4 per uint; int32 sums and the CPU's epilogue
 // (int8.h kite_int8_finish: dequantize, bias, activation, requantize).
 // Each invocation computes one quad of 4 output channels at NX = 4
@@ -23,6 +24,9 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer Q { uint qa[]; };
+// p.direct: binding 0 is the input blob itself, elempack 4 or 8, already
+// holding int8 values (a requantized output): read as vec4 and converted
+layout(std430, binding = 0) readonly buffer Av { sfpvec4 av[]; };
 layout(std430, binding = 1) readonly buffer W { uint wt[]; };
 layout(std430, binding = 2) readonly buffer A { float args[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
@@ -30,14 +34,25 @@ layout(push_constant) uniform P
 {
     int w, h, outw, outh, outc, outq;
     int kw, kh, dlw, dlh, sw, sh, pl, pt;
-    int inq_g, outq_g, dw_mode, unused;
+    int inq_g, outq_g, dw_mode, direct;
     int act;
     float p0, p1;
     uint pad_word;
     int numerics, requant, op;
+    int isub; // p.direct: vec4 per input element (1: elempack 4, 2: 8)
 } p;
 
 #define NX 4
+
+// the 4 int8 channels of input quad iq at position pos (the pad outside)
+ivec4 tap(int iq, int pos, bool inside, int plane)
+{
+    if (!inside)
+        return kite_unpack_i8x4(p.pad_word);
+    if (p.direct != 0)
+        return ivec4(vec4(av[((iq / p.isub) * plane + pos) * p.isub + iq % p.isub]));
+    return kite_unpack_i8x4(qa[iq * plane + pos]);
+}
 
 void main()
 {
@@ -54,7 +69,6 @@ void main()
     int y0 = oy * p.sh - p.pt;
     if (p.dw_mode != 0)
     {
-        int abase = oq * plane;
         for (int ky = 0; ky < p.kh; ky++)
         {
             int y = y0 + ky * p.dlh;
@@ -65,8 +79,7 @@ void main()
                 for (int j = 0; j < NX; j++)
                 {
                     int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
-                    uint u = (yin && x >= 0 && x < p.w) ? qa[abase + y * p.w + x] : p.pad_word;
-                    sum[j] += kite_unpack_i8x4(u) * k;
+                    sum[j] += tap(oq, y * p.w + x, yin && x >= 0 && x < p.w, plane) * k;
                 }
             }
         }
@@ -76,7 +89,7 @@ void main()
         int g = oq / p.outq_g;
         for (int icq = 0; icq < p.inq_g; icq++)
         {
-            int abase = (g * p.inq_g + icq) * plane;
+            int iq = g * p.inq_g + icq;
             int wbase = (oq * p.inq_g + icq) * kk;
             for (int ky = 0; ky < p.kh; ky++)
             {
@@ -92,8 +105,7 @@ void main()
                     for (int j = 0; j < NX; j++)
                     {
                         int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
-                        uint u = (yin && x >= 0 && x < p.w) ? qa[abase + y * p.w + x] : p.pad_word;
-                        ivec4 v = kite_unpack_i8x4(u);
+                        ivec4 v = tap(iq, y * p.w + x, yin && x >= 0 && x < p.w, plane);
                         sum[j] += v.x * c0 + v.y * c1 + v.z * c2 + v.w * c3;
                     }
                 }
