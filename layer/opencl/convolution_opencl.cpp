@@ -35,7 +35,7 @@ private:
     bool int8_ = false; // int8 weights: conv2d_int8 (wide int8 filters run on the CPU)
     int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
     bool winograd_ = false; // images[2]: the transformed filter U (winograd.cl)
-    int upload_winograd_filter();
+    int upload_winograd_filter(bool half);
     // 1: not applicable to this shape (run the direct kernel)
     int forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
 };
@@ -56,9 +56,8 @@ int Convolution_opencl::create_pipeline(const Option& opt)
     {
         if (wide_)
             return 0; // forward runs on the CPU
-        std::vector<float> wf = cl::int8_to_float(weight_data);
-        ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, kernel_h,
-                                     kernel_w, false, w_.add());
+        ret = cl::upload_seed_layout_int8(w_.ctx, cl::SEED_CONV_FILTER, (const signed char*)weight_data.data,
+                                          (size_t)weight_data_size, num_output, num_input_, kernel_h, kernel_w, w_.add());
         if (ret != 0)
             return ret;
         // the scales of Convolution::forward_int8
@@ -72,11 +71,14 @@ int Convolution_opencl::create_pipeline(const Option& opt)
                                         scale_out.data(), nullptr, w_.add());
         return ret != 0 ? ret : cl::prepare_programs(w_.ctx, opt, {"int8"});
     }
+    // half images with fp16 storage (read_imagef/read_imageh convert: half
+    // the bytes on every device, cl_khr_fp16 or not)
+    const bool half = opt.use_fp16_storage;
     if (wide_)
-        ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, K, w_.add());
+        ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, K, w_.add(), half);
     else
         ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
-                                 num_input_, kernel_h, kernel_w, false, w_.add());
+                                 num_input_, kernel_h, kernel_w, half, w_.add());
     if (ret != 0)
         return ret;
     ret = cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
@@ -86,13 +88,13 @@ int Convolution_opencl::create_pipeline(const Option& opt)
     winograd_ = !wide_ && kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1 && dilation_w == 1
                 && dilation_h == 1 && num_input_ >= 8 && num_output >= 8
                 && (size_t)16 * num_output <= w_.ctx->image_max_h;
-    ret = winograd_ ? upload_winograd_filter() : 0;
+    ret = winograd_ ? upload_winograd_filter(half) : 0;
     if (ret != 0)
         return ret;
     return winograd_ ? cl::prepare_programs(w_.ctx, opt, {"conv", "winograd"}) : cl::prepare_programs(w_.ctx, opt, {"conv"});
 }
 
-int Convolution_opencl::upload_winograd_filter()
+int Convolution_opencl::upload_winograd_filter(bool half)
 {
     // U = G g G^T per (o, c) (common/winograd23.h), stored
     // NHWC (N = 16 transform points, H = O, W = C, C = 1) in the seeds'
@@ -100,7 +102,7 @@ int Convolution_opencl::upload_winograd_filter()
     const int O = num_output, C = num_input_;
     std::vector<float> u((size_t)16 * O * C);
     winograd23_transform_filters(weight_data, O, C, u.data());
-    return cl::upload_seed_layout(w_.ctx, cl::SEED_WIDTH_MAJOR, u.data(), u.size(), 16, O, C, 1, false, w_.add());
+    return cl::upload_seed_layout(w_.ctx, cl::SEED_WIDTH_MAJOR, u.data(), u.size(), 16, O, C, 1, half, w_.add());
 }
 
 int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,

@@ -39,8 +39,9 @@ public:
             return int8_ ? 0 : upload_grouped(); // grouped int8 runs on the CPU
         if (int8_)
             return upload_int8(opt);
+        // a half image with fp16 storage (half the bytes; read_imagef converts)
         ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, weight_data, (size_t)weight_data_size, num_output,
-                                     kernel_h, kernel_w, 1, false, w_.add());
+                                     kernel_h, kernel_w, 1, opt.use_fp16_storage, w_.add());
         if (ret != 0)
             return ret;
         return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());
@@ -148,9 +149,8 @@ private:
     }
     int upload_int8(const Option& opt)
     {
-        std::vector<float> wf = cl::int8_to_float(weight_data);
-        int ret = cl::upload_seed_layout(w_.ctx, cl::SEED_DW_FILTER, wf.data(), wf.size(), num_output, kernel_h,
-                                         kernel_w, 1, false, w_.add());
+        int ret = cl::upload_seed_layout_int8(w_.ctx, cl::SEED_DW_FILTER, (const signed char*)weight_data.data,
+                                              (size_t)weight_data_size, num_output, kernel_h, kernel_w, 1, w_.add());
         if (ret != 0)
             return ret;
         // the scales and numerics of ConvolutionDepthWise::forward_int8 (one

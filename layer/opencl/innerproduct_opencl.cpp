@@ -37,12 +37,15 @@ public:
             return ret;
         if (int8_)
         {
-            std::vector<float> wf = cl::int8_to_float(weight_data);
+            // int8 images (a quarter of the bytes of float ones): the
+            // width-major layout of upload_linear_weights, or the conv filter
+            const signed char* wq = (const signed char*)weight_data.data;
             if (wide_)
-                ret = cl::upload_linear_weights(w_.ctx, wf.data(), num_output, num_input_, w_.add());
+                ret = cl::upload_seed_layout_int8(w_.ctx, cl::SEED_WIDTH_MAJOR, wq, (size_t)weight_data_size, 1, num_output,
+                                                  num_input_, 1, w_.add());
             else
-                ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, wf.data(), wf.size(), num_output, num_input_, 1,
-                                             1, false, w_.add());
+                ret = cl::upload_seed_layout_int8(w_.ctx, cl::SEED_CONV_FILTER, wq, (size_t)weight_data_size, num_output,
+                                                  num_input_, 1, 1, w_.add());
             if (ret != 0)
                 return ret;
             std::vector<float> scale_in(num_output);
@@ -51,11 +54,12 @@ public:
             return cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr,
                                              scale_in.data(), nullptr, nullptr, w_.add());
         }
+        // half images with fp16 storage (half the bytes; read_imagef converts)
         if (wide_)
-            ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, num_input_, w_.add());
+            ret = cl::upload_linear_weights(w_.ctx, weight_data, num_output, num_input_, w_.add(), opt.use_fp16_storage);
         else
             ret = cl::upload_seed_layout(w_.ctx, cl::SEED_CONV_FILTER, weight_data, (size_t)weight_data_size, num_output,
-                                         num_input_, 1, 1, false, w_.add());
+                                         num_input_, 1, 1, opt.use_fp16_storage, w_.add());
         if (ret != 0)
             return ret;
         return cl::upload_argument(w_.ctx, bias_term ? (const float*)bias_data : nullptr, num_output, w_.add());

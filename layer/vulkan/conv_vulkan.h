@@ -7,8 +7,12 @@
 // elempack-1 inputs and conv_pack4.comp on elempack-4/8 ones where every group
 // has a multiple of 4 input and output channels, or for depth-wise with a
 // multiple of 4 channels (other packed inputs are unpacked on the device).
-// int8 weights (int8_scale_term) run int8conv.comp on elempack-1 inputs with
-// the CPU's scales and roundings; a requantizing layer's output is an int8 blob.
+// int8 weights (int8_scale_term) are stored 4 per uint: the input (elempack
+// 1, 4 or 8) is quantized once by int8quant.comp, int8conv_q.comp sums in
+// int32 and finishes with the CPU's scales and roundings (grouped layers
+// whose groups have channel counts other than multiples of 4 run the
+// scalar int8conv.comp on elempack 1); a requantizing layer's output is an
+// int8 blob, packed by 4 or 8 where its channels allow.
 // Dense 1x1 convolutions without padding on packed inputs run the tiled GEMM
 // conv1x1_gemm.comp instead of conv_pack4.comp; dense 3x3 stride-1 ones with
 // at least 16 input and output channels run Winograd F(2x2, 3x3)
@@ -22,6 +26,7 @@
 #include "vulkan/gemm_vulkan.h"
 #include "vulkan/vulkan_common.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -38,12 +43,20 @@ struct ConvGpu
     const vk::Pipeline* wino_in = nullptr;
     const vk::Pipeline* wino_gemm = nullptr;
     const vk::Pipeline* wino_out = nullptr;
-    vk::VkBlobPtr wino_u; // [16][outch][inch]: G g G^T of every filter
+    vk::VkBlobPtr wino_u; // [16][outch][inch]: G g G^T of every filter (fp16 with fp16 storage)
+    bool wino_half = false;
     vk::VkBlobPtr weight;
     vk::VkBlobPtr weight4; // the weights in conv_pack4.comp's order
     vk::VkBlobPtr bias; // int8: the per-channel arguments (upload_int8_args)
     bool int8 = false;
     int int8_numerics = 0;
+    // packed int8 (int8quant.comp + int8conv_q.comp): 0 off (grouped with
+    // channel counts per group not multiples of 4: int8conv.comp on
+    // elempack 1), 1 dense or grouped, 2 depth-wise
+    int int8_mode = 0;
+    int int8_inq_g = 0, int8_outq = 0, int8_cpg = 1; // input quads per group, output quads, channels per bottom scale
+    const vk::Pipeline* quant = nullptr;
+    vk::VkBlobPtr qscales; // the bottom scale of every channel group
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
 
     template <class L>
@@ -66,7 +79,7 @@ struct ConvGpu
         const int taps = l.kernel_w * l.kernel_h;
         if (group <= 0 || outch % group != 0 || taps <= 0 || l.weight_data_size % (outch / group * taps) != 0)
         {
-            weight = upload_weights(opt, l.weight_data);
+            weight = upload_weights(opt, l.weight_data, true);
             return weight ? 0 : -1; // the reference reports the bad shape at forward time
         }
         const int num_input = l.weight_data_size / (outch / group * taps);
@@ -79,7 +92,7 @@ struct ConvGpu
             if (create_winograd(l.weight_data, outch, num_input, opt) != 0)
                 return -1;
         }
-        else if (!(weight = upload_weights(opt, l.weight_data)))
+        else if (!(weight = upload_weights(opt, l.weight_data, true))) // conv.comp reads them as wfp
             return -1;
         pack4 = 0;
         if (wino_u)
@@ -111,18 +124,18 @@ struct ConvGpu
     // conv_pack4.comp's weights, built at the flush (part by part over the
     // output channel quads): depth-wise [oq][tap] vec4 of channels
     // 4oq..4oq+3; dense/grouped [oq][icl][tap][input lane] vec4 over the
-    // output lanes
+    // output lanes; fp16 in sessions with fp16 storage (wfpvec4)
     static vk::VkBlobPtr upload_pack4(const Option& opt, const Mat& weights, int outch, int inch_g, int taps, bool depthwise)
     {
         const int oqs = outch / 4;
-        const size_t n = depthwise ? (size_t)outch * taps : (size_t)outch * inch_g * taps;
-        return upload_layout(opt, weights, n, (size_t)oqs, [=](const float* w, float* d, size_t oq0, size_t oq1) {
+        const size_t per_oq = depthwise ? (size_t)4 * taps : (size_t)4 * inch_g * taps;
+        return upload_units(opt, weights, per_oq, (size_t)oqs, true, [=](const float* w, float* d, size_t oq0, size_t oq1) {
             if (depthwise)
             {
                 for (size_t oq = oq0; oq < oq1; oq++)
                     for (int t = 0; t < taps; t++)
                     {
-                        float* o = d + ((size_t)oq * taps + t) * 4;
+                        float* o = d + ((oq - oq0) * taps + t) * 4;
                         const float* s = w + (size_t)oq * 4 * taps + t;
                         o[0] = s[0];
                         o[1] = s[taps];
@@ -136,7 +149,7 @@ struct ConvGpu
             for (size_t oq = oq0; oq < oq1; oq++)
             {
                 const float* s = w + (size_t)oq * 4 * orow;
-                float* o = d + (size_t)oq * 4 * orow;
+                float* o = d + (oq - oq0) * 4 * orow;
                 for (int icl = 0; icl < inq_g; icl++)
                     for (int t = 0; t < taps; t++)
                         for (int il = 0; il < 4; il++, o += 4)
@@ -179,13 +192,36 @@ struct ConvGpu
     };
 
     // U[k][oc][ic] = (G g G^T)[k] of the 3x3 filter g of (oc, ic), built at
-    // the flush (part by part over the output channels)
+    // the flush (part by part over the output channels); fp16 in sessions
+    // with fp16 storage (gemm.comp reads A in the storage type, sums in float)
     int create_winograd(const Mat& weights, int outch, int inch, const Option& opt)
     {
         const size_t n = 16 * (size_t)outch * inch;
-        wino_u = upload_layout(opt, weights, n, (size_t)outch, [=](const float* w, float* u, size_t o0, size_t o1) {
-            winograd23_transform_filters_range(w, outch, inch, u, (int)o0, (int)o1);
-        });
+        vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+        Mat keep = weights.refcount ? weights : weights.clone();
+        if (!d || keep.empty())
+            return -1;
+        const bool half = d->variant(opt) != 0;
+        wino_half = half;
+        const size_t fp = (size_t)vk::VulkanDevice::fill_parts(n * (half ? 2 : 4));
+        const int parts = (int)(fp < (size_t)outch ? fp : (size_t)outch);
+        wino_u = d->upload_constant(Mat((int)n, (void*)nullptr), half, [keep, outch, inch, half](void* dst, int part, int nparts) {
+            const int o0 = (int)((size_t)outch * part / nparts), o1 = (int)((size_t)outch * (part + 1) / nparts);
+            const float* w = (const float*)keep.data;
+            if (!half)
+            {
+                winograd23_transform_filters_range(w, outch, inch, (float*)dst, o0, o1);
+                return;
+            }
+            // the part's filters as [16][o1 - o0][inch], then each of the 16
+            // slabs into its place of [16][outch][inch] as fp16
+            const int no = o1 - o0;
+            const size_t slab = (size_t)no * inch;
+            std::vector<float> tmp(16 * slab);
+            winograd23_transform_filters_range(w + (size_t)o0 * inch * 9, no, inch, tmp.data(), 0, no);
+            for (int k = 0; k < 16; k++)
+                float32_to_float16_n(tmp.data() + k * slab, (unsigned short*)dst + ((size_t)k * outch + o0) * inch, slab);
+        }, parts);
         wino_in = pipeline_for(opt, "winograd_input", 2, 64, 1, 1);
         wino_out = pipeline_for(opt, "winograd_output", 3, 64, 1, 1);
         wino_gemm = pipeline_for(opt, "gemm", 4, 16, 16, 1);
@@ -222,7 +258,7 @@ struct ConvGpu
         g.a_bs = outch * inch;
         g.a_rs = inch;
         g.a_cs = 1;
-        g.a_f32 = 1;
+        g.a_f32 = wino_half ? 0 : 1;
         g.b_bs = inch * nt;
         g.b_rs = nt;
         g.b_cs = 1;
@@ -268,10 +304,77 @@ struct ConvGpu
             scale_out[p] = requant ? l.top_blob_int8_scales[gi] : 1.f;
             bottom[p] = bs;
         }
-        pipe = pipeline_for(opt, "int8conv", 4, 8, 8, 1);
-        weight = upload_int8_weights(opt, l.weight_data);
         bias = upload_int8_args(opt, n, l.bias_term ? (const float*)l.bias_data : nullptr, scale_in, scale_out, bottom);
-        return pipe && weight && bias ? 0 : -1;
+        const int group = l.grouped ? l.group : 1;
+        int8_mode = 0;
+        if (group == 1)
+            int8_mode = 1;
+        else if (group == channels && group == n)
+            int8_mode = 2;
+        else if (inch_g % 4 == 0 && outch_g % 4 == 0)
+            int8_mode = 1;
+        if (int8_mode == 0 || l.weight_data.elemsize != 1u || (size_t)l.weight_data_size != (size_t)n * inch_g * maxk)
+        {
+            int8_mode = 0;
+            pipe = pipeline_for(opt, "int8conv", 4, 8, 8, 1);
+            weight = upload_int8_weights(opt, l.weight_data);
+            return pipe && weight && bias ? 0 : -1;
+        }
+        int8_inq_g = int8_mode == 2 ? 1 : (inch_g + 3) / 4;
+        int8_outq = (n + 3) / 4;
+        int8_cpg = l.grouped ? inch_g : channels;
+        Mat qs(l.grouped ? l.group : 1);
+        if (qs.empty())
+            return -100;
+        for (int g = 0; g < qs.w; g++)
+            qs[g] = l.bottom_blob_int8_scales[g];
+        quant = pipeline_for(opt, "int8quant", 3, 64, 1, 1);
+        pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
+        qscales = upload_weights(opt, qs);
+        weight = upload_int8_packed(opt, l.weight_data, n, inch_g, maxk, int8_mode == 2);
+        return quant && pipe && weight && bias && qscales ? 0 : -1;
+    }
+
+    // int8conv_q.comp's weights, 4 int8 per uint (see the shader), built at
+    // the flush part by part over the output quads
+    static vk::VkBlobPtr upload_int8_packed(const Option& opt, const Mat& weights, int outch, int inch_g, int taps, bool depthwise)
+    {
+        const int oqs = (outch + 3) / 4;
+        const int inq_g = depthwise ? 1 : (inch_g + 3) / 4;
+        const size_t words = depthwise ? (size_t)oqs * taps : (size_t)oqs * inq_g * taps * 4;
+        return upload_layout<signed char>(opt, weights, words, (size_t)oqs, [=](const signed char* w, float* dst, size_t oq0, size_t oq1) {
+            uint32_t* d = (uint32_t*)dst;
+            // weight (oc, ic of the group, tap) as the byte of lane j, 0 outside
+            auto byte = [&](int oc, int ic, int t, int j) -> uint32_t {
+                if (oc >= outch || ic >= inch_g)
+                    return 0u;
+                return (uint32_t)(uint8_t)w[((size_t)oc * inch_g + ic) * taps + t] << (8 * j);
+            };
+            for (size_t oq = oq0; oq < oq1; oq++)
+            {
+                const int oc0 = (int)oq * 4;
+                if (depthwise)
+                {
+                    for (int t = 0; t < taps; t++)
+                    {
+                        uint32_t u = 0;
+                        for (int j = 0; j < 4; j++)
+                            u |= byte(oc0 + j, 0, t, j);
+                        d[oq * taps + t] = u;
+                    }
+                    continue;
+                }
+                for (int icq = 0; icq < inq_g; icq++)
+                    for (int t = 0; t < taps; t++)
+                        for (int il = 0; il < 4; il++)
+                        {
+                            uint32_t u = 0;
+                            for (int j = 0; j < 4; j++)
+                                u |= byte(oc0 + j, icq * 4 + il, t, j);
+                            d[((oq * inq_g + icq) * taps + t) * 4 + il] = u;
+                        }
+            }
+        });
     }
 
     void destroy()
@@ -280,6 +383,62 @@ struct ConvGpu
         weight4.reset();
         wino_u.reset();
         bias.reset();
+        qscales.reset();
+    }
+
+    // quantize the input once (int8quant.comp: 4 channels per uint), then
+    // int8conv_q.comp; the input may be elempack 1, 4 or 8 (a packed one
+    // holding int8 values is read directly: one dispatch)
+    template <class L>
+    int forward_int8_packed(const L& l, vk::Session& s, const GpuBlobPtr& input, int w, int h, int c, const vk::VkBlobPtr& top,
+                            const int* pads, const Activation& act) const
+    {
+        const Mat& o = top->shape;
+        const int outw = o.dims == 1 ? 1 : o.w, outh = o.dims == 1 ? 1 : o.h;
+        const int op = o.elempack;
+        const int ep = input->shape.dims == 3 ? input->shape.elempack : 1;
+        const int quads = (c + 3) / 4;
+        // a packed input that holds int8 values already (a requantized
+        // output) is read as it is; others are quantized into q first
+        const bool direct = blob_of(input)->int8 && (ep == 4 || ep == 8);
+        vk::VkBlobPtr q;
+        int ret = 0;
+        if (!direct)
+        {
+            const int f = (int)(4 / s.elemsize()); // uints in a blob of the session's scalars
+            q = s.create_blob(1, quads * w * h * f, 1, 1, 1);
+            if (!q)
+                return -100;
+            struct
+            {
+                int plane, c, ep, quads, cpg, in_int8;
+            } pq = {w * h, c, ep, quads, int8_cpg, blob_of(input)->int8 ? 1 : 0};
+            ret = s.dispatch(quant, {blob_of(input), qscales.get(), q.get()}, &pq, sizeof(pq), w * h, quads, 1);
+            if (ret != 0)
+                return ret;
+        }
+        const bool requant = l.int8_scale_term > 100;
+        const uint32_t pad8 = (uint8_t)pad_value_int8(l.pad_value);
+        struct
+        {
+            int w, h, outw, outh, outc, outq;
+            int kw, kh, dlw, dlh, sw, sh, pl, pt;
+            int inq_g, outq_g, dw_mode, direct;
+            int act;
+            float p0, p1;
+            uint32_t pad_word;
+            int numerics, requant, op;
+            int isub;
+        } pc = {w, h, outw, outh, l.num_output, int8_outq, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
+                pads[0], pads[2], int8_inq_g, int8_mode == 2 ? 1 : int8_outq / (l.grouped ? l.group : 1), int8_mode == 2 ? 1 : 0,
+                direct ? 1 : 0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, ep / 4};
+        // 4 x positions per invocation (int8conv_q.comp's NX)
+        const vk::VkBlob* src = direct ? blob_of(input) : q.get();
+        ret = s.dispatch(pipe, {src, weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + 3) / 4, outh, int8_outq);
+        if (ret != 0)
+            return ret;
+        top->int8 = requant;
+        return 0;
     }
 
     template <class L>
@@ -287,7 +446,7 @@ struct ConvGpu
     {
         vk::Session& s = session_of(session);
         GpuBlobPtr input = bottoms[0];
-        if (input->shape.elempack != 1 && !(pack4 && input->shape.dims == 3))
+        if (input->shape.elempack != 1 && !(pack4 && input->shape.dims == 3) && !(int8_mode && input->shape.dims == 3))
         {
             int ret = s.convert_packing(bottoms[0], input, 1);
             if (ret != 0)
@@ -330,11 +489,20 @@ struct ConvGpu
         const int outh = spanh / l.stride_h + 1;
         // packed inputs give outputs packed by 8 where the session takes that
         // and the channels allow, else by 4 (every packed mode has outch % 4 == 0)
-        const int op = ip == 1 ? 1 : (s.elempack_limit() >= 8 && outch % 8 == 0 ? 8 : 4);
+        int op = ip == 1 ? 1 : (s.elempack_limit() >= 8 && outch % 8 == 0 ? 8 : 4);
+        if (int8_mode && !flat)
+            op = s.elempack_limit() >= 8 && outch % 8 == 0 ? 8 : (s.elempack_limit() >= 4 && outch % 4 == 0 ? 4 : 1);
         vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1) : s.create_blob(3, outw, outh, 1, outch / op, op);
         if (!top)
             return -100;
         const Activation act(l.activation_type, l.activation_params);
+        if (int8 && int8_mode)
+        {
+            int ret = forward_int8_packed(l, s, input, w, h, c, top, pads, act);
+            if (ret == 0)
+                tops[0] = top;
+            return ret;
+        }
         if (int8)
         {
             const bool requant = l.int8_scale_term > 100;

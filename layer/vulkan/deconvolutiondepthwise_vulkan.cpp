@@ -23,7 +23,7 @@ public:
         if (ret != 0)
             return ret;
         pipe = vkl::pipeline_for(opt, "deconv", 4, 8, 8, 1);
-        w = vkl::upload_weights(opt, weight_data);
+        w = vkl::upload_weights(opt, weight_data, true); // deconv.comp reads them as wfp
         b = vkl::upload_weights(opt, bias_term ? bias_data : Mat());
         return pipe && w && b ? 0 : -1;
     }

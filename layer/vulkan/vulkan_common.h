@@ -3,12 +3,15 @@
 
 // Helpers shared by the Vulkan layer drivers (layer/vulkan/*_vulkan.cpp).
 // Device blobs are elempack 1, 4 or 8, channel-contiguous, fp32 or fp16 (see
-// src/gpu/vulkan/vk_runtime.h); weights are fp32.
+// src/gpu/vulkan/vk_runtime.h); weights are fp32, or fp16 in sessions with
+// fp16 storage where a shader reads them as wfp (upload_weights /
+// upload_units with storage_type).
 
 #include "gpu/vulkan/vk_runtime.h"
 #include "layer.h"
 #include "common/shape_util.h"
 #include "log.h"
+#include "mat_cast.h"
 
 #include <vector>
 
@@ -82,6 +85,36 @@ inline vk::VkBlobPtr upload_layout(const Option& opt, const Mat& src, size_t n, 
     const int parts = (int)(p < units ? p : units);
     return d->upload_constant(Mat((int)n, (void*)nullptr), false, [keep, fill, units](void* dst, int part, int nparts) {
         fill((const S*)keep.data, (float*)dst, units * part / nparts, units * (part + 1) / nparts);
+    }, parts);
+}
+
+// `src` in a layout of `units` units of `per_unit` fp32 values each (unit u:
+// values [u * per_unit, (u + 1) * per_unit)), which fill(src, out, u0, u1)
+// writes for the units [u0, u1) from out[0] on (out: the first value of
+// unit u0), at the flush as upload_layout; with `storage_type` in the
+// session's storage type (fp16 with fp16 storage: each part is built in a
+// temporary and converted), for shaders that read them as wfp / wfpvec4
+template <class S = float, class Fill>
+inline vk::VkBlobPtr upload_units(const Option& opt, const Mat& src, size_t per_unit, size_t units, bool storage_type, Fill fill)
+{
+    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+    Mat keep = src.refcount ? src : src.clone();
+    const size_t n = per_unit * units;
+    if (!d || keep.empty() || n == 0)
+        return nullptr;
+    const bool half = storage_type && d->variant(opt) != 0;
+    const size_t p = (size_t)vk::VulkanDevice::fill_parts(n * (half ? 2 : 4));
+    const int parts = (int)(p < units ? p : units);
+    return d->upload_constant(Mat((int)n, (void*)nullptr), half, [keep, fill, units, per_unit, half](void* dst, int part, int nparts) {
+        const size_t u0 = units * part / nparts, u1 = units * (part + 1) / nparts;
+        if (!half)
+        {
+            fill((const S*)keep.data, (float*)dst + u0 * per_unit, u0, u1);
+            return;
+        }
+        std::vector<float> tmp((u1 - u0) * per_unit);
+        fill((const S*)keep.data, tmp.data(), u0, u1);
+        float32_to_float16_n(tmp.data(), (unsigned short*)dst + u0 * per_unit, tmp.size());
     }, parts);
 }
 

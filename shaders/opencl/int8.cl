@@ -4,10 +4,15 @@
 // int8 values, products are summed in int32, and the sum is dequantized,
 // biased, activated and, for int8 outputs, requantized with the same
 // roundings as the CPU layers (layer/common/conv_kernel.h conv_int8_finish).
-// Weights are int8 values stored as floats (exact). This program is built
+// Weights are int8 images (signed 8-bit RGBA channels, a quarter of the
+// bytes of float ones: cl::upload_seed_layout_int8) read with read_imagei.
+// This program is built
 // without -cl-mad-enable and with contraction off so that every product and
 // sum rounds as on the CPU.
 #pragma OPENCL FP_CONTRACT OFF
+
+// a texel of an int8 (CL_SIGNED_INT8) weight image
+#define RDI(img, x, y) read_imagei(img, SAMPLER, (int2)((x), (y)))
 
 // float2int8(v * s) (layer/common/int8.h): NaN gives 0
 inline float4 quantize4(float4 v, float4 s)
@@ -94,10 +99,10 @@ __kernel void conv2d_int8(__read_only image2d_t in, __read_only image2d_t filt, 
                 int ix = ox * sw + kx * dw - pl;
                 int4 q = int8_tap(in, yin && ix >= 0 && ix < W, cb * W + ix, iy, pad_q, in_int8, scale);
                 int n = ob * taps + ky * kw + kx;
-                sum += q.x * convert_int4(RD(filt, cb * 4 + 0, n));
-                sum += q.y * convert_int4(RD(filt, cb * 4 + 1, n));
-                sum += q.z * convert_int4(RD(filt, cb * 4 + 2, n));
-                sum += q.w * convert_int4(RD(filt, cb * 4 + 3, n));
+                sum += q.x * RDI(filt, cb * 4 + 0, n);
+                sum += q.y * RDI(filt, cb * 4 + 1, n);
+                sum += q.z * RDI(filt, cb * 4 + 2, n);
+                sum += q.w * RDI(filt, cb * 4 + 3, n);
             }
         }
     }
@@ -126,7 +131,7 @@ __kernel void dwconv2d_int8(__read_only image2d_t in, __read_only image2d_t filt
         {
             int ix = ox * sw + kx * dw - pl;
             int4 q = int8_tap(in, yin && ix >= 0 && ix < W, cb * W + ix, iy, pad_q, in_int8, scale);
-            sum += q * convert_int4(RD(filt, ky * kw + kx, cb));
+            sum += q * RDI(filt, ky * kw + kx, cb);
         }
     }
     WR(out, x, oy, int8_finish(sum, args, cb, has_bias, numerics, requant, act, p0, p1));
@@ -150,8 +155,8 @@ __kernel void innerproduct_int8(__read_only image2d_t in, __read_only image2d_t 
             {
                 int4 q = int8_tap(in, true, cb * W + x, y, 0.f, in_int8, scale);
                 int base = cb * 4 * HW + y * W + x;
-                sum += q.x * convert_int4(RD(filt, base, ob)) + q.y * convert_int4(RD(filt, base + HW, ob))
-                       + q.z * convert_int4(RD(filt, base + 2 * HW, ob)) + q.w * convert_int4(RD(filt, base + 3 * HW, ob));
+                sum += q.x * RDI(filt, base, ob) + q.y * RDI(filt, base + HW, ob)
+                       + q.z * RDI(filt, base + 2 * HW, ob) + q.w * RDI(filt, base + 3 * HW, ob);
             }
     WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
 }
@@ -178,7 +183,7 @@ __kernel void innerproduct_wide_int8(__read_only image2d_t in, __read_only image
         {
             if (ob * 4 + j < O)
             {
-                int4 wq = convert_int4(RD(filt, kb, ob * 4 + j));
+                int4 wq = RDI(filt, kb, ob * 4 + j);
                 s[j] += q.x * wq.x + q.y * wq.y + q.z * wq.z + q.w * wq.w;
             }
         }

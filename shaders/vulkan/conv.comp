@@ -9,7 +9,7 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer In { sfp a[]; };
-layout(std430, binding = 1) readonly buffer W { float wt[]; };
+layout(std430, binding = 1) readonly buffer W { wfp wt[]; }; // the storage type (fp16 with fp16 storage)
 layout(std430, binding = 2) readonly buffer B { float bias[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
 layout(push_constant) uniform P
@@ -56,12 +56,12 @@ void main()
                 int x = x0 + kx * p.dw;
                 float v = (yin && x >= 0 && x < p.w) ? loadf(a, abase + y * p.w + x) : pad_value;
                 int k = wbase + (icl * p.kh + ky) * p.kw + kx;
-                sum[0] += v * wt[k];
+                sum[0] += v * float(wt[k]);
                 if (p.ocb == 4)
                 {
-                    sum[1] += v * wt[k + ksize];
-                    sum[2] += v * wt[k + 2 * ksize];
-                    sum[3] += v * wt[k + 3 * ksize];
+                    sum[1] += v * float(wt[k + ksize]);
+                    sum[2] += v * float(wt[k + 2 * ksize]);
+                    sum[3] += v * float(wt[k + 3 * ksize]);
                 }
             }
         }

@@ -18,7 +18,7 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in; // 16 x 16 x 1
 layout(std430, binding = 0) readonly buffer In { sfpvec4 a[]; };
-layout(std430, binding = 1) readonly buffer W { vec4 wt[]; };
+layout(std430, binding = 1) readonly buffer W { wfpvec4 wt[]; }; // the storage type (fp16 with fp16 storage)
 layout(std430, binding = 2) readonly buffer B { vec4 bias[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfpvec4 b[]; };
 layout(push_constant) uniform P
@@ -63,7 +63,7 @@ void main()
         int q4 = k4 + sg;
         Is[sg][lid % 64] = (sj < n && q4 < p.c4) ? loadf4(a, ((q4 / p.isub) * plane + spos) * p.isub + q4 % p.isub) : vec4(0.0);
         int ic = k4 * 4 + wk;
-        Ws[wk][lid / 16] = (woq < p.outc4 && ic < cin) ? wt[woq * cin + ic] : vec4(0.0);
+        Ws[wk][lid / 16] = (woq < p.outc4 && ic < cin) ? vec4(wt[woq * cin + ic]) : vec4(0.0);
         barrier();
         for (int g = 0; g < 4; g++)
         {

@@ -6,7 +6,7 @@
 // computes one output vec4 (4 output channels) at NX consecutive x positions
 // (NX = 1 or 4, p.nx), so every weight loaded serves NX outputs and every
 // input vec4 serves 4 output channels.
-// Weights (host-arranged by the driver, fp32):
+// Weights (host-arranged by the driver; fp32, fp16 with fp16 storage):
 //   dense/grouped: for output pack oq, input pack icl of its group, tap
 //     (ky, kx): 4 vec4 columns wt[k * 4 + il] (k = ((oq * inq_g + icl) * kh +
 //     ky) * kw + kx) holding the weights of input lane il for the 4 output
@@ -19,7 +19,7 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer In { sfpvec4 a[]; };
-layout(std430, binding = 1) readonly buffer W { vec4 wt[]; };
+layout(std430, binding = 1) readonly buffer W { wfpvec4 wt[]; }; // the storage type (fp16 with fp16 storage)
 layout(std430, binding = 2) readonly buffer B { vec4 bias[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfpvec4 b[]; };
 layout(push_constant) uniform P
@@ -63,7 +63,7 @@ void main()
             bool yin = y >= 0 && y < p.h;
             for (int kx = 0; kx < p.kw; kx++)
             {
-                vec4 k = wt[(oq * p.kh + ky) * p.kw + kx];
+                vec4 k = vec4(wt[(oq * p.kh + ky) * p.kw + kx]);
                 for (int j = 0; j < p.nx; j++)
                 {
                     int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;
@@ -89,10 +89,10 @@ void main()
                 for (int kx = 0; kx < p.kw; kx++)
                 {
                     int k = (((oq * inq_g + icl) * p.kh + ky) * p.kw + kx) * 4;
-                    vec4 w0 = wt[k];
-                    vec4 w1 = wt[k + 1];
-                    vec4 w2 = wt[k + 2];
-                    vec4 w3 = wt[k + 3];
+                    vec4 w0 = vec4(wt[k]);
+                    vec4 w1 = vec4(wt[k + 1]);
+                    vec4 w2 = vec4(wt[k + 2]);
+                    vec4 w3 = vec4(wt[k + 3]);
                     for (int j = 0; j < p.nx; j++)
                     {
                         int x = (ox0 + j) * p.sw - p.pl + kx * p.dlw;

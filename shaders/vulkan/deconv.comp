@@ -10,7 +10,7 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer In { sfp s[]; };
-layout(std430, binding = 1) readonly buffer W { float w[]; };
+layout(std430, binding = 1) readonly buffer W { wfp w[]; }; // the storage type (fp16 with fp16 storage)
 layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp o[]; };
 layout(push_constant) uniform P
@@ -50,7 +50,7 @@ void main()
                 int ix = tx / p.sw;
                 if (ix >= p.W)
                     continue;
-                sum += loadf(s, (c * p.H + iy) * p.W + ix) * w[wbase + ky * p.kw + kx];
+                sum += loadf(s, (c * p.H + iy) * p.W + ix) * float(w[wbase + ky * p.kw + kx]);
             }
         }
     }

@@ -1,6 +1,7 @@
 // The CPU's int8 arithmetic (layer/common/int8.h, conv_kernel.h
-// conv_int8_finish) for int8conv.comp and int8gemv.comp. int8 values live
-// in fp32 buffers as exact integers; `precise` keeps every product and sum
+// conv_int8_finish) for the int8 shaders. int8 activations live in the
+// blob buffers as exact integers (int8quant.comp packs them 4 per uint for
+// the packed kernels); `precise` keeps every product and sum
 // rounded as on the CPU (no contraction into an FMA).
 
 // a * b + c with one rounding, as the CPU's std::fma. GLSL's fma() need not
@@ -51,6 +52,14 @@ int kite_requantize_addhalf(float x)
     if (isnan(a) || a >= 2147483648.0 || a < -2147483648.0)
         return -127;
     return clamp(int(a), -127, 127);
+}
+
+// the 4 int8 values of a packed word (byte l = lane l, two's complement),
+// sign-extended
+ivec4 kite_unpack_i8x4(uint u)
+{
+    int s = int(u);
+    return ivec4(bitfieldExtract(s, 0, 8), bitfieldExtract(s, 8, 8), bitfieldExtract(s, 16, 8), bitfieldExtract(s, 24, 8));
 }
 
 #define INT8_NUMERICS_FMA_BIAS 1

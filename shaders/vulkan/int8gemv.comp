@@ -1,35 +1,48 @@
 #version 450
 // int8 InnerProduct (int8_scale_term) with the CPU's arithmetic (int8.h):
-// out[row][o] = act(sum_i q(in[row][i]) * w[o][i] * scale_in[o] + bias[o]),
-// q quantizing with the bottom scale unless the input holds int8 values;
-// weights as integer-valued floats; one invocation per (output, row)
+// out[row][o] = act(sum_i q[row][i] * w[o][i] * scale_in[o] + bias[o]) on an
+// input quantized by int8quant.comp (q[k * rows + row]: values 4k..4k+3 of
+// the row, one per byte) and int8 weights packed 4 per uint (row o: words
+// o * n4 .. o * n4 + n4 - 1, 0 beyond n). One work group of 64 invocations
+// per (output, row): strided int32 partial sums, reduced in shared memory
+// (exact, so the order does not matter), then the epilogue.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
 #include "activation.h"
 #include "int8.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer In { sfp a[]; };
-layout(std430, binding = 1) readonly buffer W { float wt[]; };
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in; // 64 x 1 x 1
+layout(std430, binding = 0) readonly buffer Q { uint qa[]; };
+layout(std430, binding = 1) readonly buffer W { uint wt[]; };
 layout(std430, binding = 2) readonly buffer A { float args[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
-layout(push_constant) uniform P { int n, outn, rows, in_int8, act; float p0, p1; } p;
+layout(push_constant) uniform P { int n4, outn, rows, act; float p0, p1; } p;
+
+shared int part[64];
 
 void main()
 {
-    int o = int(gl_GlobalInvocationID.x);
-    int r = int(gl_GlobalInvocationID.y);
-    if (o >= p.outn || r >= p.rows)
-        return;
-    float bscale = args[3 * p.outn + o];
-    int sum = 0;
-    int ab = r * p.n;
-    int wb = o * p.n;
-    for (int i = 0; i < p.n; i++)
+    int o = int(gl_WorkGroupID.x);
+    int r = int(gl_WorkGroupID.y);
+    int lane = int(gl_LocalInvocationID.x);
+    int s = 0;
+    if (o < p.outn && r < p.rows)
     {
-        float v = loadf(a, ab + i);
-        int q = p.in_int8 != 0 ? int(v) : kite_quantize(v, bscale);
-        sum += q * int(wt[wb + i]);
+        int wb = o * p.n4;
+        for (int k = lane; k < p.n4; k += 64)
+        {
+            ivec4 t = kite_unpack_i8x4(qa[k * p.rows + r]) * kite_unpack_i8x4(wt[wb + k]);
+            s += t.x + t.y + t.z + t.w;
+        }
     }
-    store1(b, r * p.outn + o, kite_int8_finish(sum, args[o], args[p.outn + o], 1.0, 0, 0, p.act, p.p0, p.p1));
+    part[lane] = s;
+    barrier();
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier();
+    }
+    if (lane == 0 && o < p.outn && r < p.rows)
+        store1(b, r * p.outn + o, kite_int8_finish(part[0], args[o], args[p.outn + o], 1.0, 0, 0, p.act, p.p0, p.p1));
 }

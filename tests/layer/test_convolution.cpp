@@ -316,6 +316,11 @@ TEST(Convolution, int8)
     // more output channels than one x86 int8 panel, odd K, partial pixel tiles
     KITE_EXPECT_LAYER_OK(run_conv_int8(11, 5, 35, 40, 3, 2, 1, 1, {}, true, 101, false));
     KITE_EXPECT_LAYER_OK(run_conv_int8(9, 7, 33, 70, 1, 1, 0, 0, {}, false, 1, false));
+    // the GPUs' packed int8 kernels on inputs of elempack 1, 4 and 8, output
+    // quads cut short (7 channels), input quads padded (5 channels)
+    KITE_EXPECT_LAYER_OK(run_conv_int8(9, 7, 8, 12, 3, 1, 1, 1, {}, true, 101, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(10, 6, 16, 7, 1, 2, 0, 0, {}, false, 1, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(7, 9, 5, 6, 3, 2, 1, 2, {0.1f}, true, 1, false));
 }
 
 TEST(Convolution, dynamic_weight)

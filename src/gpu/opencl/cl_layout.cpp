@@ -2,6 +2,7 @@
 
 #include "../../log.h"
 
+#include <cstring>
 #include <vector>
 
 namespace kite {
@@ -61,6 +62,88 @@ int upload_seed_layout(Context* ctx, int layout, const float* data, size_t count
     if (ret != 0)
         ctx->release_image(out);
     return ret;
+}
+
+// layout.cl's layout_index on the host (the same formulas)
+static long seed_layout_index(int layout, int i, int j, int k, int a, int b, int c, int d)
+{
+    switch (layout)
+    {
+    case SEED_CHANNEL_MAJOR:
+    {
+        const int N = a, H = b, W = c, C = d;
+        const int n = j / H, h = j % H, w = i % W, ch = i / W * 4 + k;
+        return (n < N && ch < C) ? (((long)n * H + h) * W + w) * C + ch : -1;
+    }
+    case SEED_HEIGHT_MAJOR:
+    {
+        const int N = a, H = b, W = c, C = d;
+        const int n = j % N, h = j / N * 4 + k, w = i % W, ch = i / W;
+        return (h < H && ch < C) ? (((long)n * H + h) * W + w) * C + ch : -1;
+    }
+    case SEED_WIDTH_MAJOR:
+    {
+        const int N = a, H = b, W = c, C = d, Wb = div4(c);
+        const int n = j / H, h = j % H, w = i % Wb * 4 + k, ch = i / Wb;
+        return (n < N && w < W && ch < C) ? (((long)n * H + h) * W + w) * C + ch : -1;
+    }
+    case SEED_CONV_FILTER:
+    {
+        const int O = a, I = b, H = c, W = d, HW = c * d;
+        const int T = j % HW, o = j / HW * 4 + k;
+        return (o < O && i < I) ? (((long)o * I + i) * H + T / W) * W + T % W : -1;
+    }
+    case SEED_DW_FILTER:
+    {
+        const int I = a, H = b, W = c;
+        const int ch = j * 4 + k;
+        return (ch < I && i < H * W) ? ((long)ch * H + i / W) * W + i % W : -1;
+    }
+    default:
+    {
+        const int w = i * 4 + k;
+        return (j == 0 && w < a) ? w : -1;
+    }
+    }
+}
+
+int upload_seed_layout_int8(Context* ctx, int layout, const signed char* data, size_t count, int a, int b, int c, int d,
+                            Image& out)
+{
+    int iw = 0, ih = 0;
+    seed_image_size(layout, a, b, c, d, iw, ih);
+    if (iw <= 0 || ih <= 0 || (size_t)iw > ctx->image_max_w || (size_t)ih > ctx->image_max_h)
+    {
+        KITE_LOGE("OpenCL: image %d x %d exceeds the device's 2D image limit %d x %d", iw, ih, (int)ctx->image_max_w,
+                  (int)ctx->image_max_h);
+        return -1;
+    }
+    std::vector<signed char> texels((size_t)iw * ih * 4, 0);
+    for (int j = 0; j < ih; j++)
+        for (int i = 0; i < iw; i++)
+            for (int k = 0; k < 4; k++)
+            {
+                const long idx = seed_layout_index(layout, i, j, k, a, b, c, d);
+                if (idx >= 0 && (size_t)idx < count)
+                    texels[((size_t)j * iw + i) * 4 + k] = data[idx];
+            }
+    cl_image_format fmt = {CL_RGBA, CL_SIGNED_INT8};
+    cl_image_desc desc;
+    memset(&desc, 0, sizeof(desc));
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = (size_t)iw;
+    desc.image_height = (size_t)ih;
+    cl_int err = 0;
+    out.mem = api()->clCreateImage(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &fmt, &desc, texels.data(), &err);
+    if (!out.mem)
+    {
+        KITE_LOGE("OpenCL: clCreateImage %d x %d int8 failed (%s)", iw, ih, error_string(err));
+        return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ? -100 : -1;
+    }
+    out.width = iw;
+    out.height = ih;
+    out.half = false;
+    return 0;
 }
 
 int download_seed_layout(Context* ctx, int layout, const Image& img, float* data, size_t count, int a, int b, int c,

@@ -50,6 +50,12 @@ void seed_image_size(int layout, int a, int b, int c, int d, int& iw, int& ih);
 // host fp32 buffer -> new image of `layout` (owned by the caller)
 int upload_seed_layout(Context* ctx, int layout, const float* data, size_t count, int a, int b, int c, int d,
                        bool half, Image& out);
+// host int8 buffer -> new read-only image of `layout` with signed 8-bit
+// RGBA channels (one char4 texel where the float image has one float4: a
+// quarter of the bytes; kernels read it with read_imagei), texels built on
+// the host with layout.cl's layout_index
+int upload_seed_layout_int8(Context* ctx, int layout, const signed char* data, size_t count, int a, int b, int c, int d,
+                            Image& out);
 // image -> host fp32 buffer (count elements) through image_to_buffer
 int download_seed_layout(Context* ctx, int layout, const Image& img, float* data, size_t count, int a, int b, int c,
                          int d);

@@ -282,9 +282,9 @@ int run_activation(Session& s, const GpuBlobPtr& in, GpuBlobPtr& out, int act, f
     return ret;
 }
 
-int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out)
+int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out, bool half)
 {
-    return upload_seed_layout(ctx, SEED_WIDTH_MAJOR, w, (size_t)N * K, 1, N, K, 1, false, out);
+    return upload_seed_layout(ctx, SEED_WIDTH_MAJOR, w, (size_t)N * K, 1, N, K, 1, half, out);
 }
 
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
@@ -320,16 +320,6 @@ int upload_argument(Context* ctx, const float* data, int n, Image& out)
         data = zeros.data();
     }
     return upload_seed_layout(ctx, SEED_ARGUMENT, data, (size_t)n, std::max(n, 1), 1, 1, 1, false, out);
-}
-
-std::vector<float> int8_to_float(const Mat& m)
-{
-    const size_t n = m.total();
-    std::vector<float> f(n);
-    const signed char* p = m;
-    for (size_t i = 0; i < n; i++)
-        f[i] = (float)p[i];
-    return f;
 }
 
 int upload_int8_arguments(Context* ctx, int n, const float* bias, const float* scale_in, const float* scale_out,

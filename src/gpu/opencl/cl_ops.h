@@ -114,7 +114,7 @@ int cpu_forward(const Layer* l, std::vector<Mat>& in, std::vector<Mat>& out, int
 // (NHWC 1, N, K, 1: pixel (kb, n) = w[n][kb*4..+3]); bias_mode 0 none,
 // 1 per output column, 2 one scalar. Output dims 2 (w = N, h = rows), a float
 // image with force_float (a layer's intermediate) whatever the storage.
-int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out);
+int upload_linear_weights(Context* ctx, const float* w, int N, int K, Image& out, bool half = false);
 int run_linear(Session& s, const ClBlob* x, const Image& w, const Image& bias, int bias_mode, int K, int N, float alpha,
                float beta, ClBlobPtr& out, bool force_float = false);
 
@@ -127,11 +127,10 @@ int prepare_programs(Context* ctx, const Option& opt, std::initializer_list<cons
 // a 1-D argument image of n floats (zeros where data is null)
 int upload_argument(Context* ctx, const float* data, int n, Image& out);
 
-// The int8 layers (shaders/opencl/int8.cl): weights of an int8 Mat as floats
-// (exact), and their per-channel arguments as one image [(n+3)/4, 4], rows
-// bias, scale_in (dequantize), scale_out (requantize), bottom scale (input
-// quantize); a null row is zeros
-std::vector<float> int8_to_float(const Mat& m);
+// The int8 layers (shaders/opencl/int8.cl; their weights are int8 images,
+// upload_seed_layout_int8): the per-channel arguments as one image
+// [(n+3)/4, 4], rows bias, scale_in (dequantize), scale_out (requantize),
+// bottom scale (input quantize); a null row is zeros
 int upload_int8_arguments(Context* ctx, int n, const float* bias, const float* scale_in, const float* scale_out,
                           const float* bottom_scale, Image& out);
 
