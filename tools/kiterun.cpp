@@ -27,13 +27,16 @@
 // run-time fallback), for a quick look at a model too slow to run.
 // With loop=N (N > 1; loops=N is the same) it also prints
 //   rss_kb first=<VmRSS after the first forward> last=<after the last>
-// from /proc/self/status (GPU memory is not tracked by kite, so not shown).
+// from /proc/self/status, and with device=vulkan/opencl
+//   gpu_kb first=<device memory kite holds after the first forward> last=<after the last>
+// (Vulkan device memory, OpenCL buffers and images: gpu_memory_in_use()).
 // input=.npy shapes are checked against the Input layer's declared shape
 // (shapecheck=0 allows another). `kiterun --help` lists every option. Exit
 // status 0 on success; on an error one line on stderr and status 1, or 2 for a
 // wrong command line (tools/common/args.h).
 
 #include "allocator.h"
+#include "allocator_hook.h"
 #include "cpu.h"
 #include "datareader.h"
 #include "log.h"
@@ -164,7 +167,7 @@ const ToolInfo kInfo = {
         {"save=DIR", "write each output as DIR/<blob>.npy (float32, '/' in names -> '_')"},
         {"writebin=FILE", "write the weights used (e.g. the random ones) as an ncnn-compatible .bin"},
         {"paramtype=text|bin", "read the param as text or binary regardless of its magic number"},
-        {"loop=N", "run N times and print min/max/avg times; N > 1 also prints rss_kb first=.. last=.. (loops=N too)"},
+        {"loop=N", "run N times and print min/max/avg times; N > 1 also prints rss_kb first=.. last=.. (and gpu_kb on a GPU; loops=N too)"},
         {"placement=0|1|2", "1: after the run, one line per layer: placement <index> <type> <name> <row> [<path>]; 2: the rows chosen at load, no run"},
         {"verbose=0|1", "print the library's log messages"},
     },
@@ -559,6 +562,7 @@ int main(int argc, char** argv)
     std::vector<int> ran_on(net.layers().size(), -1); // where each layer ran (last run)
     std::vector<LayerPlacement> ran_rows;               // placement=1: the rows of the last run
     long long rss_first = -1, rss_last = -1;            // loop=N: VmRSS after the first and the last forward
+    long long gpu_first = -1, gpu_last = -1;            // loop=N: device memory kite holds (kB), the same
     for (int it = 0; it < loop; it++)
     {
         g_log.first_error.clear();
@@ -585,8 +589,12 @@ int main(int argc, char** argv)
         if (loop > 1)
         {
             rss_last = resident_kb();
+            gpu_last = (long long)(gpu_memory_in_use() / 1024);
             if (it == 0)
+            {
                 rss_first = rss_last;
+                gpu_first = gpu_last;
+            }
         }
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
@@ -651,6 +659,8 @@ int main(int argc, char** argv)
         printf("time: loops=%d min=%.2f max=%.2f avg=%.2f ms\n", loop, mn, mx, avg);
         if (rss_first >= 0)
             printf("rss_kb first=%lld last=%lld\n", rss_first, rss_last);
+        if (gpu_first >= 0 && (net.opt.use_vulkan_compute || net.opt.use_opencl))
+            printf("gpu_kb first=%lld last=%lld\n", gpu_first, gpu_last);
     }
 
     int per_backend[3] = {0, 0, 0};
