@@ -558,7 +558,9 @@ int main(int argc, char** argv)
 
     // run
     std::vector<Mat> results(outputs.size());
-    std::vector<double> times;
+    // loop=N's times: min, max and sum (no per-run vector: the long runs'
+    // resident memory is kite's, not this program's bookkeeping)
+    double t_min = INFINITY, t_max = 0, t_sum = 0;
     std::vector<int> ran_on(net.layers().size(), -1); // where each layer ran (last run)
     std::vector<LayerPlacement> ran_rows;               // placement=1: the rows of the last run
     long long rss_first = -1, rss_last = -1;            // loop=N: VmRSS after the first and the last forward
@@ -596,7 +598,10 @@ int main(int argc, char** argv)
                 gpu_first = gpu_last;
             }
         }
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        t_min = std::min(t_min, ms);
+        t_max = std::max(t_max, ms);
+        t_sum += ms;
     }
 
     if (!save_dir.empty() && !make_dir(save_dir))
@@ -650,13 +655,7 @@ int main(int argc, char** argv)
 
     if (loop > 1)
     {
-        double mn = *std::min_element(times.begin(), times.end());
-        double mx = *std::max_element(times.begin(), times.end());
-        double avg = 0;
-        for (double t : times)
-            avg += t;
-        avg /= times.size();
-        printf("time: loops=%d min=%.2f max=%.2f avg=%.2f ms\n", loop, mn, mx, avg);
+        printf("time: loops=%d min=%.2f max=%.2f avg=%.2f ms\n", loop, t_min, t_max, t_sum / loop);
         if (rss_first >= 0)
             printf("rss_kb first=%lld last=%lld\n", rss_first, rss_last);
         if (gpu_first >= 0 && (net.opt.use_vulkan_compute || net.opt.use_opencl))
