@@ -192,8 +192,9 @@ std::string decode_image(const unsigned char* mem, size_t size, const std::strin
     int w = 0, h = 0, c = 0;
     // a calibration image beyond opt.max_pixels (64 Mpixel) is refused before
     // decoding (a corrupt or hostile header would otherwise make stb allocate gigabytes)
-    if (stbi_info_from_memory(mem, (int)size, &w, &h, &c) && (long long)w * h > opt.max_pixels)
-        return name + ": image too large (" + std::to_string(w) + " x " + std::to_string(h) + " pixels, at most " +
+    // (stb_image 2.27 reports a top-down BMP's height as negative: the size is |w| x |h|)
+    if (stbi_info_from_memory(mem, (int)size, &w, &h, &c) && std::llabs((long long)w) * std::llabs((long long)h) > opt.max_pixels)
+        return name + ": image too large (" + std::to_string(std::llabs((long long)w)) + " x " + std::to_string(std::llabs((long long)h)) + " pixels, at most " +
                (opt.max_pixels % (1 << 20) == 0 ? std::to_string(opt.max_pixels >> 20) + " Mpixel)"
                                                 : std::to_string(opt.max_pixels) + " pixels)");
     const bool is16 = stbi_is_16_bit_from_memory(mem, (int)size) != 0;
