@@ -3,6 +3,7 @@
 #include "log.h"
 #include "rnn.h"
 
+#include <climits>
 #include <cmath>
 
 namespace kite {
@@ -30,10 +31,16 @@ int GRU::load_param(const ParamDict& pd)
         return -1;
     }
     const int dirs = direction == 2 ? 2 : 1;
-    if (num_output <= 0 || weight_data_size <= 0 || weight_data_size % (dirs * num_output * 3) != 0)
+    if (num_output <= 0 || weight_data_size <= 0 || weight_data_size % ((long long)dirs * num_output * 3) != 0)
     {
         KITE_LOGE("GRU '%s': weight_data_size %d is not a positive multiple of %d directions x 3 x num_output %d", n,
                   weight_data_size, dirs, num_output);
+        return -1;
+    }
+    // the recurrent weights (num_output rows) are loaded as one int-sized block
+    if ((long long)num_output * num_output * 3 * dirs > INT_MAX)
+    {
+        KITE_LOGE("GRU '%s': num_output %d: its recurrent weights are too many", n, num_output);
         return -1;
     }
     input_size = weight_data_size / dirs / num_output / 3;

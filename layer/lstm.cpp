@@ -3,6 +3,7 @@
 #include "log.h"
 #include "rnn.h"
 
+#include <climits>
 #include <cmath>
 
 namespace kite {
@@ -31,10 +32,16 @@ int LSTM::load_param(const ParamDict& pd)
         return -1;
     }
     const int dirs = direction == 2 ? 2 : 1;
-    if (num_output <= 0 || hidden_size <= 0 || weight_data_size <= 0 || weight_data_size % (dirs * hidden_size * 4) != 0)
+    if (num_output <= 0 || hidden_size <= 0 || weight_data_size <= 0 || weight_data_size % ((long long)dirs * hidden_size * 4) != 0)
     {
         KITE_LOGE("LSTM '%s': weight_data_size %d is not a positive multiple of %d directions x 4 x hidden_size %d", n,
                   weight_data_size, dirs, hidden_size);
+        return -1;
+    }
+    // the recurrent weights (num_output rows) are loaded as one int-sized block
+    if ((long long)num_output * hidden_size * 4 * dirs > INT_MAX)
+    {
+        KITE_LOGE("LSTM '%s': num_output %d x hidden_size %d recurrent weights are too many", n, num_output, hidden_size);
         return -1;
     }
     input_size = weight_data_size / dirs / hidden_size / 4;

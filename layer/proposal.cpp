@@ -41,9 +41,11 @@ int Proposal::load_param(const ParamDict& pd)
     nms_thresh = pd.get(PARAM_NMS_THRESH, 0.7f);
     min_size = pd.get(PARAM_MIN_SIZE, 16);
 
-    if (base_size < 1 || after_nms_topN < 1)
+    // the anchors' sides are base_size / sqrt(ratio) * scale, held as ints
+    if (base_size < 1 || base_size > 65536 || after_nms_topN < 1)
     {
-        KITE_LOGE("Proposal '%s': base_size %d and after_nms_topN %d must be >= 1", name.c_str(), base_size, after_nms_topN);
+        KITE_LOGE("Proposal '%s': base_size %d must be in 1..65536 and after_nms_topN %d >= 1", name.c_str(), base_size,
+                  after_nms_topN);
         return -1;
     }
 

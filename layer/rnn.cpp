@@ -73,7 +73,7 @@ int RNN::load_param(const ParamDict& pd)
         return -1;
     }
     const int dirs = direction == 2 ? 2 : 1;
-    if (num_output <= 0 || weight_data_size <= 0 || weight_data_size % (dirs * num_output) != 0)
+    if (num_output <= 0 || weight_data_size <= 0 || weight_data_size % ((long long)dirs * num_output) != 0)
     {
         KITE_LOGE("RNN '%s': weight_data_size %d is not a positive multiple of %d directions x num_output %d", n,
                   weight_data_size, dirs, num_output);

@@ -24,7 +24,19 @@ std::atomic<allocation_hook_func> g_hook_func(nullptr);
 std::atomic<void*> g_hook_userdata(nullptr);
 std::atomic<allocation_hook_func> g_gpu_hook_func(nullptr);
 std::atomic<void*> g_gpu_hook_userdata(nullptr);
+std::atomic<long long> g_gpu_bytes(0);
 } // namespace
+
+void gpu_memory_add(long long bytes)
+{
+    g_gpu_bytes.fetch_add(bytes);
+}
+
+size_t gpu_memory_in_use()
+{
+    long long b = g_gpu_bytes.load();
+    return b > 0 ? (size_t)b : 0;
+}
 
 void set_gpu_allocation_hook(allocation_hook_func hook, void* userdata)
 {

@@ -22,6 +22,14 @@ void set_gpu_allocation_hook(allocation_hook_func hook, void* userdata);
 // what the GPU runtimes ask before each device allocation (true: go ahead)
 bool gpu_allocation_allowed(size_t size);
 
+// Device memory kite holds now, in bytes: Vulkan device memory allocations and
+// OpenCL buffers and images (an image at its texel size; one that views a
+// buffer adds nothing), counted where they are created and freed
+// (kiterun loop=N prints it; issue 20's long runs check it does not grow).
+size_t gpu_memory_in_use();
+// the GPU runtimes' bookkeeping for gpu_memory_in_use (+bytes when created, -bytes when freed)
+void gpu_memory_add(long long bytes);
+
 } // namespace kite
 
 #endif // KITE_ALLOCATOR_HOOK_H

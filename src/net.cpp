@@ -502,6 +502,10 @@ int Net::load_param_mem(const char* mem)
                   (int)lines.size() - 2 - layer_count);
         lines.resize((size_t)layer_count + 2);
     }
+    // the file has a line for each of the layer_count layers: room for them at
+    // once (a ParamDict holds 32 Mats; growing the vector copied them all again)
+    layers_.reserve(layers_.size() + (size_t)layer_count);
+    layer_params_.reserve(layer_params_.size() + (size_t)layer_count);
     declared_blob_count_ = blob_count;
 
     // unknown layer types are collected and reported together

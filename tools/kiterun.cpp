@@ -31,13 +31,16 @@
 // run-time fallback), for a quick look at a model too slow to run.
 // With loop=N (N > 1; loops=N is the same) it also prints
 //   rss_kb first=<VmRSS after the first forward> last=<after the last>
-// from /proc/self/status (GPU memory is not tracked by kite, so not shown).
+// from /proc/self/status, and with device=vulkan/opencl
+//   gpu_kb first=<device memory kite holds after the first forward> last=<after the last>
+// (Vulkan device memory, OpenCL buffers and images: gpu_memory_in_use()).
 // input=.npy shapes are checked against the Input layer's declared shape
 // (shapecheck=0 allows another). `kiterun --help` lists every option. Exit
 // status 0 on success; on an error one line on stderr and status 1, or 2 for a
 // wrong command line (tools/common/args.h).
 
 #include "allocator.h"
+#include "allocator_hook.h"
 #include "cpu.h"
 #include "datareader.h"
 #include "device_choice.h"
@@ -170,7 +173,7 @@ const ToolInfo kInfo = {
         {"save=DIR", "write each output as DIR/<blob>.npy (float32, '/' in names -> '_')"},
         {"writebin=FILE", "write the weights used (e.g. the random ones) as an ncnn-compatible .bin"},
         {"paramtype=text|bin", "read the param as text or binary regardless of its magic number"},
-        {"loop=N", "run N times and print min/max/avg times; N > 1 also prints rss_kb first=.. last=.. (loops=N too)"},
+        {"loop=N", "run N times and print min/max/avg times; N > 1 also prints rss_kb first=.. last=.. (and gpu_kb on a GPU; loops=N too)"},
         {"placement=0|1|2", "1: after the run, one line per layer: placement <index> <type> <name> <row> [<path>]; 2: the rows chosen at load, no run"},
         {"verbose=0|1", "print the library's log messages"},
     },
@@ -608,11 +611,14 @@ int main(int argc, char** argv)
 
     // run
     std::vector<Mat> results(outputs.size());
-    std::vector<double> times;
+    // loop=N's times: min, max and sum (no per-run vector: the long runs'
+    // resident memory is kite's, not this program's bookkeeping)
+    double t_min = INFINITY, t_max = 0, t_sum = 0;
     std::vector<int> ran_on(net.layers().size(), -1); // where each layer ran (last run)
     std::vector<LayerPlacement> ran_rows;               // placement=1: the rows of the last run
     Extractor::GpuRunStats gpu_stats;                   // placement=1: the last run's GPU submissions
     long long rss_first = -1, rss_last = -1;            // loop=N: VmRSS after the first and the last forward
+    long long gpu_first = -1, gpu_last = -1;            // loop=N: device memory kite holds (kB), the same
     for (int it = 0; it < loop; it++)
     {
         g_log.first_error.clear();
@@ -642,10 +648,17 @@ int main(int argc, char** argv)
         if (loop > 1)
         {
             rss_last = resident_kb();
+            gpu_last = (long long)(gpu_memory_in_use() / 1024);
             if (it == 0)
+            {
                 rss_first = rss_last;
+                gpu_first = gpu_last;
+            }
         }
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        t_min = std::min(t_min, ms);
+        t_max = std::max(t_max, ms);
+        t_sum += ms;
     }
 
     if (!save_dir.empty() && !make_dir(save_dir))
@@ -699,15 +712,11 @@ int main(int argc, char** argv)
 
     if (loop > 1)
     {
-        double mn = *std::min_element(times.begin(), times.end());
-        double mx = *std::max_element(times.begin(), times.end());
-        double avg = 0;
-        for (double t : times)
-            avg += t;
-        avg /= times.size();
-        printf("time: loops=%d min=%.2f max=%.2f avg=%.2f ms\n", loop, mn, mx, avg);
+        printf("time: loops=%d min=%.2f max=%.2f avg=%.2f ms\n", loop, t_min, t_max, t_sum / loop);
         if (rss_first >= 0)
             printf("rss_kb first=%lld last=%lld\n", rss_first, rss_last);
+        if (gpu_first >= 0 && (net.opt.use_vulkan_compute || net.opt.use_opencl))
+            printf("gpu_kb first=%lld last=%lld\n", gpu_first, gpu_last);
     }
 
     int per_backend[3] = {0, 0, 0};

@@ -7,7 +7,9 @@
 #   -DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping" (and the same for C and
 #   the linker); CORPORA: a folder with one corpus folder per target (param_text, onnx, ...:
 #   deep_run.sh's WORK). Each target replays its corpus once (-runs=0), and the lines of the
-#   parser's own source files that ran are counted.
+#   parser's own source files that ran are counted. The build is the fuzz build's
+#   (ASan + UBSan): the replay column says whether every input ran cleanly under
+#   them, so a corpus grown by a faster build without ASan is checked too.
 set -u
 build=$1 corpora=$2 out=${3:-/dev/stdout}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,8 +25,8 @@ fuzz_table:table:tools/quantize/quantize.cpp
 fuzz_npy:npy:tools/common/npy.cpp
 fuzz_image:image:tools/quantize/calib_data.cpp"
 {
-    echo "| target | corpus inputs | parser sources | lines covered | line coverage |"
-    echo "|---|---|---|---|---|"
+    echo "| target | corpus inputs | parser sources | lines covered | line coverage | ASan+UBSan replay |"
+    echo "|---|---|---|---|---|---|"
     for t in $targets; do
         IFS=: read -r name sub srcs <<< "$t"
         bin=$build/fuzz/$name
@@ -40,7 +42,13 @@ fuzz_image:image:tools/quantize/calib_data.cpp"
                 { for (i = 1; i <= n; i++) if (index($1, s[i]) == 1) { l += $8; m += $9 } }
                 END { print l + 0, m + 0 }')
         lcov=$(awk -v l="$lines" -v m="$lmiss" 'BEGIN { printf "%.1f%%", (l > 0) ? 100 * (l - m) / l : 0 }')
-        echo "| $name | $n | ${srcs//,/, } | $((lines - lmiss)) / $lines | $lcov |"
+        if grep -q "^Done [0-9]* runs" "$tmp/$name.log" && ! grep -qE "ERROR: |runtime error:" "$tmp/$name.log"; then
+            replay=clean
+        else
+            replay="FAILED: $(grep -m1 -E "SUMMARY|runtime error:" "$tmp/$name.log" | cut -c1-160)"
+            cp "$tmp/$name.log" "$corpora/replay-$name.log"
+        fi
+        echo "| $name | $n | ${srcs//,/, } | $((lines - lmiss)) / $lines | $lcov | $replay |"
     done
 } > "$out"
 rm -rf "$tmp"

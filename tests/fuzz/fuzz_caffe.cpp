@@ -51,6 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
     std::vector<unsigned char> bin = kite::convert::bin_bytes(g);
     kite::Net net;
     net.opt.num_threads = 1;
+    // declared sizes past 1 GB fail at load (the same check as at the default
+    // limit, physical memory), not by the fuzzer running out of memory
+    net.opt.memory_limit = (size_t)1 << 30;
     kite::clear_last_error();
     int lret = net.load_param_mem(text.c_str());
     kite_fuzz::check_failure_has_message(lret, "load_param_mem of converted caffe model");

@@ -38,6 +38,8 @@ import zlib
 
 import numpy as np
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 SEED = 20261126
 W, H, C = 12, 10, 3
 
@@ -415,8 +417,19 @@ def main():
     bad = os.path.join(d, "bad.table")
     with open(bad, "w") as f:
         f.write("conv0_param_0 1.0 2.0\nconv0 10.0\n")
+    # a 63-byte top-down BMP declaring 1286 x 131067 pixels (stb_image reports its height
+    # as negative): refused by the 64 Mpixel limit, not decoded (tests/fuzz/regressions/image)
+    hostile = os.path.join(d, "hostile")
+    os.makedirs(hostile)
+    with open(os.path.join(HERE, "..", "fuzz", "regressions", "image", "bmp_top_down_negative_height_168mpixel.seed"),
+              "rb") as f:
+        bmp = f.read()[1:]  # the fuzz target's first byte picks its options
+    with open(os.path.join(hostile, "big.bmp"), "wb") as f:
+        f.write(bmp)
     # a wrong command line exits 2, a failure at run time 1 (tools/common/args.h)
-    for cmd, msg, want in (([Q, "table", P, B, npy, os.path.join(d, "x.table"), "method=foo"], "method", 2),
+    for cmd, msg, want in (([Q, "table", P, B, hostile, os.path.join(d, "x.table"), "shape=[%d,%d,3]" % (W, H)],
+                            "image too large (1286 x 131067 pixels, at most 64 Mpixel)", 1),
+                           ([Q, "table", P, B, npy, os.path.join(d, "x.table"), "method=foo"], "method", 2),
                            ([Q, "int8", P, B, bad, P8, B8], "weight scales", 1),
                            ([Q, "int8", P, B, os.path.join(d, "missing.table"), P8, B8],
                             "cannot open table '%s': No such file or directory" % os.path.join(d, "missing.table"), 1),

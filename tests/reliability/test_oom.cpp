@@ -362,7 +362,8 @@ void oom_gpu(int backend)
         ASSERT_EQ(net.load_model(rec), 0);
         weights = rec.mats;
     }
-    auto run = [&](long fail_at, Mat& out, long* count, bool* on_gpu) {
+    // held: the device memory kite holds (gpu_memory_in_use) after the forward
+    auto run = [&](long fail_at, Mat& out, long* count, bool* on_gpu, size_t* held = nullptr) {
         Injector inj;
         inj.fail_at = fail_at;
         Net net;
@@ -386,6 +387,8 @@ void oom_gpu(int backend)
                 for (size_t i = 0; i < net.layers().size(); i++)
                     *on_gpu = *on_gpu || ex.layer_backend((int)i) == backend;
             }
+            if (held)
+                *held = gpu_memory_in_use();
         }
         set_gpu_allocation_hook(nullptr, nullptr);
         *count = inj.count.load();
@@ -395,8 +398,15 @@ void oom_gpu(int backend)
     Mat base;
     long total = 0;
     bool on_gpu = false;
-    ASSERT_EQ(run(0, base, &total, &on_gpu), 0);
+    const size_t before = gpu_memory_in_use();
+    size_t held = 0;
+    ASSERT_EQ(run(0, base, &total, &on_gpu, &held), 0);
     ASSERT_TRUE(on_gpu) << "no layer ran on the GPU backend";
+    // the accounting of gpu_memory_in_use: the net's weights and blobs while
+    // it lives, back to what the device keeps itself once it is gone
+    const size_t idle = gpu_memory_in_use();
+    EXPECT_GT(held, before) << "gpu_memory_in_use() did not see the net's device memory";
+    EXPECT_LT(idle, held) << "the net's device memory was not counted as freed with it";
     ASSERT_GT(total, 0) << "no device allocation seen: the hook is not reached";
 
     const char* s = getenv("KITE_OOM_GPU_MAX_POINTS");
@@ -434,10 +444,14 @@ void oom_gpu(int backend)
         }
     }
     set_log_sink(nullptr, nullptr);
+    const size_t idle_after = gpu_memory_in_use();
     printf("oom %-7s squeezenet  %ld device allocations per run, %zu failure points%s: %ld failed cleanly, %ld succeeded "
-           "(%ld with a wrong output), %ld other codes\n",
+           "(%ld with a wrong output), %ld other codes; device memory held: %zu kB before, %zu kB with the net, %zu kB "
+           "after it, %zu kB after the failure runs\n",
            backend == BACKEND_VULKAN ? "vulkan" : "opencl", total, pts.size(), (long)pts.size() < total ? " (sampled)" : "",
-           failed, ok, wrong, other);
+           failed, ok, wrong, other, before / 1024, held / 1024, idle / 1024, idle_after / 1024);
+    // no device memory left behind by the runs that failed part-way
+    EXPECT_LE(idle_after, idle) << "device memory grew over the failure runs";
     EXPECT_EQ(other, 0) << first_problem;
     EXPECT_EQ(wrong, 0) << first_problem;
 }

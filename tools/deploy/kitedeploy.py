@@ -46,7 +46,10 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 class DeployError(Exception):
-    pass
+    """one line: a key or a value holding a line break shows it as \\n"""
+
+    def __init__(self, msg):
+        super().__init__(str(msg).replace("\r", "\\r").replace("\n", "\\n"))
 
 
 # ------------------------------------------------------------------ config
@@ -126,12 +129,17 @@ def sha256(path):
 
 def load_config(path):
     try:
-        with open(path) as f:
-            cfg = yaml.safe_load(f)
+        # bytes: PyYAML detects the encoding and reports bad UTF-8 as a YAMLError
+        with open(path, "rb") as f:
+            cfg = yaml.safe_load(f.read())
     except OSError as e:
         raise DeployError("deployment file: cannot open '%s': %s" % (path, e.strerror))
     except yaml.YAMLError as e:
-        raise DeployError("deployment file '%s' is not valid YAML: %s" % (path, e))
+        # PyYAML's message spans lines (problem, then where): joined into one
+        raise DeployError("deployment file '%s' is not valid YAML: %s" %
+                          (path, "; ".join(l.strip() for l in str(e).splitlines() if l.strip())))
+    except RecursionError:
+        raise DeployError("deployment file '%s': nested too deeply" % path)
     if not isinstance(cfg, dict):
         raise DeployError("deployment file '%s': expected a mapping at the top" % path)
     base = os.path.dirname(os.path.abspath(path))
@@ -232,7 +240,7 @@ def load_model_config(name, m, base, build_type):
             vals = it if isinstance(it, list) else str(it).split(",")
             try:
                 lo, hi = [float(v) for v in vals]
-            except ValueError:
+            except (ValueError, TypeError):  # TypeError: a list or mapping where a number belongs
                 raise err("input_ranges", "bad range %r (expected lo,hi)" % (it,))
             if not lo < hi:
                 raise err("input_ranges", "bad range %r (expected lo < hi)" % (it,))

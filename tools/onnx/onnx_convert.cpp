@@ -62,7 +62,9 @@ std::vector<int64_t> Const::ints() const
     r.reserve(v.size());
     for (double x : v)
     {
-        if (x >= 9.2e18)
+        if (x != x) // NaN: 0, as tflite2kite's constants
+            r.push_back(0);
+        else if (x >= 9.2e18)
             r.push_back(INT64_MAX);
         else if (x <= -9.2e18)
             r.push_back(INT64_MIN);

@@ -190,10 +190,13 @@ std::string decode_image(const unsigned char* mem, size_t size, const std::strin
     const std::string& px = opt.pixel;
     int want = px == "GRAY" ? 1 : (px == "RGBA" || px == "BGRA") ? 4 : 3;
     int w = 0, h = 0, c = 0;
-    // a calibration image beyond 64 Mpixel is refused before decoding (a corrupt
-    // or hostile header would otherwise make stb allocate gigabytes)
-    if (stbi_info_from_memory(mem, (int)size, &w, &h, &c) && (long long)w * h > (64LL << 20))
-        return name + ": image too large (" + std::to_string(w) + " x " + std::to_string(h) + " pixels, at most 64 Mpixel)";
+    // a calibration image beyond opt.max_pixels (64 Mpixel) is refused before
+    // decoding (a corrupt or hostile header would otherwise make stb allocate gigabytes)
+    // (stb_image 2.27 reports a top-down BMP's height as negative: the size is |w| x |h|)
+    if (stbi_info_from_memory(mem, (int)size, &w, &h, &c) && std::llabs((long long)w) * std::llabs((long long)h) > opt.max_pixels)
+        return name + ": image too large (" + std::to_string(std::llabs((long long)w)) + " x " + std::to_string(std::llabs((long long)h)) + " pixels, at most " +
+               (opt.max_pixels % (1 << 20) == 0 ? std::to_string(opt.max_pixels >> 20) + " Mpixel)"
+                                                : std::to_string(opt.max_pixels) + " pixels)");
     const bool is16 = stbi_is_16_bit_from_memory(mem, (int)size) != 0;
     unsigned char* data = is16 ? load_16_as_8(mem, (int)size, w, h, want) : stbi_load_from_memory(mem, (int)size, &w, &h, &c, want);
     if (!data)

@@ -20,6 +20,7 @@ struct DataOptions
     std::vector<float> norm;  // per channel, multiplied after the mean (images only)
     std::string pixel = "BGR"; // the channel order the model wants: RGB, BGR, GRAY, RGBA, BGRA
     int limit = 0;            // use at most this many files (0: all)
+    long long max_pixels = 64LL << 20; // images with more pixels are refused before decoding
 };
 
 // Parse "[a,b,c]" / "a,b,c" into floats. false if malformed.

@@ -496,6 +496,9 @@ void Converter::run()
         }
         try
         {
+            // every TFLite operator has an output; the handlers read outputs[0]
+            if (op.outputs.empty())
+                throw ConvertError("the operator has no output tensor");
             convert_op(op);
             for (int t : op.outputs)
                 if (!values.count(t))

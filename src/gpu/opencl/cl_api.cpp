@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <mutex>
+#include <unordered_map>
 
 namespace kite {
 namespace cl {
@@ -13,8 +14,36 @@ static Api g_api;
 static const Api* g_loaded = nullptr;
 
 // the driver's clCreateBuffer / clCreateImage behind the allocation hook
-// (allocator_hook.h): a refused allocation fails as an exhausted device does
+// (allocator_hook.h): a refused allocation fails as an exhausted device does;
+// and each object's bytes until its release, for gpu_memory_in_use() (kite
+// never retains a cl_mem: one release frees it)
 static Api g_real;
+static std::mutex g_sizes_lock;
+static std::unordered_map<cl_mem, size_t> g_sizes;
+static cl_mem tracked(cl_mem m, size_t bytes)
+{
+    if (m)
+    {
+        std::lock_guard<std::mutex> g(g_sizes_lock);
+        g_sizes[m] = bytes;
+        gpu_memory_add((long long)bytes);
+    }
+    return m;
+}
+static cl_int CL_API_CALL hooked_release_mem(cl_mem m)
+{
+    if (m)
+    {
+        std::lock_guard<std::mutex> g(g_sizes_lock);
+        auto it = g_sizes.find(m);
+        if (it != g_sizes.end())
+        {
+            gpu_memory_add(-(long long)it->second);
+            g_sizes.erase(it);
+        }
+    }
+    return g_real.clReleaseMemObject(m);
+}
 static cl_mem CL_API_CALL hooked_create_buffer(cl_context c, cl_mem_flags f, size_t size, void* host, cl_int* err)
 {
     if (!gpu_allocation_allowed(size))
@@ -23,19 +52,21 @@ static cl_mem CL_API_CALL hooked_create_buffer(cl_context c, cl_mem_flags f, siz
             *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return nullptr;
     }
-    return g_real.clCreateBuffer(c, f, size, host, err);
+    return tracked(g_real.clCreateBuffer(c, f, size, host, err), size);
 }
 static cl_mem CL_API_CALL hooked_create_image(cl_context c, cl_mem_flags f, const cl_image_format* fmt, const cl_image_desc* desc,
                                               void* host, cl_int* err)
 {
     const size_t texel = fmt && fmt->image_channel_data_type == CL_HALF_FLOAT ? 8 : 16;
-    if (desc && !gpu_allocation_allowed(desc->image_width * (desc->image_height ? desc->image_height : 1) * texel))
+    const size_t bytes = desc ? desc->image_width * (desc->image_height ? desc->image_height : 1) * texel : 0;
+    if (desc && !gpu_allocation_allowed(bytes))
     {
         if (err)
             *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return nullptr;
     }
-    return g_real.clCreateImage(c, f, fmt, desc, host, err);
+    // an image over a buffer (image1d_buffer) holds the buffer's memory
+    return tracked(g_real.clCreateImage(c, f, fmt, desc, host, err), desc && desc->buffer ? 0 : bytes);
 }
 
 static const Api* load()
@@ -66,6 +97,7 @@ static const Api* load()
     g_real = g_api;
     g_api.clCreateBuffer = hooked_create_buffer;
     g_api.clCreateImage = hooked_create_image;
+    g_api.clReleaseMemObject = hooked_release_mem;
     // the library stays loaded for the life of the process: drivers keep
     // threads and atexit handlers that must not be unmapped
     return &g_api;

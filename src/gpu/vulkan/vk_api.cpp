@@ -4,7 +4,9 @@
 #include "../../log.h"
 
 #include <dlfcn.h>
+#include <cstdint>
 #include <mutex>
+#include <unordered_map>
 
 namespace kite {
 namespace vk {
@@ -60,13 +62,43 @@ bool load_instance_funcs(VkInstance inst)
 
 // the driver's vkAllocateMemory behind the allocation hook (allocator_hook.h):
 // a refused allocation fails as an exhausted device does
+// a refused allocation fails as an exhausted device does; and the bytes of
+// each allocation until vkFreeMemory, for gpu_memory_in_use()
 static PFN_vkAllocateMemory g_real_allocate_memory = nullptr;
+static PFN_vkFreeMemory g_real_free_memory = nullptr;
+static std::mutex g_sizes_lock;
+static std::unordered_map<uint64_t, VkDeviceSize> g_sizes;
+static uint64_t memory_key(VkDeviceMemory m)
+{
+    return (uint64_t)(uintptr_t)m; // a pointer or a 64-bit integer handle
+}
 static VKAPI_ATTR VkResult VKAPI_CALL hooked_allocate_memory(VkDevice device, const VkMemoryAllocateInfo* info,
                                                              const VkAllocationCallbacks* callbacks, VkDeviceMemory* memory)
 {
     if (info && !gpu_allocation_allowed((size_t)info->allocationSize))
         return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    return g_real_allocate_memory(device, info, callbacks, memory);
+    VkResult r = g_real_allocate_memory(device, info, callbacks, memory);
+    if (r == VK_SUCCESS && info && memory && *memory)
+    {
+        std::lock_guard<std::mutex> g(g_sizes_lock);
+        g_sizes[memory_key(*memory)] = info->allocationSize;
+        gpu_memory_add((long long)info->allocationSize);
+    }
+    return r;
+}
+static VKAPI_ATTR void VKAPI_CALL hooked_free_memory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* callbacks)
+{
+    if (memory)
+    {
+        std::lock_guard<std::mutex> g(g_sizes_lock);
+        auto it = g_sizes.find(memory_key(memory));
+        if (it != g_sizes.end())
+        {
+            gpu_memory_add(-(long long)it->second);
+            g_sizes.erase(it);
+        }
+    }
+    g_real_free_memory(device, memory, callbacks);
 }
 
 bool load_device_funcs(VkInstance inst)
@@ -81,10 +113,12 @@ bool load_device_funcs(VkInstance inst)
     }
     KITE_VK_DEVICE_FUNCS(KITE_VK_LOAD)
 #undef KITE_VK_LOAD
-    if (vkAllocateMemory)
+    if (vkAllocateMemory && vkFreeMemory)
     {
         g_real_allocate_memory = vkAllocateMemory;
         vkAllocateMemory = hooked_allocate_memory;
+        g_real_free_memory = vkFreeMemory;
+        vkFreeMemory = hooked_free_memory;
     }
     return ok;
 }
