@@ -62,6 +62,27 @@ def run_mem(binary, param, shape, threads, loops):
     return int(m.group(1)) / 1024.0
 
 
+def run_cpu(binary, param, shape, threads, loops):
+    """user + system CPU seconds of one whole process (os.wait4's rusage) and its min ms"""
+    proc = subprocess.Popen(bench_cmd(binary, param, shape, threads, loops), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    out = proc.stdout.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = status
+    m = RE_TIME.search(out)
+    if status != 0 or not m:
+        raise RuntimeError("%s failed on %s: %s" % (os.path.basename(binary), param, out.strip()[-300:]))
+    return ru.ru_utime + ru.ru_stime, float(m.group(1))
+
+
+def cpu_per_inference(binary, param, shape, threads, n):
+    """CPU ms of one inference: (cpu(1 + n loops) - cpu(1 loop)) / n, so that start-up, load and the
+    8 warm-up runs cancel"""
+    c1, _ = run_cpu(binary, param, shape, threads, 1)
+    c2, _ = run_cpu(binary, param, shape, threads, 1 + n)
+    return (c2 - c1) * 1000.0 / n
+
+
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
@@ -81,6 +102,11 @@ def main():
     ap.add_argument("--mem", action="store_true", help="also the peak RSS of each side (/usr/bin/time %%M)")
     ap.add_argument("--mem-threads", type=int, default=2)
     ap.add_argument("--mem-loops", type=int, default=4)
+    ap.add_argument("--cpu", action="store_true",
+                    help="CPU time (user + system) per inference instead of wall time: robust against other "
+                         "processes taking the cores, a speed figure at 1 thread only")
+    ap.add_argument("--cpu-seconds", type=float, default=0.5,
+                    help="--cpu: run about this much CPU time per side and graph beyond the warm-up")
     ap.add_argument("--json", default="", help="write every measurement here")
     ap.add_argument("-k", default="", help="only graphs whose name matches this regular expression")
     args = ap.parse_args()
@@ -91,6 +117,8 @@ def main():
     record = {"loops": args.loops, "stat": args.stat, "time": {}, "mem": {}}
 
     def one_round(threads, graphs, rnd, best):
+        if args.cpu:
+            return one_round_cpu(threads, graphs, rnd, best)
         for name in graphs:
             param = os.path.join(args.models, name + ".param")
             sides = [("kite", args.benchkite), ("ncnn", args.benchncnn)]
@@ -110,6 +138,33 @@ def main():
                 print("  [%d thr, round %d] %-20s kite %8.2f  ncnn %8.2f  %.2f" % (
                     threads, rnd, name, b["kite"], b["ncnn"], b["kite"] / b["ncnn"]), file=sys.stderr)
 
+    def one_round_cpu(threads, graphs, rnd, best):
+        for name in graphs:
+            param = os.path.join(args.models, name + ".param")
+            b = best.setdefault(name, {})
+            if "n" not in b:  # the same number of inferences for both sides, ~--cpu-seconds of the slower
+                try:
+                    est = max(run_time(args.benchkite, param, shapes[name], threads, 1)[0],
+                              run_time(args.benchncnn, param, shapes[name], threads, 1)[0])
+                except Exception as e:
+                    print("  %s: %s" % (name, e), file=sys.stderr)
+                    continue
+                b["n"] = max(4, int(args.cpu_seconds * 1000.0 / max(est, 0.05)))
+            sides = [("kite", args.benchkite), ("ncnn", args.benchncnn)]
+            if rnd % 2:
+                sides.reverse()
+            for side, binary in sides:
+                try:
+                    t = cpu_per_inference(binary, param, shapes[name], threads, b["n"])
+                except Exception as e:
+                    print("  %s %s: %s" % (name, side, e), file=sys.stderr)
+                    continue
+                b[side] = t if side not in b else min(b[side], t)
+                b.setdefault(side + "_runs", []).append(t)
+            if "kite" in b and "ncnn" in b:
+                print("  [%d thr, cpu, round %d, n %d] %-20s kite %8.2f  ncnn %8.2f  %.2f" % (
+                    threads, rnd, b["n"], name, b["kite"], b["ncnn"], b["kite"] / b["ncnn"]), file=sys.stderr)
+
     for threads in args.threads:
         best = {}
         for rnd in range(args.rounds):
@@ -120,8 +175,12 @@ def main():
             if close:
                 one_round(threads, close, rnd, best)
         record["time"][str(threads)] = best
-        print("\n### %d thread%s, %s of %d loops, best of %d+ rounds\n" % (
-            threads, "" if threads == 1 else "s", args.stat, args.loops, args.rounds))
+        if args.cpu:
+            print("\n### %d thread%s, CPU ms per inference (user + system), best of %d+ rounds\n" % (
+                threads, "" if threads == 1 else "s", args.rounds))
+        else:
+            print("\n### %d thread%s, %s of %d loops, best of %d+ rounds\n" % (
+                threads, "" if threads == 1 else "s", args.stat, args.loops, args.rounds))
         print("| graph | kite ms | ncnn ms | kite/ncnn |")
         print("|---|---:|---:|---:|")
         ratios = []
