@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 using namespace kite;
@@ -199,4 +201,47 @@ TEST(Yolov3DetectionOutput, matches_ncnn_rows)
             EXPECT_NEAR(out[0].row(e.row)[k], e.v[k], 1e-6f) << "row " << e.row << " col " << k;
 #endif
         }
+}
+
+// Cells whose objectness alone puts them under the threshold are skipped before
+// their class scores are read; that bound must never drop a box the full
+// expression keeps. Without suppression (nms 1: no IoU exceeds it) every kept
+// cell is one output row, so the row count must equal a brute-force count of the
+// cells at or above the threshold, with objectness logits clustered around the
+// threshold's logit (where the bound and the confidence are closest).
+TEST(Yolov3DetectionOutput, objectness_bound_keeps_every_box)
+{
+    const unsigned seed = 17;
+    reseed(seed);
+    for (int iter = 0; iter < 20; iter++)
+    {
+        const int nc = rand_int(1, 5), nb = rand_int(1, 3);
+        const float thr = 0.05f + 0.9f * (float)rand_int(0, 100) / 100.f;
+        const float thr_logit = std::log(thr / (1.f - thr));
+        Mat in = RandomMat(rand_int(1, 9), rand_int(1, 9), nb * (5 + nc), -3.f, 3.f);
+        int expected = 0;
+        for (int k = 0; k < nb; k++)
+        {
+            float* obj = in.channel(k * (5 + nc) + 4);
+            for (int i = 0; i < in.w * in.h; i++)
+                obj[i] = thr_logit + (obj[i] - 0.f) * (iter % 2 ? 0.001f : 0.5f);
+            for (int i = 0; i < in.w * in.h; i++)
+            {
+                float best = -FLT_MAX;
+                for (int q = 0; q < nc; q++)
+                    best = std::max(best, ((const float*)in.channel(k * (5 + nc) + 5 + q).data)[i]);
+                const float conf = 1.f / std::fma(std::exp(-obj[i]), 1.f + std::exp(-best), 1.f);
+                if (conf >= thr)
+                    expected++;
+            }
+        }
+        std::vector<float> mask;
+        for (int k = 0; k < nb; k++)
+            mask.push_back((float)rand_int(0, 2));
+        ParamDict pd = params(nc, nb, thr, 1.f, {10, 13, 16, 30, 33, 23}, mask, {16.f});
+        std::string why;
+        std::vector<Mat> out = run_reference("Yolov3DetectionOutput", pd, {}, {in}, &why);
+        ASSERT_EQ(out.size(), 1u) << why << " (seed " << seed << ", iteration " << iter << ")";
+        EXPECT_EQ(out[0].empty() ? 0 : out[0].h, expected) << "seed " << seed << ", iteration " << iter << ", threshold " << thr;
+    }
 }
