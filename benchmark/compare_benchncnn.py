@@ -26,17 +26,15 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_ncnn  # noqa: E402
+
 RE_TIME = re.compile(r"min =\s*([\d.]+)\s+max =\s*([\d.]+)\s+avg =\s*([\d.]+)")
 
 
 def read_shapes(models_dir):
-    shapes = {}
-    with open(os.path.join(models_dir, "shapes.txt")) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 2:
-                shapes[parts[0]] = parts[1]
-    return shapes
+    """name -> "[w,h,c]" as benchkite/benchncnn take it (compare_ncnn.read_shapes)"""
+    return {n: "[%s]" % ",".join(str(v) for v in s) for n, s in compare_ncnn.read_shapes(models_dir).items()}
 
 
 def bench_cmd(binary, param, shape, threads, loops):

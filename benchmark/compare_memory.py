@@ -30,15 +30,8 @@ import re
 import subprocess
 import sys
 
-
-def read_shapes(models_dir):
-    shapes = {}
-    with open(os.path.join(models_dir, "shapes.txt")) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 2:
-                shapes[parts[0]] = [int(v) for v in parts[1].strip("[]").split(",")]
-    return shapes
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_ncnn import read_shapes  # noqa: E402,F401
 
 
 def status_kb(key):

@@ -293,6 +293,7 @@ public:
 
 private:
     int begin();
+    int allocate_cmd(); // a primary command buffer from cmd_pool into cmd
     void barrier(VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
     // a barrier before a command that touches `n` buffers `bufs` where one of
     // them was touched since the last barrier (read-after-write and

@@ -44,6 +44,14 @@ Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
         KITE_LOGE("Vulkan: vkCreateFence failed");
         return;
     }
+    if (allocate_cmd() != 0)
+        return;
+    good = true;
+}
+
+// one primary command buffer from the session's pool into cmd
+int Session::allocate_cmd()
+{
     VkCommandBufferAllocateInfo ai = {};
     ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
     ai.commandPool = cmd_pool;
@@ -53,9 +61,9 @@ Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
     {
         KITE_LOGE("Vulkan: vkAllocateCommandBuffers failed");
         cmd = VK_NULL_HANDLE;
-        return;
+        return -1;
     }
-    good = true;
+    return 0;
 }
 
 Session::~Session()
@@ -90,17 +98,8 @@ int Session::begin()
     if (!cmd)
     {
         // recording mode: the last segment keeps its command buffer
-        VkCommandBufferAllocateInfo ai = {};
-        ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-        ai.commandPool = cmd_pool;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        if (vkAllocateCommandBuffers(dev->device, &ai, &cmd) != VK_SUCCESS)
-        {
-            KITE_LOGE("Vulkan: vkAllocateCommandBuffers failed");
-            cmd = VK_NULL_HANDLE;
+        if (allocate_cmd() != 0)
             return -1;
-        }
     }
     // weights recorded by create_pipeline must be on the device before this
     // session's commands read them
