@@ -34,6 +34,8 @@ command -v protoc > /dev/null || need+=(protobuf-compiler)
 [ -e /usr/include/stb/stb_image.h ] || need+=(libstb-dev)
 # tflite2kite reads .tflite files with the flatbuffers headers
 [ -e /usr/include/flatbuffers/flatbuffers.h ] || need+=(libflatbuffers-dev)
+# the leak check of the tools (ctest leak_check_tools) runs them under valgrind
+command -v valgrind > /dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
     if command -v apt-get > /dev/null; then
         sudo=""
