@@ -72,12 +72,17 @@ def main():
     ap.add_argument("--no-ncnn", action="store_true")
     ap.add_argument("--fp16", type=int, default=0, choices=[0, 1, 2])
     ap.add_argument("-k", default="")
+    ap.add_argument("--no-start", action="store_true", help="time the forwards only, not the cold/warm starts")
     a = ap.parse_args()
     shapes = read_shapes(a.models)
     names = sorted(n for n in shapes if a.k in n)
-    print("| graph | kite %s avg ms | ncnn vulkan avg ms | kite/ncnn | create_pipeline cold / warm ms | warm/cold "
+    if a.no_start:
+        print("| graph | kite %s avg ms | ncnn vulkan avg ms | kite/ncnn |" % a.backend)
+        print("|---|---|---|---|")
+    else:
+        print("| graph | kite %s avg ms | ncnn vulkan avg ms | kite/ncnn | create_pipeline cold / warm ms | warm/cold "
           "| load_model cold / warm ms | warm/cold | device cold / warm ms | start cold / warm ms | warm/cold |" % a.backend)
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         param = os.path.join(a.models, name + ".param")
         shape = shapes[name]
@@ -93,6 +98,10 @@ def main():
                 ncnn_s, speed = "%.2f" % nc, "%.2f" % (kite / nc)
             except Exception as e:  # noqa: BLE001
                 ncnn_s = "failed: " + str(e)[:80]
+        if a.no_start:
+            print("| %s | %.2f | %s | %s |" % (name, kite, ncnn_s, speed))
+            sys.stdout.flush()
+            continue
         with tempfile.TemporaryDirectory() as cache:
             pcold, cold, dcold = load_ms(a.benchkite, param, shape, a.device, a.backend, cache, a.fp16)
             pwarm, warm, dwarm = load_ms(a.benchkite, param, shape, a.device, a.backend, cache, a.fp16)

@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--loops", type=int, default=20)
     ap.add_argument("--no-vulkan", action="store_true")
     ap.add_argument("-k", default="")
+    ap.add_argument("--no-start", action="store_true", help="time the forwards only, not the first starts")
     a = ap.parse_args()
     shapes = read_shapes(a.models)
     names = sorted(n for n in shapes if a.k in n)
@@ -89,9 +90,11 @@ def main():
                 vk = avg_ms(a.benchkite, param, shape, a.loops, a.vulkan_device, "vulkan")
             except Exception as e:  # noqa: BLE001
                 print("%s: Vulkan failed: %s" % (name, str(e).replace("\n", " ")[:300]), file=sys.stderr)
-        with tempfile.TemporaryDirectory() as folder:
-            cl0, cf0 = first_start_ms(a.benchkite, param, shape, a.device, folder)
-            cl1, cf1 = first_start_ms(a.benchkite, param, shape, a.device, folder)
+        cl0 = cf0 = cl1 = cf1 = float("nan")
+        if not a.no_start:
+            with tempfile.TemporaryDirectory() as folder:
+                cl0, cf0 = first_start_ms(a.benchkite, param, shape, a.device, folder)
+                cl1, cf1 = first_start_ms(a.benchkite, param, shape, a.device, folder)
         cold, cached = cl0 + cf0, cl1 + cf1
         print("| %s | %s | %s | %s | %s (%s + %s) | %s (%s + %s) | %s |" % (
             name, fmt(cl), fmt(vk), fmt(cl / vk if vk > 0 else float("nan")),
