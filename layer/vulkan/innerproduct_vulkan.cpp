@@ -99,7 +99,8 @@ public:
             int n, outn, rows, bias_term, act;
             float p0, p1;
         } pc = {num_input, num_output, rows, bias_term, act.type, act.p0, act.p1};
-        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), num_output, rows, 1);
+        // one work group of 64 per (output, row)
+        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (uint32_t)num_output * 64, rows, 1);
         if (ret == 0)
             tops[0] = top;
         return ret;
