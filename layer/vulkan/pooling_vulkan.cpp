@@ -1,4 +1,4 @@
-// Pooling on Vulkan (shaders/vulkan/pooling.comp): max/avg, global, every
+// Pooling on Vulkan (shaders/vulkan/pooling.comp; global pooling: global_pooling.comp): max/avg, global, every
 // pad mode; adaptive pooling stays on the CPU
 #include "pooling.h"
 
@@ -21,7 +21,9 @@ public:
     int create_pipeline(const Option& opt) override
     {
         pipe = vkl::pipeline_for(opt, "pooling", 2, 8, 8, 1);
-        return pipe ? 0 : -1;
+        if (p.global_pooling)
+            global = vkl::pipeline_for(opt, "global_pooling", 2, 64, 1, 1);
+        return pipe && (global || !p.global_pooling) ? 0 : -1;
     }
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
@@ -46,8 +48,18 @@ public:
         vk::VkBlobPtr top;
         if (p.global_pooling)
         {
-            pc = {w, h, c, 1, 1, w, h, 1, 1, 0, 0, p.pooling_type == 0, 0, 0, w, 0, h, ip, 1};
+            // global_pooling.comp: one work group of 64 per channel
             top = s.create_blob(1, c, 1, 1, 1);
+            if (!top)
+                return -100;
+            struct
+            {
+                int plane, c, ip, is_max;
+            } pg = {w * h, c, ip, p.pooling_type == 0};
+            int ret = s.dispatch(global, {vkl::blob_of(bottoms[0]), top.get()}, &pg, sizeof(pg), (uint32_t)c * 64, 1, 1);
+            if (ret == 0)
+                tops[0] = top;
+            return ret;
         }
         else
         {
@@ -73,6 +85,7 @@ public:
 
 private:
     const vk::Pipeline* pipe = nullptr;
+    const vk::Pipeline* global = nullptr; // global_pooling.comp
 };
 
 DEFINE_LAYER_CREATOR(Pooling_vulkan)

@@ -200,6 +200,9 @@ TEST(Pooling, packed_channels_every_mode)
             g.set(4, 1);
             SCOPED_TRACE("global c=" + std::to_string(c) + " type=" + std::to_string(type));
             KITE_EXPECT_LAYER_OK(test_layer("Pooling", g, {}, {in}));
+            // planes larger than the GPU's 64-invocation reduction, and a single position
+            KITE_EXPECT_LAYER_OK(test_layer("Pooling", g, {}, {RandomMat(23, 17, c)}));
+            KITE_EXPECT_LAYER_OK(test_layer("Pooling", g, {}, {RandomMat(1, 1, c)}));
         }
     }
 }
