@@ -1,5 +1,5 @@
-// LayerNorm on Vulkan (shaders/vulkan/layernorm.comp): one invocation per
-// normalised span
+// LayerNorm on Vulkan (shaders/vulkan/layernorm.comp): one work group of 64
+// invocations per normalised span
 #include "layernorm.h"
 
 #include "vulkan/vulkan_common.h"
@@ -46,7 +46,7 @@ public:
             int nspans, span, affine;
             float eps;
         } pc = {(int)(top->total() / span), span, affine, eps};
-        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), gamma.get(), beta.get(), top.get()}, &pc, sizeof(pc), pc.nspans, 1, 1);
+        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), gamma.get(), beta.get(), top.get()}, &pc, sizeof(pc), (uint32_t)pc.nspans * 64, 1, 1);
         if (ret == 0)
             tops[0] = top;
         return ret;
