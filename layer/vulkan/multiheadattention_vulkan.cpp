@@ -26,13 +26,15 @@ public:
             return ret;
         gemm = vkl::gemm_pipeline(opt);
         vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
-        softmax = d ? d->pipeline("softmax", 2, 1, 64, 1, 0) : nullptr; // the fp32 variant, on the float intermediates
+        // the fp32 variants, on the float intermediates
+        softmax = d ? d->pipeline("softmax", 2, 1, 64, 1, 0) : nullptr;
+        softmax_row = d ? d->pipeline("softmax_row", 2, 64, 1, 1, 0) : nullptr;
         const Mat* src[8] = {&q_weight_data, &q_bias_data, &k_weight_data, &k_bias_data,
                              &v_weight_data, &v_bias_data, &out_weight_data, &out_bias_data};
         for (int i = 0; i < 8; i++)
             if (!(w[i] = vkl::upload_weights(opt, *src[i])))
                 return -1;
-        return gemm && softmax ? 0 : -1;
+        return gemm && softmax && softmax_row ? 0 : -1;
     }
     int destroy_pipeline(const Option& opt) override
     {
@@ -100,7 +102,10 @@ public:
         {
             int outer, n, inner;
         } sp = {num_heads * Lq, Lk, 1};
-        ret = s.dispatch(softmax, {score.get(), prob.get()}, &sp, sizeof(sp), 1, (uint32_t)sp.outer, 1);
+        // softmax_row.comp: a work group of 64 per score row, up to the group
+        // count every device allows in x
+        ret = sp.outer <= 65535 ? s.dispatch(softmax_row, {score.get(), prob.get()}, &sp, sizeof(sp), (uint32_t)sp.outer * 64, 1, 1)
+                                : s.dispatch(softmax, {score.get(), prob.get()}, &sp, sizeof(sp), 1, (uint32_t)sp.outer, 1);
         if (ret != 0)
             return ret;
         // per head: prob_h v_h into the head's columns
@@ -126,6 +131,7 @@ public:
 private:
     const vk::Pipeline* gemm = nullptr;
     const vk::Pipeline* softmax = nullptr;
+    const vk::Pipeline* softmax_row = nullptr; // score rows up to 65535: a work group each
     vk::VkBlobPtr w[8]; // q, k, v, out: weight then bias
 };
 

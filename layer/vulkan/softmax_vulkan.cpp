@@ -1,4 +1,4 @@
-// Softmax on Vulkan (shaders/vulkan/softmax.comp): any axis
+// Softmax on Vulkan (shaders/vulkan/softmax.comp; the innermost axis: softmax_row.comp): any axis
 #include "softmax.h"
 
 #include "vulkan/vulkan_common.h"
@@ -15,7 +15,8 @@ public:
     int create_pipeline(const Option& opt) override
     {
         pipe = vkl::pipeline_for(opt, "softmax", 2, 64, 1, 1);
-        return pipe ? 0 : -1;
+        row = vkl::pipeline_for(opt, "softmax_row", 2, 64, 1, 1);
+        return pipe && row ? 0 : -1;
     }
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
@@ -37,7 +38,11 @@ public:
         if (!top)
             return -100;
         struct { int outer, n, inner; } pc = {outer, d.s[a], inner};
-        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), inner, outer, 1);
+        // the innermost axis: a work group per line (softmax_row.comp), up to the
+        // group count every device allows in x
+        const bool by_row = inner == 1 && outer <= 65535;
+        int ret = by_row ? s.dispatch(row, {vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), (uint32_t)outer * 64, 1, 1)
+                         : s.dispatch(pipe, {vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), inner, outer, 1);
         if (ret == 0)
             tops[0] = top;
         return ret;
@@ -45,6 +50,7 @@ public:
 
 private:
     const vk::Pipeline* pipe = nullptr;
+    const vk::Pipeline* row = nullptr; // softmax_row.comp
 };
 
 DEFINE_LAYER_CREATOR(Softmax_vulkan)
