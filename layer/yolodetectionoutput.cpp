@@ -67,6 +67,10 @@ int YoloDetectionOutput::forward_inplace(std::vector<Mat>& bottom_top_blobs, con
 
         std::vector<std::vector<BBox> > box_rects(num_box);
         std::vector<std::vector<float> > box_scores(num_box);
+        Mat scratch; // per box: the running maximum and sum of every cell
+        scratch.create(size, 2 * num_box, 4u, opt.workspace_allocator);
+        if (scratch.empty())
+            return -100;
 
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int k = 0; k < num_box; k++)
@@ -81,22 +85,30 @@ int YoloDetectionOutput::forward_inplace(std::vector<Mat>& bottom_top_blobs, con
             const float* hptr = blob.channel(p + 3);
             const float* objptr = blob.channel(p + 4);
 
-            // softmax over the class channels, in place
+            // softmax over the class channels, in place: plane by plane (contiguous
+            // runs; per cell the same operations in the same order as a cell at a time)
+            std::vector<float*> cls(num_class);
+            for (int q = 0; q < num_class; q++)
+                cls[q] = (float*)blob.channel(p + 5 + q).data;
+            float* maxv = scratch.row(2 * k);
+            float* sum = scratch.row(2 * k + 1);
             for (int i = 0; i < size; i++)
             {
-                float maxv = ((const float*)blob.channel(p + 5).data)[i];
-                for (int q = 1; q < num_class; q++)
-                    maxv = std::max(maxv, ((const float*)blob.channel(p + 5 + q).data)[i]);
-                float sum = 0.f;
-                for (int q = 0; q < num_class; q++)
-                {
-                    float* v = (float*)blob.channel(p + 5 + q).data + i;
-                    *v = std::exp(*v - maxv);
-                    sum += *v;
-                }
-                for (int q = 0; q < num_class; q++)
-                    ((float*)blob.channel(p + 5 + q).data)[i] /= sum;
+                maxv[i] = cls[0][i];
+                sum[i] = 0.f;
             }
+            for (int q = 1; q < num_class; q++)
+                for (int i = 0; i < size; i++)
+                    maxv[i] = std::max(maxv[i], cls[q][i]);
+            for (int q = 0; q < num_class; q++)
+                for (int i = 0; i < size; i++)
+                {
+                    cls[q][i] = std::exp(cls[q][i] - maxv[i]);
+                    sum[i] += cls[q][i];
+                }
+            for (int q = 0; q < num_class; q++)
+                for (int i = 0; i < size; i++)
+                    cls[q][i] /= sum[i];
 
             for (int i = 0; i < h; i++)
             {
@@ -107,7 +119,7 @@ int YoloDetectionOutput::forward_inplace(std::vector<Mat>& bottom_top_blobs, con
                     float class_score = 0.f;
                     for (int q = 0; q < num_class; q++)
                     {
-                        const float s = ((const float*)blob.channel(p + 5 + q).data)[idx];
+                        const float s = cls[q][idx];
                         if (s > class_score)
                         {
                             class_index = q;

@@ -120,6 +120,9 @@ int Yolov3DetectionOutput::forward(const std::vector<Mat>& bottom_blobs, std::ve
             const float* wptr = blob.channel(p + 2);
             const float* hptr = blob.channel(p + 3);
             const float* objptr = blob.channel(p + 4);
+            std::vector<const float*> cls(num_class);
+            for (int q = 0; q < num_class; q++)
+                cls[q] = blob.channel(p + 5 + q);
 
             for (int i = 0; i < h; i++)
             {
@@ -138,7 +141,7 @@ int Yolov3DetectionOutput::forward(const std::vector<Mat>& bottom_blobs, std::ve
                     float class_score = -FLT_MAX;
                     for (int q = 0; q < num_class; q++)
                     {
-                        const float s = ((const float*)blob.channel(p + 5 + q).data)[idx];
+                        const float s = cls[q][idx];
                         if (s > class_score)
                         {
                             class_index = q;
