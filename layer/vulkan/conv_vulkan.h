@@ -577,8 +577,10 @@ struct ConvGpu
             int ocb;
         } pc = {w, h, c, outw, outh, outch, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], group, l.bias_term, act.type, act.p0, act.p1, l.pad_value,
-                (outch / group) % 4 == 0 ? 4 : 1};
-        int ret = s.dispatch(pipe, {blob_of(input), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, outch / pc.ocb);
+                (outch / group) >= 4 ? 4 : 1};
+        // z: every group's blocks of up to ocb channels (conv.comp)
+        const int blocks = group * ((outch / group + pc.ocb - 1) / pc.ocb);
+        int ret = s.dispatch(pipe, {blob_of(input), weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), outw, outh, blocks);
         if (ret != 0)
             return ret;
         tops[0] = top;

@@ -18,27 +18,33 @@ layout(push_constant) uniform P
     int kw, kh, dw, dh, sw, sh, pl, pt;
     int group, bias_term, act;
     float p0, p1, pad_value;
-    int ocb; // output channels per invocation: 1, or 4 when a group's count is a multiple of 4
+    int ocb; // output channels per invocation: 1, or 4 when a group has at least 4 (the group's last block may have fewer)
 } p;
 
 void main()
 {
-    // each invocation computes `ocb` (1 or 4) output channels of one group at
-    // one position, so every input value loaded serves ocb outputs
+    // each invocation computes a block of up to `ocb` (1 or 4) output channels
+    // of one group at one position, so every input value loaded serves the
+    // block's outputs; z = group * blocks_per_group + block
     int ox = int(gl_GlobalInvocationID.x);
     int oy = int(gl_GlobalInvocationID.y);
-    int oc0 = int(gl_GlobalInvocationID.z) * p.ocb;
-    if (ox >= p.outw || oy >= p.outh || oc0 >= p.outc)
-        return;
     int inch_g = p.c / p.group;
     int outch_g = p.outc / p.group;
-    int g = oc0 / outch_g;
+    int bpg = (outch_g + p.ocb - 1) / p.ocb;
+    int g = int(gl_GlobalInvocationID.z) / bpg;
+    int blk = int(gl_GlobalInvocationID.z) - g * bpg;
+    if (ox >= p.outw || oy >= p.outh || g >= p.group)
+        return;
+    int oc0 = g * outch_g + blk * p.ocb;
+    int n = min(p.ocb, outch_g - blk * p.ocb); // channels of this block
     int ksize = inch_g * p.kh * p.kw;
+    // a short last block repeats its last channel's weights (sums not stored)
+    int wo1 = min(1, n - 1) * ksize, wo2 = min(2, n - 1) * ksize, wo3 = min(3, n - 1) * ksize;
     // float sums in every variant: fp16 accumulation of a few hundred taps
     // missed the layer tests' fp16 tolerance by 2x (cancellation)
     float sum[4];
     for (int j = 0; j < 4; j++)
-        sum[j] = (j < p.ocb && p.bias_term != 0) ? bias[oc0 + j] : 0.0;
+        sum[j] = (j < n && p.bias_term != 0) ? bias[oc0 + j] : 0.0;
     const float pad_value = p.pad_value;
     int wbase = oc0 * ksize;
     int x0 = ox * p.sw - p.pl;
@@ -59,13 +65,13 @@ void main()
                 sum[0] += v * float(wt[k]);
                 if (p.ocb == 4)
                 {
-                    sum[1] += v * float(wt[k + ksize]);
-                    sum[2] += v * float(wt[k + 2 * ksize]);
-                    sum[3] += v * float(wt[k + 3 * ksize]);
+                    sum[1] += v * float(wt[k + wo1]);
+                    sum[2] += v * float(wt[k + wo2]);
+                    sum[3] += v * float(wt[k + wo3]);
                 }
             }
         }
     }
-    for (int j = 0; j < p.ocb; j++)
+    for (int j = 0; j < n; j++)
         store1(b, ((oc0 + j) * p.outh + oy) * p.outw + ox, activate(sum[j], p.act, p.p0, p.p1));
 }

@@ -120,6 +120,7 @@ TEST(ConvolutionDepthWise, grouped_any_group_count)
     KITE_EXPECT_LAYER_OK(run_dw(13, 11, 48, 48, 2, 3, 1, 1, 1, 1, {}));          // 2 groups of 24: Winograd
     KITE_EXPECT_LAYER_OK(run_dw(9, 7, 12, 24, 3, 1, 1, 1, 0, 1, {}));            // 1x1, 3 groups of 4 -> 8
     KITE_EXPECT_LAYER_OK(run_dw(8, 6, 60, 30, 3, 1, 1, 1, 0, 0, {}));            // 1x1, 3 groups of 20 -> 10
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 6, 10, 2, 3, 1, 1, 1, 0, {}));             // 2 groups of 3 -> 5: a short last block of outputs
     KITE_EXPECT_LAYER_OK(run_dw(11, 10, 16, 16, 4, 5, 1, 2, 2, 2, {0.1f}));      // 5x5 stride 2
     KITE_EXPECT_LAYER_OK(run_dw(12, 9, 64, 64, 8, 3, 1, 1, 1, 0, {}));           // 8 groups of 8
     KITE_EXPECT_LAYER_OK(run_dw(12, 9, 96, 96, 8, 3, 1, 2, 1, 1, {}));           // 8 groups of 12, stride 2
