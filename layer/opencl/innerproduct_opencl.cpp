@@ -99,7 +99,8 @@ public:
         else
             a.i(bias_term);
         a.i(act.type).f(act.p0).f(act.p1);
-        ret = cl::run2d(s, k, kname, OB, 1, a);
+        // the float kernels reduce in work groups of 64 per 4 outputs
+        ret = int8_ ? cl::run2d(s, k, kname, OB, 1, a) : cl::run_groups64(s, k, kname, OB, a);
         if (ret != 0)
             return ret;
         tops[0] = out;

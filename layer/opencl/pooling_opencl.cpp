@@ -33,7 +33,7 @@ public:
                 return -1;
             cl::KernelArgs a(k);
             a.img(in->image).img(out->image).i(CB).i(in->H).i(in->W).i(is_max);
-            ret = cl::run2d(s, k, "global_pool", CB, 1, a);
+            ret = cl::run_groups64(s, k, "global_pool", CB, a); // a work group per 4 channels
         }
         else
         {

@@ -108,30 +108,39 @@ __kernel void dwconv2d(__read_only image2d_t in, __read_only image2d_t filt, __r
 }
 
 // InnerProduct: the input viewed flat (index c*H*W + y*W + x), the weights
-// [num_output][K] in the conv-filter layout with H = W = 1: [K, (O+3)/4]
+// [num_output][K] in the conv-filter layout with H = W = 1: [K, (O+3)/4].
+// One work group of 64 items per 4 outputs (launched with that local size):
+// item lane covers the (channel block, position) pairs lane, lane + 64, ...,
+// then a reduction in local memory (one item per 4 outputs walking all of K
+// left most of the device idle on a classifier's few outputs)
 __kernel void innerproduct(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                            __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
                            float p1)
 {
-    int ob = get_global_id(0);
-    if (ob >= OB)
-        return;
-    float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    __local float4 part[64];
+    int ob = get_group_id(0);
+    int lane = get_local_id(0);
     int CB = DIV4(C), HW = H * W;
-    for (int cb = 0; cb < CB; cb++)
-        for (int y = 0; y < H; y++)
-        {
-            FLOAT4 part = (FLOAT4)(0);
-            for (int x = 0; x < W; x++)
-            {
-                FLOAT4 v = RDH(in, cb * W + x, y);
-                int base = cb * 4 * HW + y * W + x;
-                part += v.x * RDH(filt, base, ob) + v.y * RDH(filt, base + HW, ob) + v.z * RDH(filt, base + 2 * HW, ob)
-                        + v.w * RDH(filt, base + 3 * HW, ob);
-            }
-            sum += TO_FLOAT4(part);
-        }
-    WR(out, ob, 0, activate(sum, act, p0, p1));
+    float4 sum = (float4)(0.f);
+    for (int t = lane; t < CB * HW; t += 64)
+    {
+        int cb = t / HW, pos = t - cb * HW;
+        int y = pos / W, x = pos - y * W;
+        float4 v = TO_FLOAT4(RDH(in, cb * W + x, y));
+        int base = cb * 4 * HW + pos;
+        sum += v.x * TO_FLOAT4(RDH(filt, base, ob)) + v.y * TO_FLOAT4(RDH(filt, base + HW, ob))
+               + v.z * TO_FLOAT4(RDH(filt, base + 2 * HW, ob)) + v.w * TO_FLOAT4(RDH(filt, base + 3 * HW, ob));
+    }
+    part[lane] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && ob < OB)
+        WR(out, ob, 0, activate(part[0] + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
 }
 
 // Convolution whose seed filter image would exceed the device's image size
@@ -285,17 +294,18 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* w, 
 // InnerProduct whose conv-filter image would exceed the device's image width
 // (num_input above it, e.g. VGG's fc6): the weights [O][K] in the width-major
 // layout (pixel (kb, o) = w[o][kb*4..+3], zeros past K), the input read flat
-// (element k in the Mat's order); one work item per 4 outputs
+// (element k in the Mat's order); one work group of 64 items per 4 outputs
+// (launched with that local size), the blocks of 4 inputs strided over the
+// items, then a reduction in local memory
 __kernel void innerproduct_wide(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                                 __write_only image2d_t out, int H, int W, int K, int O, int has_bias, int act, float p0,
                                 float p1)
 {
-    int ob = get_global_id(0);
-    if (ob * 4 >= O)
-        return;
-    float4 sum = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
-    float s[4] = {sum.x, sum.y, sum.z, sum.w};
-    for (int kb = 0; kb < (K + 3) / 4; kb++)
+    __local float4 part[64];
+    int ob = get_group_id(0);
+    int lane = get_local_id(0);
+    float s[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int kb = lane; kb < (K + 3) / 4; kb += 64)
     {
         int k = kb * 4;
         float4 v = (float4)(read_linear(in, k, H, W), k + 1 < K ? read_linear(in, k + 1, H, W) : 0.f,
@@ -304,5 +314,14 @@ __kernel void innerproduct_wide(__read_only image2d_t in, __read_only image2d_t 
             if (ob * 4 + j < O)
                 s[j] += dot(v, RD(filt, kb, ob * 4 + j));
     }
-    WR(out, ob, 0, activate((float4)(s[0], s[1], s[2], s[3]), act, p0, p1));
+    part[lane] = (float4)(s[0], s[1], s[2], s[3]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && ob * 4 < O)
+        WR(out, ob, 0, activate(part[0] + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
 }

@@ -35,19 +35,28 @@ __kernel void pool2d(__read_only image2d_t in, __write_only image2d_t out, int C
     WR(out, x, oy, r);
 }
 
-// global pooling -> 1-D [(C+3)/4, 1]
+// global pooling -> 1-D [(C+3)/4, 1]: one work group of 64 items per block
+// of 4 channels (launched with that local size), each item covering the
+// positions lane, lane + 64, ..., then a reduction in local memory
 __kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, int CB, int H, int W, int is_max)
 {
-    int cb = get_global_id(0);
-    if (cb >= CB)
-        return;
-    float4 m = (float4)(-FLT_MAX), s = (float4)(0.f);
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++)
-        {
-            float4 v = RD(in, cb * W + x, y);
-            m = fmax(m, v);
-            s += v;
-        }
-    WR(out, cb, 0, is_max ? m : s / (float)(H * W));
+    __local float4 part[64];
+    int cb = get_group_id(0);
+    int lane = get_local_id(0);
+    float4 v = is_max ? (float4)(-FLT_MAX) : (float4)(0.f);
+    for (int pos = lane; pos < H * W; pos += 64)
+    {
+        float4 t = RD(in, cb * W + pos % W, pos / W);
+        v = is_max ? fmax(v, t) : v + t;
+    }
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] = is_max ? fmax(part[lane], part[lane + step]) : part[lane] + part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && cb < CB)
+        WR(out, cb, 0, is_max ? part[0] : part[0] / (float)(H * W));
 }

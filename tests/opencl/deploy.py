@@ -83,7 +83,8 @@ def main():
             with open(tuned) as f:
                 tuned_text = f.read()
         entries = [line.split()[0].split(":")[0] for line in tuned_text.splitlines()]
-        for k in ("conv2d", "pool2d", "conv2d_1x1", "innerproduct", "softmax_c"):
+        # (innerproduct reduces in work groups of a fixed 64 items: never tuned)
+        for k in ("conv2d", "pool2d", "conv2d_1x1", "softmax_c"):
             if k not in entries:
                 failures.append("cold start: tuned file has no entry for %s:\n%s" % (k, tuned_text))
         for line in tuned_text.splitlines():

@@ -48,6 +48,17 @@ int run2d(Session& s, cl_kernel k, const char* name, int gx, int gy, const Kerne
     return s.dispatch(k, name, gy > 1 ? 2 : 1, gws);
 }
 
+int run_groups64(Session& s, cl_kernel k, const char* name, int groups, const KernelArgs& args)
+{
+    if (args.error())
+    {
+        KITE_LOGE("OpenCL: setting the arguments of %s failed (%s)", name, error_string(args.error()));
+        return -1;
+    }
+    size_t gws[1] = {(size_t)groups * 64}, lws[1] = {64};
+    return s.dispatch(k, name, 1, gws, lws);
+}
+
 int cpu_forward(const Layer* l, std::vector<Mat>& in, std::vector<Mat>& out, int ntops, const Option& opt0)
 {
     Option opt = opt0;

@@ -31,6 +31,8 @@ Mat shape3(int w, int h, int c);
 // enqueue `name` of `program` over (gx, gy) with `args` set by the caller's
 // lambda-free style: kernel() first, then KernelArgs, then run2d
 int run2d(Session& s, cl_kernel k, const char* name, int gx, int gy, const KernelArgs& args);
+// `groups` work groups of 64 items in one dimension (kernels that reduce in local memory)
+int run_groups64(Session& s, cl_kernel k, const char* name, int groups, const KernelArgs& args);
 
 // For shapes a driver has no kernel for: returns KITE_GPU_CANNOT_HOLD, on
 // which the Extractor runs the layer's reference class on the CPU (logged

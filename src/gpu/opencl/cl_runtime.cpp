@@ -820,7 +820,7 @@ static double launch_ms(cl_command_queue q, cl_kernel k, int dims, const size_t*
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
 }
 
-int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws)
+int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws)
 {
     const Api* a = api();
     for (int d = 0; d < dims; d++)
@@ -838,7 +838,16 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
     const double limit = st.kernel_time_limit_ms;
     bool measured = false;
     Tuned t;
-    bool known = Tuner::get().lookup(key, t);
+    bool known = false;
+    if (fixed_lws)
+    {
+        for (int d = 0; d < 3; d++)
+            t.lws[d] = d < dims ? fixed_lws[d] : 1;
+        t.ms = 0; // never split
+        known = true;
+    }
+    else
+        known = Tuner::get().lookup(key, t);
     if (!known && (tune || limit > 0))
     {
         // candidates: powers of two whose product fits the kernel's limit

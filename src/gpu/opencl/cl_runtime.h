@@ -196,7 +196,8 @@ public:
     // enqueue over a 1..3-D global size; the local size comes from the tuner
     // (per kernel and global size) and launches are split along the last
     // dimension when a kernel time limit is set
-    int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws);
+    // fixed_lws: the local size the kernel needs (work-group reductions): no tuning, no split
+    int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws = nullptr);
 
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
     // half when the session uses fp16 storage
