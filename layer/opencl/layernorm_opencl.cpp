@@ -48,7 +48,7 @@ public:
         const int RB = cl::div4(in->C);
         cl::KernelArgs a(k);
         a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(RB).i(in->H).f(eps).i(affine);
-        ret = cl::run2d(s, k, "layernorm_rows", RB, 1, a);
+        ret = cl::run_groups64(s, k, "layernorm_rows", RB, a); // a work group per 4 rows
         if (ret == 0)
             tops[0] = out;
         return ret;

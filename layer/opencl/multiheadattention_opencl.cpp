@@ -80,7 +80,7 @@ public:
             return ret;
         cl::KernelArgs a2(km);
         a2.img(scores->image).img(probs->image).i(QB).i(T).i(num_heads);
-        ret = cl::run2d(s, km, "attn_softmax", QB, num_heads, a2);
+        ret = cl::run_groups64(s, km, "attn_softmax", QB * num_heads, a2); // a work group per (qb, head)
         if (ret != 0)
             return ret;
         cl::KernelArgs a3(kv);

@@ -31,26 +31,46 @@ __kernel void linear(__read_only image2d_t x, __read_only image2d_t w, __read_on
     WR(y, rb, n, s * alpha);
 }
 
-// LayerNorm of every row (span = H) of a dims-2 image; gamma/beta 1-D arguments
+// the float4 sum of v over the 64 items of a work group (every item gets it)
+inline float4 group_sum64(__local float4* part, int lane, float4 v)
+{
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float4 r = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE); // part is reused
+    return r;
+}
+
+// LayerNorm of every row (span = H) of a dims-2 image; gamma/beta 1-D arguments.
+// One work group of 64 items per block of 4 rows (launched with that local
+// size), the span strided over the items, the sums reduced in local memory.
 __kernel void layernorm_rows(__read_only image2d_t in, __read_only image2d_t gamma, __read_only image2d_t beta,
                              __write_only image2d_t out, int RB, int H, float eps, int affine)
 {
-    int rb = get_global_id(0);
-    if (rb >= RB)
-        return;
+    __local float4 part[64];
+    int rb = get_group_id(0);
+    int lane = get_local_id(0);
     float4 sum = (float4)(0.f);
-    for (int y = 0; y < H; y++)
+    for (int y = lane; y < H; y += 64)
         sum += RD(in, rb, y);
-    float4 mean = sum / (float)H;
+    float4 mean = group_sum64(part, lane, sum) / (float)H;
     float4 sq = (float4)(0.f);
-    for (int y = 0; y < H; y++)
+    for (int y = lane; y < H; y += 64)
     {
         float4 v = RD(in, rb, y) - mean;
         sq += v * v;
     }
-    float4 a = (float4)(1.f) / sqrt(sq / (float)H + eps);
+    float4 a = (float4)(1.f) / sqrt(group_sum64(part, lane, sq) / (float)H + eps);
     float4 b = -mean * a;
-    for (int y = 0; y < H; y++)
+    if (rb >= RB)
+        return;
+    for (int y = lane; y < H; y += 64)
     {
         float4 v = RD(in, rb, y) * a + b;
         if (affine)
@@ -73,19 +93,35 @@ __kernel void attn_scores(__read_only image2d_t q, __read_only image2d_t k, __wr
     WR(out, qb, r, s);
 }
 
-// softmax over t of every (qb, h)
+// softmax over t of every (qb, h): one work group of 64 items per (qb, h)
+// (group qb * heads + h, launched with that local size), t strided over the
+// items, the maximum and the sum reduced in local memory
 __kernel void attn_softmax(__read_only image2d_t in, __write_only image2d_t out, int QB, int T, int heads)
 {
-    int qb = get_global_id(0), h = get_global_id(1);
-    if (qb >= QB || h >= heads)
-        return;
+    __local float4 part[64];
+    int g = get_group_id(0);
+    int qb = g / heads, h = g - qb * heads;
+    int lane = get_local_id(0);
     float4 m = (float4)(-FLT_MAX);
-    for (int t = 0; t < T; t++)
+    for (int t = lane; t < T; t += 64)
         m = fmax(m, RD(in, qb, h * T + t));
+    part[lane] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] = fmax(part[lane], part[lane + step]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    m = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
     float4 s = (float4)(0.f);
-    for (int t = 0; t < T; t++)
+    for (int t = lane; t < T; t += 64)
         s += exp(RD(in, qb, h * T + t) - m);
-    for (int t = 0; t < T; t++)
+    s = group_sum64(part, lane, s);
+    if (qb >= QB)
+        return;
+    for (int t = lane; t < T; t += 64)
         WR(out, qb, h * T + t, exp(RD(in, qb, h * T + t) - m) / s);
 }
 
