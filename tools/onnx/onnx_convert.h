@@ -80,6 +80,8 @@ struct ConvertStats
     int inlined_calls = 0; // calls of model-local functions replaced by their bodies
     // why the converted model runs only at the converted input size ("" when it runs at any)
     std::string fixed_size;
+    // where the conversion ran at another size than the one given (why), "" if not
+    std::string size_note;
 };
 
 class Converter
