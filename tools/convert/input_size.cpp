@@ -408,11 +408,12 @@ std::string window_mask_layers(const Graph& a, size_t i, const BlobShapes& sa, c
     for (float v : values)
         if (v != 0.f && v != -100.f)
             return why;
-    // the nearest earlier Padding output of [pH, pW, C] whose windows fit
+    // the nearest earlier padded map of [pH, pW, C] whose windows fit
     for (size_t j = i; j-- > 0;)
     {
         const Layer& p = a.layers[j];
-        if (p.type != "Padding" || p.tops.size() != 1)
+        // a Padding, or the Crop to a reference that pads to whole windows (onnx2kite's Pad to a multiple)
+        if (!(p.type == "Padding" || (p.type == "Crop" && p.bottoms.size() == 2)) || p.tops.size() != 1)
             continue;
         const std::vector<int64_t>* pa = find_shape(sa, p.tops[0]);
         const std::vector<int64_t>* pb = find_shape(sb, p.tops[0]);

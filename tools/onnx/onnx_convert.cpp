@@ -812,6 +812,84 @@ static void inline_functions(const ModelProto& m, GraphProto& g, int* inlined)
     g.mutable_node()->Swap(&out);
 }
 
+bool Converter::reevaluate(const std::string& name, const std::map<std::string, Shape>& shapes, Const& out, std::set<std::string>* leaves) const
+{
+    if (!graph_)
+        return false;
+    // the nodes `name` derives from, back to constants and Shape nodes
+    std::set<int> need;
+    std::set<std::string> seen;
+    std::vector<std::string> stack{name};
+    while (!stack.empty())
+    {
+        const std::string t = stack.back();
+        stack.pop_back();
+        if (t.empty() || !seen.insert(t).second)
+            continue;
+        auto it = producer_.find(t);
+        if (it == producer_.end())
+        {
+            if (is_const(t))
+                continue; // an initializer
+            return false;
+        }
+        need.insert(it->second);
+        if (need.size() > 4096)
+            return false;
+        const NodeProto& n = graph_->node(it->second);
+        if ((n.op_type() == "Shape" || n.op_type() == "Size") && n.input_size() == 1)
+        {
+            if (!shapes_.count(n.input(0)))
+                return false;
+            if (leaves)
+                leaves->insert(n.input(0));
+            continue;
+        }
+        for (const std::string& in : n.input())
+            stack.push_back(in);
+    }
+    try
+    {
+        Converter ev(opt_);
+        ev.opset_ = opset_;
+        for (int i : need)
+        {
+            const NodeProto& n = graph_->node(i);
+            const bool shape_node = n.op_type() == "Shape" || n.op_type() == "Size";
+            for (const std::string& in : n.input())
+            {
+                if (in.empty() || ev.shapes_.count(in))
+                    continue;
+                if (shape_node)
+                {
+                    auto o = shapes.find(in);
+                    ev.shapes_[in] = o != shapes.end() ? o->second : shapes_.at(in);
+                }
+                else if (!producer_.count(in))
+                {
+                    const Const* c = find_const(in);
+                    if (!c)
+                        return false;
+                    ev.consts_[in] = *c;
+                    ev.shapes_[in] = c->shape;
+                }
+            }
+            ev.node_ = &n;
+            if (!ev.fold())
+                return false;
+        }
+        const Const* c = ev.find_const(name);
+        if (!c)
+            return false;
+        out = *c;
+        return true;
+    }
+    catch (const ConvertError&)
+    {
+        return false;
+    }
+}
+
 void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
 {
     if (!model.has_graph())
@@ -883,6 +961,17 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
     node_ = nullptr;
     fuse_gelu(graph, consts_);
     fuse_swish(graph);
+    // for reevaluate: the graph as converted (fused), while it lives
+    graph_ = &graph;
+    struct ForgetGraph
+    {
+        const GraphProto*& g;
+        ~ForgetGraph() { g = nullptr; } // `graph` is local
+    } forget_graph{graph_};
+    producer_.clear();
+    for (int i = 0; i < graph.node_size(); i++)
+        for (const std::string& o : graph.node(i).output())
+            producer_[o] = i;
     rewrite_einsum(graph);
 
     // unsupported ops, all at once

@@ -35,6 +35,7 @@ typedef kite::convert::Layer KLayer;
 namespace pb {
 class NodeProto;
 class ModelProto;
+class GraphProto;
 class TensorProto;
 } // namespace pb
 using namespace pb;
@@ -171,6 +172,16 @@ public:
 
     // folding
     bool fold(); // true when the node was evaluated as a constant
+
+    // The folded tensor `name` evaluated again with the shapes of some
+    // tensors replaced (the Shape nodes reading them see `shapes`): how a
+    // value computed from shapes at conversion follows the input. false when
+    // it is not computed from constants and shapes only.
+    // `leaves`: the tensors whose shapes it reads.
+    bool reevaluate(const std::string& name, const std::map<std::string, Shape>& shapes, Const& out,
+                    std::set<std::string>* leaves = nullptr) const;
+    const GraphProto* graph_ = nullptr;  // the graph being converted (functions inlined)
+    std::map<std::string, int> producer_; // tensor -> index of the node writing it
 
     // per-op emission; returns false for an op type nobody handles
     bool emit();

@@ -181,9 +181,11 @@ def swin_shift_model(opset, ws=4, shift=2, c=4):
     from Shape/Mod), roll (Slice + Concat), window partition (Reshape to 6-D
     with sizes from the shape, Transpose, Reshape), scores + the shift mask
     ([nW, 1, N, N]: a region-id map of the padded size from ConstantOfShape
-    pieces, partitioned, r_i - r_j, Equal, Where -100), softmax, times v.
-    onnx2kite folds the mask at the converted size; the model must run at
-    another size (the mask computed at run time)."""
+    pieces, partitioned, r_i - r_j, Equal, Where -100), softmax, times v,
+    windows merged back, rolled back, cropped to H x W (Slice ends from
+    Shape) and added to the input. onnx2kite folds the mask, the pads and the
+    crop's ends at the converted size; the model must run at other sizes,
+    padded ones included (all computed at run time)."""
     n = []
     i64 = lambda name, v: const(name, np.array(v, np.int64))  # noqa: E731
     n.append(helper.make_node("Transpose", ["x"], ["t"], name="nhwc", perm=[0, 2, 3, 1]))
@@ -250,7 +252,26 @@ def swin_shift_model(opset, ws=4, shift=2, c=4):
     n.append(helper.make_node("Add", ["att", "mask"], ["att_m"], name="add_mask"))
     n.append(helper.make_node("Softmax", ["att_m"], ["p"], name="softmax", axis=-1))
     n.append(helper.make_node("Squeeze", ["p", "u1"], ["p3"], name="p3"))
-    n.append(helper.make_node("MatMul", ["p3", "win"], ["y"], name="av"))              # [nW, N, c]
+    n.append(helper.make_node("MatMul", ["p3", "win"], ["o3"], name="av"))             # [nW, N, c]
+    # windows back to the padded map, rolled back, cropped to H x W (ends
+    # from the block input's shape), added to the block input
+    n.append(helper.make_node("Concat", ["one", "nH", "nW", "ws", "ws", "c"], ["r6"], name="r6", axis=0))
+    n.append(helper.make_node("Reshape", ["o3", "r6"], ["b6"], name="rev_view"))
+    n.append(helper.make_node("Transpose", ["b6"], ["b6t"], name="rev_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(helper.make_node("Concat", ["one", "pH", "pW", "c"], ["r4s"], name="r4s", axis=0))
+    n.append(helper.make_node("Reshape", ["b6t", "r4s"], ["merged"], name="merged"))
+    n.append(i64("msh", [-shift]))
+    cur = "merged"
+    for ax in (1, 2):
+        n.append(helper.make_node("Slice", [cur, "msh", "big", "ax%d" % ax], ["ua%d" % ax], name="unroll_a%d" % ax))
+        n.append(helper.make_node("Slice", [cur, "z1", "msh", "ax%d" % ax], ["ub%d" % ax], name="unroll_b%d" % ax))
+        n.append(helper.make_node("Concat", ["ua%d" % ax, "ub%d" % ax], ["unroll%d" % ax], name="unroll%d" % ax, axis=ax))
+        cur = "unroll%d" % ax
+    n.append(i64("z2", [0, 0]))
+    n.append(i64("ax12", [1, 2]))
+    n.append(helper.make_node("Concat", ["H", "W"], ["hw_end"], name="hw_end", axis=0))
+    n.append(helper.make_node("Slice", [cur, "z2", "hw_end", "ax12"], ["cropped"], name="unpad"))
+    n.append(helper.make_node("Add", ["t", "cropped"], ["y"], name="residual"))
     g = helper.make_graph(n, "swin_shift", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, "H", "W"])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
@@ -383,9 +404,10 @@ check("windows_opset17", window_model(17))
 check("swin_v2_position_bias_opset18", cpb_model(18), max_layers=4, forbidden=("MatMul", "Gemm", "Sigmoid"))
 check("maxvit_einsum_opset18", einsum_model(18))
 
-# converted at 8x8 (2x2 windows), run at 8x8, 12x16 and 16x8; at 10x10 the
-# padded map needs a pad that the conversion folded to 0: kite must refuse it
-check_sizes("swin_shift_opset17", swin_shift_model(17), [[1, 4, 8, 8], [1, 4, 12, 16], [1, 4, 16, 8]], fixed_at=[[1, 4, 10, 10]])
+# converted at 8x8 (2x2 windows, no pad), run at sizes of whole windows and
+# at sizes that need pads (10x10, 9x14, 5x7, 3x6: pads folded to 0 at 8x8;
+# 3: smaller than a window)
+check_sizes("swin_shift_opset17", swin_shift_model(17), [[1, 4, 8, 8], [1, 4, 12, 16], [1, 4, 16, 8], [1, 4, 10, 10], [1, 4, 9, 14], [1, 4, 5, 7], [1, 4, 3, 6]])
 # converted at 4x4: one window, whose unit axes the layout drops (onnx2kite
 # converts again at 8x8, the model still declares 4x4)
 check_sizes("swin_one_window_opset17", swin_shift_model(17), [[1, 4, 4, 4], [1, 4, 8, 12]])
