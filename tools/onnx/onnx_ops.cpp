@@ -194,8 +194,61 @@ static void emit_binary(Converter& cv, int op)
 }
 
 // Expand of a computed tensor: a product with ones of the target shape
+// Expand(x, shape) read only by element-wise broadcasting ops whose other
+// operand already has that shape (F.normalize's x / norm.expand_as(x) in
+// Swin V2): those ops broadcast x themselves; the Expand is left out (its
+// constant of ones would fix the model to the target's size)
+static bool expand_left_to_readers(Converter& cv, const Shape& target)
+{
+    if (!cv.graph_ || cv.in_const(0) || cv.in_wide(0) || cv.n_out() != 1)
+        return false;
+    static const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
+    const std::string& out = cv.out_name(0);
+    int readers = 0;
+    for (const NodeProto& n : cv.graph_->node())
+        for (int i = 0; i < n.input_size(); i++)
+        {
+            if (n.input(i) != out)
+                continue;
+            if (!kBroadcasting.count(n.op_type()) || n.input_size() != 2)
+                return false;
+            const std::string& other = n.input(1 - i);
+            auto it = cv.shapes_.find(other);
+            if (other == out || it == cv.shapes_.end() || it->second != target)
+                return false;
+            readers++;
+        }
+    if (!readers)
+        return false;
+    // numpy broadcasting: x against the target gives the target
+    const Shape& x = cv.in_shape(0);
+    if (x.size() > target.size())
+        return false;
+    for (size_t k = 0; k < x.size(); k++)
+    {
+        const int64_t xd = x[x.size() - 1 - k], td = target[target.size() - 1 - k];
+        if (xd != td && xd != 1)
+            return false;
+    }
+    cv.set_out(0, x, cv.blob(0), cv.blob_kshape(0));
+    return true;
+}
+
 static void emit_expand(Converter& cv)
 {
+    {
+        const std::vector<int64_t> want = cv.cin(1).ints();
+        Shape x = cv.in_shape(0), target(std::max(want.size(), x.size()), 1);
+        bool ok = true;
+        for (size_t k = 0; k < target.size() && ok; k++) // the broadcast of x and the requested shape
+        {
+            const int64_t a = k < x.size() ? x[x.size() - 1 - k] : 1, b = k < want.size() ? want[want.size() - 1 - k] : 1;
+            ok = a == b || a == 1 || b == 1;
+            target[target.size() - 1 - k] = std::max(a, b);
+        }
+        if (ok && expand_left_to_readers(cv, target))
+            return;
+    }
     Const ones;
     for (int64_t d : cv.cin(1).ints())
     {
@@ -1154,8 +1207,8 @@ static float const_scalar(const Converter& cv, int i, float def)
 // Pads computed from the input's own shape as (m - x % m) % m at the end of
 // an axis (Swin pads its feature map to whole windows): that multiple m per
 // axis (1: the pad does not follow the input), found by evaluating the pads
-// again at sizes x + 1 ... x + 2 * kMaxMultiple. false if a pad follows the
-// input otherwise.
+// again at sizes x + 1, x + 2, ... past two sizes without a pad (at most
+// x + 2 * kMaxMultiple). false if a pad follows the input otherwise.
 static const int kMaxMultiple = 64;
 
 static bool pad_multiples(const Converter& cv, const Shape& s, const std::vector<int64_t>& pads, std::vector<int64_t>& mult)
@@ -1165,7 +1218,8 @@ static bool pad_multiples(const Converter& cv, const Shape& s, const std::vector
     for (size_t a = 1; a < r; a++)
     {
         std::vector<int64_t> end(1, pads[a + r]);
-        for (int d = 1; d <= 2 * kMaxMultiple; d++)
+        int zero = end[0] == 0 ? 0 : -1, period = 0; // the last size with no pad; the distance between two
+        for (int d = 1; d <= 2 * kMaxMultiple && (!period || d <= zero + 2); d++)
         {
             Shape s2 = s;
             s2[a] += d;
@@ -1181,6 +1235,12 @@ static bool pad_multiples(const Converter& cv, const Shape& s, const std::vector
             end.push_back(p2[a + r]);
             if (d == 1 && end[1] == end[0])
                 break; // this pad does not follow the axis
+            if (end.back() == 0)
+            {
+                if (zero >= 0 && !period)
+                    period = d - zero;
+                zero = d;
+            }
         }
         if (end.size() == 2)
             continue;

@@ -277,6 +277,20 @@ def swin_shift_model(opset, ws=4, shift=2, c=4):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
+def normalize_model(opset):
+    """F.normalize as torch exports it (Swin V2's cosine attention): x /
+    Expand(Clip(ReduceL2(x)), Shape(x)), x [1, 4, H, W] with symbolic H, W"""
+    n = [helper.make_node("ReduceL2", ["x"], ["norm"], name="l2", axes=[1], keepdims=1),
+         const("eps", np.array(1e-12, np.float32)),
+         helper.make_node("Clip", ["norm", "eps", ""], ["clipped"], name="clip"),
+         helper.make_node("Shape", ["x"], ["xs"], name="shape"),
+         helper.make_node("Expand", ["clipped", "xs"], ["den"], name="expand_as"),
+         helper.make_node("Div", ["x", "den"], ["y"], name="normalize")]
+    g = helper.make_graph(n, "normalize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, "H", "W"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
 def check_sizes(tag, model, shapes, fixed_at=()):
     """convert `model` (symbolic input sizes) once at shapes[0], run kite at
     each shape against onnxruntime; kite must refuse each shape in fixed_at"""
@@ -408,6 +422,8 @@ check("maxvit_einsum_opset18", einsum_model(18))
 # at sizes that need pads (10x10, 9x14, 5x7, 3x6: pads folded to 0 at 8x8;
 # 3: smaller than a window)
 check_sizes("swin_shift_opset17", swin_shift_model(17), [[1, 4, 8, 8], [1, 4, 12, 16], [1, 4, 16, 8], [1, 4, 10, 10], [1, 4, 9, 14], [1, 4, 5, 7], [1, 4, 3, 6]])
+# the Expand of F.normalize left to the Div (its constant of ones fixed the size)
+check_sizes("normalize_expand_opset17", normalize_model(17), [[1, 4, 6, 8], [1, 4, 9, 5]])
 # converted at 4x4: one window, whose unit axes the layout drops (onnx2kite
 # converts again at 8x8, the model still declares 4x4)
 check_sizes("swin_one_window_opset17", swin_shift_model(17), [[1, 4, 4, 4], [1, 4, 8, 12]])
