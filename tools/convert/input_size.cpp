@@ -7,7 +7,6 @@
 #include "layer/interp.h"
 #include "layer/memorydata.h"
 #include "layer/reshape.h"
-#include "layer/unaryop.h"
 
 #include <algorithm>
 #include <cstring>
@@ -329,7 +328,7 @@ std::string generalize_crop(Graph& a, size_t i, const BlobShapes& sa, const Laye
 // into wh x ww windows, mask[w][i][j] = r_w[i] != r_w[j] ? -100 : 0. The
 // converter folds it to a constant of [nW, (1,) N, N]; here that constant is
 // recognised by its values and replaced by layers that compute it from the
-// padded map's shape at run time.
+// padded map's shape at run time: -100 * min((r_i - r_j)^2, 1).
 
 const int kCropEnd = -233; // a numpy-style Crop end: the end of the axis
 
@@ -501,8 +500,9 @@ std::string window_mask_layers(const Graph& a, size_t i, const BlobShapes& sa, c
                     emit(g, row, rj, {r}, {rj});
                     const std::string d = blob();
                     emit(g, BinaryOpSpec::op(BinaryOp::Operation_SUB), d, {ri, rj}, {d});
+                    // (r_i - r_j)^2 by a two-input BinaryOp (GPU backends have BinaryOp, not UnaryOp)
                     const std::string ad = blob();
-                    emit(g, UnaryOpSpec::op(UnaryOp::Operation_ABS), ad, {d}, {ad});
+                    emit(g, BinaryOpSpec::op(BinaryOp::Operation_MUL), ad, {d, d}, {ad});
                     const std::string last = ma->size() == 4 ? blob() : top;
                     emit(g, BinaryOpSpec::scalar(BinaryOp::Operation_MUL, -100.f), last, {binary(ad, BinaryOp::Operation_MIN, 1.f)}, {last});
                     if (ma->size() == 4)

@@ -848,6 +848,9 @@ bool Converter::reevaluate(const std::string& name, const std::map<std::string, 
         for (const std::string& in : n.input())
             stack.push_back(in);
     }
+    if (need.size() > reevaluate_budget_)
+        return false;
+    reevaluate_budget_ -= need.size();
     try
     {
         Converter ev(opt_);

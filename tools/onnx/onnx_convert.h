@@ -181,6 +181,7 @@ public:
     bool reevaluate(const std::string& name, const std::map<std::string, Shape>& shapes, Const& out,
                     std::set<std::string>* leaves = nullptr) const;
     const GraphProto* graph_ = nullptr;  // the graph being converted (functions inlined)
+    mutable size_t reevaluate_budget_ = size_t(1) << 20; // nodes reevaluate may still fold (bounds hostile models)
     std::map<std::string, int> producer_; // tensor -> index of the node writing it
 
     // per-op emission; returns false for an op type nobody handles
