@@ -204,6 +204,9 @@ static bool expand_left_to_readers(Converter& cv, const Shape& target)
         return false;
     static const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
     const std::string& out = cv.out_name(0);
+    for (const ValueInfoProto& vi : cv.graph_->output())
+        if (vi.name() == out)
+            return false; // a graph output keeps the expanded shape
     int readers = 0;
     for (const NodeProto& n : cv.graph_->node())
         for (int i = 0; i < n.input_size(); i++)
