@@ -412,7 +412,15 @@ std::string window_mask_layers(const Graph& a, size_t i, const BlobShapes& sa, c
     {
         const Layer& p = a.layers[j];
         // a Padding, or the Crop to a reference that pads to whole windows (onnx2kite's Pad to a multiple)
-        if (!(p.type == "Padding" || (p.type == "Crop" && p.bottoms.size() == 2)) || p.tops.size() != 1)
+        bool padded = p.type == "Padding";
+        if (p.type == "Crop" && p.bottoms.size() == 2)
+            for (size_t q = j; q-- > 0 && !padded;)
+                if (std::find(a.layers[q].tops.begin(), a.layers[q].tops.end(), p.bottoms[0]) != a.layers[q].tops.end())
+                {
+                    padded = a.layers[q].type == "Padding";
+                    break;
+                }
+        if (!padded || p.tops.size() != 1)
             continue;
         const std::vector<int64_t>* pa = find_shape(sa, p.tops[0]);
         const std::vector<int64_t>* pb = find_shape(sb, p.tops[0]);
