@@ -129,6 +129,8 @@ int main(int argc, char** argv)
     int nodes = 0;
     for (const auto& kv : st.onnx_ops)
         nodes += kv.second;
+    if (!st.size_note.empty())
+        fprintf(stderr, "onnx2kite: note: %s\n", st.size_note.c_str());
     if (!st.fixed_size.empty())
         fprintf(stderr, "onnx2kite: note: %s\n", st.fixed_size.c_str());
     fprintf(stderr, "onnx2kite: %s -> %s: %d nodes (%d folded) -> %d layers in %.1f ms\n", onnx_path, param_out, nodes, st.folded_nodes, (int)g.layers.size(), ms);

@@ -1,4 +1,5 @@
 #include "onnx_convert.h"
+#include "layer/input.h"
 
 #include "mat.h"
 #include "onnx_subset.pb.h"
@@ -811,6 +812,87 @@ static void inline_functions(const ModelProto& m, GraphProto& g, int* inlined)
     g.mutable_node()->Swap(&out);
 }
 
+bool Converter::reevaluate(const std::string& name, const std::map<std::string, Shape>& shapes, Const& out, std::set<std::string>* leaves) const
+{
+    if (!graph_)
+        return false;
+    // the nodes `name` derives from, back to constants and Shape nodes
+    std::set<int> need;
+    std::set<std::string> seen;
+    std::vector<std::string> stack{name};
+    while (!stack.empty())
+    {
+        const std::string t = stack.back();
+        stack.pop_back();
+        if (t.empty() || !seen.insert(t).second)
+            continue;
+        auto it = producer_.find(t);
+        if (it == producer_.end())
+        {
+            if (is_const(t))
+                continue; // an initializer
+            return false;
+        }
+        need.insert(it->second);
+        if (need.size() > 4096)
+            return false;
+        const NodeProto& n = graph_->node(it->second);
+        if ((n.op_type() == "Shape" || n.op_type() == "Size") && n.input_size() == 1)
+        {
+            if (!shapes_.count(n.input(0)))
+                return false;
+            if (leaves)
+                leaves->insert(n.input(0));
+            continue;
+        }
+        for (const std::string& in : n.input())
+            stack.push_back(in);
+    }
+    if (need.size() > reevaluate_budget_)
+        return false;
+    reevaluate_budget_ -= need.size();
+    try
+    {
+        Converter ev(opt_);
+        ev.opset_ = opset_;
+        for (int i : need)
+        {
+            const NodeProto& n = graph_->node(i);
+            const bool shape_node = n.op_type() == "Shape" || n.op_type() == "Size";
+            for (const std::string& in : n.input())
+            {
+                if (in.empty() || ev.shapes_.count(in))
+                    continue;
+                if (shape_node)
+                {
+                    auto o = shapes.find(in);
+                    ev.shapes_[in] = o != shapes.end() ? o->second : shapes_.at(in);
+                }
+                else if (!producer_.count(in))
+                {
+                    const Const* c = find_const(in);
+                    if (!c)
+                        return false;
+                    ev.consts_[in] = *c;
+                    ev.shapes_[in] = c->shape;
+                }
+            }
+            ev.node_ = &n;
+            if (!ev.fold())
+                return false;
+        }
+        const Const* c = ev.find_const(name);
+        if (!c)
+            return false;
+        out = *c;
+        return true;
+    }
+    catch (const ConvertError&)
+    {
+        return false;
+    }
+}
+
 void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats)
 {
     if (!model.has_graph())
@@ -882,6 +964,17 @@ void Converter::convert(ModelProto& model, KGraph& out, std::vector<std::string>
     node_ = nullptr;
     fuse_gelu(graph, consts_);
     fuse_swish(graph);
+    // for reevaluate: the graph as converted (fused), while it lives
+    graph_ = &graph;
+    struct ForgetGraph
+    {
+        const GraphProto*& g;
+        ~ForgetGraph() { g = nullptr; } // `graph` is local
+    } forget_graph{graph_};
+    producer_.clear();
+    for (int i = 0; i < graph.node_size(); i++)
+        for (const std::string& o : graph.node(i).output())
+            producer_[o] = i;
     rewrite_einsum(graph);
 
     // unsupported ops, all at once
@@ -1092,20 +1185,23 @@ static bool parse_model(const void* data, size_t size, ModelProto& model, std::s
     return true;
 }
 
+// reload: parses the model again (the conversion frees its initializers as it
+// goes; a second conversion at another size needs them); nullptr when the
+// bytes are gone
 static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
-                          ConvertStats* stats, std::string& err);
+                          ConvertStats* stats, std::string& err, const std::function<bool(ModelProto&)>& reload);
 
 bool convert_onnx_buffer(const void* data, size_t size, const ConvertOptions& opt, KGraph& out,
                          std::vector<std::string>& outputs, ConvertStats* stats, std::string& err)
 {
     ModelProto model;
-    return parse_model(data, size, model, err) && convert_model(model, opt, out, outputs, stats, err);
+    std::string ignored;
+    return parse_model(data, size, model, err)
+           && convert_model(model, opt, out, outputs, stats, err, [&](ModelProto& m) { return parse_model(data, size, m, ignored); });
 }
 
-bool convert_onnx_file(const char* path, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
-                       ConvertStats* stats, std::string& err)
+static bool parse_file(const char* path, ModelProto& model, std::string& err)
 {
-    ModelProto model;
     {
         // parsed from the file in blocks: the file's bytes are never held
         // next to the parsed model (that pair was the converter's peak)
@@ -1127,7 +1223,17 @@ bool convert_onnx_file(const char* path, const ConvertOptions& opt, KGraph& out,
             return false;
         }
     }
-    return convert_model(model, opt, out, outputs, stats, err);
+    return true;
+}
+
+bool convert_onnx_file(const char* path, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
+                       ConvertStats* stats, std::string& err)
+{
+    ModelProto model;
+    if (!parse_file(path, model, err))
+        return false;
+    std::string ignored;
+    return convert_model(model, opt, out, outputs, stats, err, [&](ModelProto& m) { return parse_file(path, m, ignored); });
 }
 
 bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
@@ -1136,41 +1242,124 @@ bool convert_onnx_bytes(std::string bytes, const ConvertOptions& opt, KGraph& ou
     ModelProto model;
     const bool parsed = parse_model(bytes.data(), bytes.size(), model, err);
     std::string().swap(bytes);
-    return parsed && convert_model(model, opt, out, outputs, stats, err);
+    return parsed && convert_model(model, opt, out, outputs, stats, err, nullptr);
+}
+
+// Converts at A (with the probe at B); "" or why the result is fixed to A
+static std::string convert_at(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats,
+                              std::map<std::string, Shape>& inputs_a, std::string& at_a, std::string& at_b);
+
+static std::string convert_at(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats,
+                              std::map<std::string, Shape>& inputs_a, std::string& at_a, std::string& at_b)
+{
+    // the graph inputs' shapes (a pass that stops there), the probe size,
+    // then the conversion that frees each initializer as it goes
+    std::string why = "-";
+    KGraph gb;
+    kite::convert::BlobShapes sb;
+    if (opt.any_size)
+    {
+        ConvertOptions io = opt;
+        io.inputs_only = true;
+        Converter c(io);
+        KGraph none;
+        std::vector<std::string> outs;
+        c.convert(model, none, outs, nullptr);
+        for (const ValueInfoProto& vi : model.graph().input())
+            if (!c.is_const(vi.name()) && c.shapes_.count(vi.name()))
+                inputs_a[vi.name()] = c.shapes_[vi.name()];
+        why = probe_input_size(model, opt, inputs_a, gb, sb, at_a, at_b);
+    }
+    kite::convert::BlobShapes shapes_a;
+    {
+        Converter c(opt);
+        c.convert(model, out, outputs, stats);
+        shapes_a = std::move(c.kshapes_);
+    }
+    if (why.empty())
+        why = kite::convert::generalize_input_size(out, shapes_a, gb, sb);
+    return why;
 }
 
 static bool convert_model(ModelProto& model, const ConvertOptions& opt, KGraph& out, std::vector<std::string>& outputs,
-                          ConvertStats* stats, std::string& err)
+                          ConvertStats* stats, std::string& err, const std::function<bool(ModelProto&)>& reload)
 {
     try
     {
-        // the graph inputs' shapes (a pass that stops there), the probe size,
-        // then the conversion that frees each initializer as it goes
         std::map<std::string, Shape> inputs_a;
-        std::string why = "-", at_a, at_b;
-        KGraph gb;
-        kite::convert::BlobShapes sb;
-        if (opt.any_size)
+        std::string at_a, at_b;
+        std::string why = convert_at(model, opt, out, outputs, stats, inputs_a, at_a, at_b);
+        // The layout drops axes of size 1 (onnx_convert.h): where the input's
+        // size makes an axis 1 at A and not at the probe size (Swin's last
+        // stage, one window at 224x224), the two graphs differ. Converted at
+        // twice A, the axis is not 1; the graph, generalized there, also runs
+        // at A (it declares A).
+        if (!why.empty() && why != "-" && reload && why.find("the converted graph differs") == 0)
         {
-            ConvertOptions io = opt;
-            io.inputs_only = true;
-            Converter c(io);
-            KGraph none;
-            std::vector<std::string> outs;
-            c.convert(model, none, outs, nullptr);
-            for (const ValueInfoProto& vi : model.graph().input())
-                if (!c.is_const(vi.name()) && c.shapes_.count(vi.name()))
-                    inputs_a[vi.name()] = c.shapes_[vi.name()];
-            why = probe_input_size(model, opt, inputs_a, gb, sb, at_a, at_b);
+            ConvertOptions o2 = opt;
+            bool doubled = false;
+            for (const auto& kv : inputs_a)
+                if (kv.second.size() == 4)
+                {
+                    Shape s = kv.second;
+                    s[2] *= 2;
+                    s[3] *= 2;
+                    o2.input_shapes[kv.first] = s;
+                    doubled = true;
+                }
+            ModelProto m2;
+            KGraph out2;
+            std::vector<std::string> outputs2;
+            ConvertStats stats2;
+            std::map<std::string, Shape> inputs2;
+            std::string at_a2, at_b2, why2 = "-";
+            if (doubled && reload(m2))
+            {
+                KGraph().layers.swap(out.layers); // the first graph's weights go: peak memory stays one graph
+                outputs.clear();
+                try
+                {
+                    why2 = convert_at(m2, o2, out2, outputs2, stats ? &stats2 : nullptr, inputs2, at_a2, at_b2);
+                }
+                catch (const ConvertError&)
+                {
+                    why2 = "-"; // e.g. the model declares its size: keep the first conversion
+                }
+            }
+            if (why2.empty())
+            {
+                // the Input layers declare A again
+                for (KLayer& l : out2.layers)
+                    if (l.type == "Input")
+                        for (const auto& kv : inputs_a)
+                            if (kv.second.size() == 4 && l.params.get_int(Input::PARAM_W, 0) == 2 * kv.second[3]
+                                && l.params.get_int(Input::PARAM_H, 0) == 2 * kv.second[2])
+                            {
+                                l.params.set(Input::PARAM_W, (int)kv.second[3]);
+                                l.params.set(Input::PARAM_H, (int)kv.second[2]);
+                            }
+                out = std::move(out2);
+                outputs = std::move(outputs2);
+                if (stats)
+                {
+                    *stats = std::move(stats2);
+                    stats->size_note = "converted at " + at_a2 + " (at " + at_a + ", " + why + "), declares " + at_a;
+                }
+                why = "";
+            }
+            else if (out.layers.empty())
+            {
+                // back to the graph at A (fixed): converted once more
+                ModelProto m3;
+                std::map<std::string, Shape> inputs3;
+                std::string a3, b3;
+                if (stats)
+                    *stats = ConvertStats();
+                if (!reload(m3))
+                    throw ConvertError("cannot read the model again");
+                convert_at(m3, opt, out, outputs, stats, inputs3, a3, b3);
+            }
         }
-        kite::convert::BlobShapes shapes_a;
-        {
-            Converter c(opt);
-            c.convert(model, out, outputs, stats);
-            shapes_a = std::move(c.kshapes_);
-        }
-        if (why.empty())
-            why = kite::convert::generalize_input_size(out, shapes_a, gb, sb);
         if (!why.empty() && why != "-")
         {
             kite::convert::mark_input_size_fixed(out); // kite refuses another size instead of computing it wrongly

@@ -35,6 +35,7 @@ typedef kite::convert::Layer KLayer;
 namespace pb {
 class NodeProto;
 class ModelProto;
+class GraphProto;
 class TensorProto;
 } // namespace pb
 using namespace pb;
@@ -80,6 +81,8 @@ struct ConvertStats
     int inlined_calls = 0; // calls of model-local functions replaced by their bodies
     // why the converted model runs only at the converted input size ("" when it runs at any)
     std::string fixed_size;
+    // where the conversion ran at another size than the one given (why), "" if not
+    std::string size_note;
 };
 
 class Converter
@@ -169,6 +172,17 @@ public:
 
     // folding
     bool fold(); // true when the node was evaluated as a constant
+
+    // The folded tensor `name` evaluated again with the shapes of some
+    // tensors replaced (the Shape nodes reading them see `shapes`): how a
+    // value computed from shapes at conversion follows the input. false when
+    // it is not computed from constants and shapes only.
+    // `leaves`: the tensors whose shapes it reads.
+    bool reevaluate(const std::string& name, const std::map<std::string, Shape>& shapes, Const& out,
+                    std::set<std::string>* leaves = nullptr) const;
+    const GraphProto* graph_ = nullptr;  // the graph being converted (functions inlined)
+    mutable size_t reevaluate_budget_ = size_t(1) << 20; // nodes reevaluate may still fold (bounds hostile models)
+    std::map<std::string, int> producer_; // tensor -> index of the node writing it
 
     // per-op emission; returns false for an op type nobody handles
     bool emit();

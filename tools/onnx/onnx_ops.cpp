@@ -194,8 +194,64 @@ static void emit_binary(Converter& cv, int op)
 }
 
 // Expand of a computed tensor: a product with ones of the target shape
+// Expand(x, shape) read only by element-wise broadcasting ops whose other
+// operand already has that shape (F.normalize's x / norm.expand_as(x) in
+// Swin V2): those ops broadcast x themselves; the Expand is left out (its
+// constant of ones would fix the model to the target's size)
+static bool expand_left_to_readers(Converter& cv, const Shape& target)
+{
+    if (!cv.graph_ || cv.in_const(0) || cv.in_wide(0) || cv.n_out() != 1)
+        return false;
+    static const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
+    const std::string& out = cv.out_name(0);
+    for (const ValueInfoProto& vi : cv.graph_->output())
+        if (vi.name() == out)
+            return false; // a graph output keeps the expanded shape
+    int readers = 0;
+    for (const NodeProto& n : cv.graph_->node())
+        for (int i = 0; i < n.input_size(); i++)
+        {
+            if (n.input(i) != out)
+                continue;
+            if (!kBroadcasting.count(n.op_type()) || n.input_size() != 2)
+                return false;
+            const std::string& other = n.input(1 - i);
+            auto it = cv.shapes_.find(other);
+            if (other == out || it == cv.shapes_.end() || it->second != target)
+                return false;
+            readers++;
+        }
+    if (!readers)
+        return false;
+    // numpy broadcasting: x against the target gives the target
+    const Shape& x = cv.in_shape(0);
+    if (x.size() > target.size())
+        return false;
+    for (size_t k = 0; k < x.size(); k++)
+    {
+        const int64_t xd = x[x.size() - 1 - k], td = target[target.size() - 1 - k];
+        if (xd != td && xd != 1)
+            return false;
+    }
+    cv.set_out(0, x, cv.blob(0), cv.blob_kshape(0));
+    return true;
+}
+
 static void emit_expand(Converter& cv)
 {
+    {
+        const std::vector<int64_t> want = cv.cin(1).ints();
+        Shape x = cv.in_shape(0), target(std::max(want.size(), x.size()), 1);
+        bool ok = true;
+        for (size_t k = 0; k < target.size() && ok; k++) // the broadcast of x and the requested shape
+        {
+            const int64_t a = k < x.size() ? x[x.size() - 1 - k] : 1, b = k < want.size() ? want[want.size() - 1 - k] : 1;
+            ok = a == b || a == 1 || b == 1;
+            target[target.size() - 1 - k] = std::max(a, b);
+        }
+        if (ok && expand_left_to_readers(cv, target))
+            return;
+    }
     Const ones;
     for (int64_t d : cv.cin(1).ints())
     {
@@ -812,11 +868,72 @@ static Shape axis_view(const Shape& s, size_t a, const Shape& mid, int* at)
     return view;
 }
 
+// x[:, :H, :W, :] with the ends read from the shape of another tensor T of
+// the same rank (Swin crops its padded map back to the block's input): the
+// ends evaluated again with T's axes one larger each follow T on exactly the
+// sliced axes, starts are 0, steps 1, and the other axes equal T's. Emits a
+// Crop to the reference T (its size at run time) and returns true.
+static bool emit_slice_to_reference(Converter& cv, const Shape& s, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                                    const std::vector<int64_t>& axes, const std::vector<int64_t>& steps)
+{
+    if (cv.n_in() < 3 || cv.in_wide(0) || cv.opset_ < 10)
+        return false;
+    Const e0;
+    std::set<std::string> leaves;
+    if (!cv.reevaluate(cv.in_name(2), {}, e0, &leaves) || leaves.empty() || e0.ints() != ends)
+        return false;
+    const size_t r = s.size();
+    std::vector<int> sliced(r, -1); // ONNX axis -> entry of ends
+    if (starts.size() != ends.size() || (!axes.empty() && axes.size() != ends.size()))
+        return false;
+    for (size_t k = 0; k < ends.size(); k++)
+    {
+        const int64_t a = Converter::norm_axis(axes.empty() ? (int64_t)k : axes[k], r);
+        if (a < 0 || a >= (int64_t)r || sliced[a] >= 0 || starts[k] != 0 || (k < steps.size() && steps[k] != 1))
+            return false;
+        sliced[a] = (int)k;
+    }
+    for (const std::string& t : leaves)
+    {
+        auto it = cv.shapes_.find(t);
+        auto bt = cv.blob_.find(t);
+        if (it == cv.shapes_.end() || bt == cv.blob_.end() || cv.is_const(t) || it->second.size() != r || cv.wide_.count(t))
+            continue;
+        const Shape& ts = it->second;
+        bool fits = Converter::kshape(ts).size() == Converter::kshape(s).size();
+        for (size_t a = 0; a < r && fits; a++)
+            fits = sliced[a] >= 0 ? ends[sliced[a]] == ts[a] && ts[a] <= s[a] : ts[a] == s[a];
+        for (size_t a = 0; a < r && fits; a++)
+        {
+            Shape t2 = ts;
+            t2[a] += 1;
+            Const e;
+            if (!cv.reevaluate(cv.in_name(2), {{t, t2}}, e))
+                return false;
+            std::vector<int64_t> v = e.ints();
+            if (v.size() != ends.size())
+                return false;
+            for (size_t k = 0; k < v.size() && fits; k++)
+                fits = v[k] == ends[k] + (sliced[a] == (int)k ? 1 : 0);
+        }
+        if (!fits)
+            continue;
+        Shape o = ts;
+        const std::string top = cv.top_name(0);
+        cv.emit(CropSpec(), {cv.blob(0), bt->second}, {top});
+        cv.set_out(0, o, top, Converter::kshape(o));
+        return true;
+    }
+    return false;
+}
+
 static void emit_slice(Converter& cv)
 {
     Shape s = cv.in_shape(0);
     std::vector<int64_t> starts, ends, axes, steps;
     slice_args(cv, starts, ends, axes, steps);
+    if (emit_slice_to_reference(cv, s, starts, ends, axes, steps))
+        return;
     SliceRange sp = resolve_slice(cv, s, starts, ends, axes, steps);
     for (int64_t d : sp.out)
         if (d == 0)
@@ -1090,6 +1207,133 @@ static float const_scalar(const Converter& cv, int i, float def)
     return (float)c.v[0];
 }
 
+// Pads computed from the input's own shape as (m - x % m) % m at the end of
+// an axis (Swin pads its feature map to whole windows): that multiple m per
+// axis (1: the pad does not follow the input), found by evaluating the pads
+// again at sizes x + 1, x + 2, ... past two sizes without a pad (at most
+// x + 2 * kMaxMultiple). false if a pad follows the input otherwise.
+static const int kMaxMultiple = 64;
+
+static bool pad_multiples(const Converter& cv, const Shape& s, const std::vector<int64_t>& pads, std::vector<int64_t>& mult)
+{
+    const size_t r = s.size();
+    mult.assign(r, 1);
+    for (size_t a = 1; a < r; a++)
+    {
+        std::vector<int64_t> end(1, pads[a + r]);
+        int zero = end[0] == 0 ? 0 : -1, period = 0; // the last size with no pad; the distance between two
+        for (int d = 1; d <= 2 * kMaxMultiple && (!period || d <= zero + 2); d++)
+        {
+            Shape s2 = s;
+            s2[a] += d;
+            Const c;
+            if (!cv.reevaluate(cv.in_name(1), {{cv.in_name(0), s2}}, c))
+                return d == 1 && a == 1; // not computed from shapes: constant pads
+            std::vector<int64_t> p2 = c.ints();
+            if (p2.size() != pads.size())
+                return false;
+            for (size_t k = 0; k < p2.size(); k++)
+                if (k != a + r && p2[k] != pads[k])
+                    return false;
+            end.push_back(p2[a + r]);
+            if (d == 1 && end[1] == end[0])
+                break; // this pad does not follow the axis
+            if (end.back() == 0)
+            {
+                if (zero >= 0 && !period)
+                    period = d - zero;
+                zero = d;
+            }
+        }
+        if (end.size() == 2)
+            continue;
+        int64_t found = 0;
+        for (int64_t m = 2; m <= kMaxMultiple && !found; m++)
+        {
+            bool fits = true;
+            for (size_t d = 0; d < end.size() && fits; d++)
+                fits = end[d] == (m - (s[a] + (int64_t)d) % m) % m;
+            if (fits)
+                found = m;
+        }
+        if (!found)
+            return false;
+        mult[a] = found;
+    }
+    return true;
+}
+
+// A Pad to whole multiples of m (pad_multiples) on a batch-1 tensor of
+// rank 4 whose last axis does not follow: padded by m - 1, then cropped to
+// the reference [ceil(h / m) * m, ceil(w / m) * m, c] built from the input's
+// shape at run time (Pooling with kernel and stride m over it padded by m - 1, Interp
+// nearest by m, broadcast against one pixel's channels). Returns false (and
+// emits nothing) where that does not apply.
+static bool emit_pad_to_multiple(Converter& cv, const Shape& s, const std::vector<int64_t>& pads, float value, const Shape& o)
+{
+    std::vector<int64_t> mult;
+    const size_t r = s.size();
+    if (r != 4 || s[0] != 1 || !pad_multiples(cv, s, pads, mult) || (mult[1] == 1 && mult[2] == 1) || mult[3] != 1)
+        return false;
+    for (size_t k = 0; k < 2 * r; k++)
+        if (k != 5 && k != 6 && pads[k] != 0)
+            return false;
+    const Shape ks = cv.blob_kshape(0);
+    if (ks != Shape({s[1], s[2], s[3]}))
+        return false;
+    const int mc = (int)mult[1], mh = (int)mult[2];
+    const std::string x = cv.blob(0), base = cv.out_name(0);
+    // padded by m - 1 at the end of both axes
+    PaddingSpec pd;
+    pd.top = 0;
+    pd.bottom = mh - 1;
+    pd.left = 0;
+    pd.right = 0;
+    pd.front = 0;
+    pd.behind = mc - 1;
+    pd.pad_type = Padding::PAD_CONSTANT;
+    pd.value = value;
+    const std::string padded = cv.uniq(base + "_padmax");
+    cv.emit(pd, {x}, {padded});
+    // the reference [ceil(h / mc) * mc, ceil(w / mh) * mh, c]
+    CropSpec one_ch;
+    one_ch.starts = std::vector<int>{0};
+    one_ch.ends = std::vector<int>{1};
+    one_ch.axes = std::vector<int>{2};
+    const std::string plane = cv.uniq(base + "_plane");
+    cv.emit(one_ch, {x}, {plane}); // [h, w, 1]
+    const std::string chw = cv.uniq(base + "_plane_t");
+    cv.emit(PermuteSpec::order(4), {plane}, {chw}); // [1, h, w]
+    PoolingSpec pool;
+    pool.pooling_type = PoolingSpec::MAX;
+    // valid mode on the input padded by m - 1: ceil(n / m) cells (full
+    // mode would add a tail pad where the kernel is larger than the input)
+    pool.kernel(mh, mc).stride(mh, mc).pads(0, mh - 1, 0, mc - 1);
+    pool.pad_mode = 1;
+    const std::string cells = cv.uniq(base + "_cells");
+    cv.emit(pool, {chw}, {cells}); // [1, ceil(h / mc), ceil(w / mh)]
+    InterpSpec up;
+    up.resize_type = 1; // nearest
+    up.height_scale = (float)mc;
+    up.width_scale = (float)mh;
+    const std::string grid = cv.uniq(base + "_grid");
+    cv.emit(up, {cells}, {grid}); // [1, H, W]
+    const std::string grid_t = cv.uniq(base + "_grid_t");
+    cv.emit(PermuteSpec::order(3), {grid}, {grid_t}); // [H, W, 1]
+    CropSpec pixel;
+    pixel.starts = std::vector<int>{0, 0};
+    pixel.ends = std::vector<int>{1, 1};
+    pixel.axes = std::vector<int>{0, 1};
+    const std::string px = cv.uniq(base + "_pixel");
+    cv.emit(pixel, {x}, {px}); // [1, 1, c]
+    const std::string ref = cv.uniq(base + "_ref");
+    cv.emit(BinaryOpSpec::op(BinaryOp::Operation_ADD), {grid_t, px}, {ref}); // [H, W, c]
+    const std::string t = cv.top_name(0);
+    cv.emit(CropSpec(), {padded, ref}, {t});
+    cv.set_out(0, o, t, Converter::kshape(o));
+    return true;
+}
+
 static void emit_pad(Converter& cv)
 {
     Shape s = cv.in_shape(0);
@@ -1112,6 +1356,8 @@ static void emit_pad(Converter& cv)
     Shape o(r);
     for (size_t i = 0; i < r; i++)
         o[i] = s[i] + pads[i] + pads[i + r];
+    if (type == Padding::PAD_CONSTANT && cv.has_in(1) && emit_pad_to_multiple(cv, s, pads, value, o))
+        return;
     std::string t = cv.top_name(0);
     PaddingSpec pd;
     pd.top = (int)pads[2];

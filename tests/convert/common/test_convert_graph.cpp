@@ -518,3 +518,113 @@ TEST(ConvertInputSize, CropBoundsFromTheEnd)
     EXPECT_NE(generalize_input_size(c, sa, d, sb).find("'crop'"), std::string::npos);
     EXPECT_EQ(c.layers[1].params.get_ints(10), (std::vector<int>{4, 10}));
 }
+
+// Swin's shifted-window attention mask, folded by a converter to a constant
+// at each size, becomes layers computed from the padded map at run time
+// (input_size.cpp, window_mask_layers): checked against the mask built as
+// torchvision builds it (slice assignments of region ids, python slice
+// bounds, -0 included) at sizes other than the two converted ones.
+namespace {
+
+// python's x[a:b] bounds on an axis of n (b_none: b is None)
+void py_slice(int a, int b, bool b_none, int n, int& lo, int& hi)
+{
+    lo = a < 0 ? std::max(a + n, 0) : std::min(a, n);
+    hi = b_none ? n : b < 0 ? std::max(b + n, 0) : std::min(b, n);
+}
+
+// [nW, N, N] as torchvision's shifted_window_attention makes it
+std::vector<float> torchvision_mask(int ph, int pw, int wh, int ww, int sh, int sw)
+{
+    std::vector<float> img((size_t)ph * pw, 0.f);
+    const int hs[3][2] = {{0, -wh}, {-wh, -sh}, {-sh, 0}}, wss[3][2] = {{0, -ww}, {-ww, -sw}, {-sw, 0}};
+    int count = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++, count++)
+        {
+            int y0, y1, x0, x1;
+            py_slice(hs[i][0], hs[i][1], i == 2, ph, y0, y1);
+            py_slice(wss[j][0], wss[j][1], j == 2, pw, x0, x1);
+            for (int y = y0; y < y1; y++)
+                for (int x = x0; x < x1; x++)
+                    img[(size_t)y * pw + x] = (float)count;
+        }
+    const int n = wh * ww;
+    std::vector<float> m;
+    for (int wy = 0; wy < ph / wh; wy++)
+        for (int wx = 0; wx < pw / ww; wx++)
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                {
+                    const float a = img[(size_t)(wy * wh + i / ww) * pw + wx * ww + i % ww];
+                    const float b = img[(size_t)(wy * wh + j / ww) * pw + wx * ww + j % ww];
+                    m.push_back(a != b ? -100.f : 0.f);
+                }
+    return m;
+}
+
+// data [pH, pW, C] -> Padding (pads folded to 0) -> the padded map; the mask
+// a MemoryData of [nW, 1, N, N]
+Graph mask_graph(int ph, int pw, int wh, int ww, int sh, int sw, BlobShapes& shapes)
+{
+    const int c = 3, n = wh * ww, nw = (ph / wh) * (pw / ww);
+    Graph g;
+    g.add_input("data", c, pw, ph);
+    g.add("Padding", "pad", {"data"}, {"p"});
+    g.add("ReLU", "use", {"p"}, {"r"});
+    Layer& m = g.add("MemoryData", "mask", {}, {"m"});
+    m.params.set(0, n);
+    m.params.set(1, n);
+    m.params.set(11, 1);
+    m.params.set(2, nw);
+    m.weights.push_back(Weight(torchvision_mask(ph, pw, wh, ww, sh, sw), false));
+    shapes = {{"data", {ph, pw, c}}, {"p", {ph, pw, c}}, {"r", {ph, pw, c}}, {"m", {nw, 1, n, n}}};
+    return g;
+}
+
+} // namespace
+
+TEST(ConvertInputSize, ShiftedWindowMaskFollowsThePaddedMap)
+{
+    struct Case
+    {
+        int wh, ww, sh, sw, pha, pwa, phb, pwb;
+        std::vector<std::pair<int, int> > runs;
+    };
+    const Case cases[] = {
+        {4, 4, 2, 2, 8, 8, 16, 24, {{12, 8}, {4, 16}, {8, 8}, {20, 12}}},
+        {3, 2, 1, 0, 6, 4, 12, 12, {{9, 6}, {3, 2}, {6, 10}}}, // no shift along the width (torchvision's -0 slices)
+        {7, 7, 3, 3, 14, 14, 28, 42, {{7, 7}, {21, 14}, {56, 28}}},
+    };
+    for (const Case& k : cases)
+    {
+        BlobShapes sa, sb;
+        Graph a = mask_graph(k.pha, k.pwa, k.wh, k.ww, k.sh, k.sw, sa);
+        Graph b = mask_graph(k.phb, k.pwb, k.wh, k.ww, k.sh, k.sw, sb);
+        ASSERT_EQ(generalize_input_size(a, sa, b, sb), "") << "window " << k.wh << "x" << k.ww;
+        for (const Layer& l : a.layers)
+            ASSERT_NE(l.type, "MemoryData") << "the mask stayed a constant";
+        std::string param = tmp_path("mask.param"), bin = tmp_path("mask.bin");
+        ASSERT_EQ(finalize_and_write(a, param, bin, "test"), 0);
+        std::mt19937 rng(7);
+        for (const auto& hw : k.runs)
+        {
+            const int ph = hw.first, pw = hw.second, n = k.wh * k.ww, nw = (ph / k.wh) * (pw / k.ww);
+            std::vector<float> in = random_vector(rng, (size_t)3 * ph * pw);
+            kite::Mat out;
+            ASSERT_EQ(run_net(param, bin, in, 3, pw, ph, "m", out), 0) << "at " << ph << "x" << pw;
+            ASSERT_EQ(out.dims, 4);
+            ASSERT_EQ(out.w, n);
+            ASSERT_EQ(out.h, n);
+            ASSERT_EQ(out.d, 1);
+            ASSERT_EQ(out.c, nw) << "at " << ph << "x" << pw;
+            const std::vector<float> want = torchvision_mask(ph, pw, k.wh, k.ww, k.sh, k.sw);
+            for (int q = 0; q < nw; q++)
+                for (int i = 0; i < n * n; i++)
+                    ASSERT_EQ(out.channel(q)[i], want[(size_t)q * n * n + i])
+                        << "window " << q << " pair " << i << " at " << ph << "x" << pw << " (window " << k.wh << "x" << k.ww << ", shift " << k.sh << "," << k.sw << ")";
+        }
+        remove(param.c_str());
+        remove(bin.c_str());
+    }
+}

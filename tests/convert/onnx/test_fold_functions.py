@@ -175,6 +175,159 @@ def window_model(opset):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
+def swin_shift_model(opset, ws=4, shift=2, c=4):
+    """Swin's shifted-window attention as torchvision's export writes it, on
+    x [1, c, H, W] with symbolic H and W: NHWC, pad to whole windows (pads
+    from Shape/Mod), roll (Slice + Concat), window partition (Reshape to 6-D
+    with sizes from the shape, Transpose, Reshape), scores + the shift mask
+    ([nW, 1, N, N]: a region-id map of the padded size from ConstantOfShape
+    pieces, partitioned, r_i - r_j, Equal, Where -100), softmax, times v,
+    windows merged back, rolled back, cropped to H x W (Slice ends from
+    Shape) and added to the input. onnx2kite folds the mask, the pads and the
+    crop's ends at the converted size; the model must run at other sizes,
+    padded ones included (all computed at run time)."""
+    n = []
+    i64 = lambda name, v: const(name, np.array(v, np.int64))  # noqa: E731
+    n.append(helper.make_node("Transpose", ["x"], ["t"], name="nhwc", perm=[0, 2, 3, 1]))
+    n.append(helper.make_node("Shape", ["t"], ["ts"], name="shape"))
+    for nm, k in (("H", 1), ("W", 2)):
+        n.append(i64("i" + nm, [k]))
+        n.append(helper.make_node("Gather", ["ts", "i" + nm], [nm], name="g" + nm, axis=0))
+    n += [i64("ws", [ws]), i64("sh", [shift]), i64("wms", [ws - shift]), i64("c", [c]), i64("z1", [0]), i64("z4", [0, 0, 0, 0]),
+          i64("m1", [-1]), i64("N", [ws * ws]), i64("big", [1 << 30])]
+    for nm in ("H", "W"):  # pad = (ws - X % ws) % ws; pX = X + pad; nX = pX / ws
+        n.append(helper.make_node("Mod", [nm, "ws"], [nm + "m"], name=nm + "mod"))
+        n.append(helper.make_node("Sub", ["ws", nm + "m"], [nm + "r"], name=nm + "rest"))
+        n.append(helper.make_node("Mod", [nm + "r", "ws"], [nm + "pad"], name=nm + "pad"))
+        n.append(helper.make_node("Add", [nm, nm + "pad"], ["p" + nm], name="p" + nm))
+        n.append(helper.make_node("Div", ["p" + nm, "ws"], ["n" + nm], name="n" + nm))
+    n.append(helper.make_node("Concat", ["z4", "z1", "Hpad", "Wpad", "z1"], ["pads"], name="pads", axis=0))
+    n.append(helper.make_node("Pad", ["t", "pads"], ["tp"], name="pad"))
+    # roll by -shift on H and W
+    cur = "tp"
+    for ax in (1, 2):
+        n.append(i64("ax%d" % ax, [ax]))
+        n.append(helper.make_node("Slice", [cur, "sh", "big", "ax%d" % ax], ["ra%d" % ax], name="roll_a%d" % ax))
+        n.append(helper.make_node("Slice", [cur, "z1", "sh", "ax%d" % ax], ["rb%d" % ax], name="roll_b%d" % ax))
+        n.append(helper.make_node("Concat", ["ra%d" % ax, "rb%d" % ax], ["roll%d" % ax], name="roll%d" % ax, axis=ax))
+        cur = "roll%d" % ax
+    n.append(i64("one", [1]))
+    n.append(helper.make_node("Concat", ["one", "nH", "ws", "nW", "ws", "c"], ["s6"], name="s6", axis=0))
+    n.append(helper.make_node("Reshape", [cur, "s6"], ["w6"], name="part_view"))
+    n.append(helper.make_node("Transpose", ["w6"], ["w6t"], name="part_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(helper.make_node("Concat", ["m1", "N", "c"], ["s3"], name="s3", axis=0))
+    n.append(helper.make_node("Reshape", ["w6t", "s3"], ["win"], name="windows"))      # [nW, N, c]
+    n.append(helper.make_node("Transpose", ["win"], ["wint"], name="kt", perm=[0, 2, 1]))
+    n.append(helper.make_node("MatMul", ["win", "wint"], ["att0"], name="qk"))        # [nW, N, N]
+    n.append(i64("u1", [1]))
+    n.append(helper.make_node("Unsqueeze", ["att0", "u1"], ["att"], name="heads"))     # [nW, 1, N, N]
+    # the region-id map [pH, pW]: rows 0 / 3 / 6, columns 0 / 1 / 2 from the end
+    n.append(helper.make_node("Sub", ["pH", "ws"], ["Hlead"], name="Hlead"))
+    n.append(helper.make_node("Sub", ["pW", "ws"], ["Wlead"], name="Wlead"))
+    parts = {"H": [("Hlead", 0.0), ("wms", 3.0), ("sh", 6.0)], "W": [("Wlead", 0.0), ("wms", 1.0), ("sh", 2.0)]}
+    for ax, nm in ((0, "H"), (1, "W")):
+        outs = []
+        for k, (size, v) in enumerate(parts[nm]):
+            shp = [size, "pW"] if ax == 0 else ["pH", size]
+            n.append(helper.make_node("Concat", shp, ["%sshape%d" % (nm, k)], name="%sshape%d" % (nm, k), axis=0))
+            n.append(helper.make_node("ConstantOfShape", ["%sshape%d" % (nm, k)], ["%spart%d" % (nm, k)], name="%spart%d" % (nm, k),
+                                      value=numpy_helper.from_array(np.array([v], np.float32), "v%s%d" % (nm, k))))
+            outs.append("%spart%d" % (nm, k))
+        n.append(helper.make_node("Concat", outs, [nm + "map"], name=nm + "map", axis=ax))
+    n.append(helper.make_node("Add", ["Hmap", "Wmap"], ["region"], name="region"))
+    n.append(helper.make_node("Concat", ["nH", "ws", "nW", "ws"], ["s4"], name="s4", axis=0))
+    n.append(helper.make_node("Reshape", ["region", "s4"], ["r4"], name="r4"))
+    n.append(helper.make_node("Transpose", ["r4"], ["r4t"], name="r4t", perm=[0, 2, 1, 3]))
+    n.append(helper.make_node("Concat", ["m1", "N"], ["s2"], name="s2", axis=0))
+    n.append(helper.make_node("Reshape", ["r4t", "s2"], ["r2"], name="r2"))           # [nW, N]
+    n.append(i64("u2", [2]))
+    n.append(helper.make_node("Unsqueeze", ["r2", "u1"], ["ri"], name="ri"))
+    n.append(helper.make_node("Unsqueeze", ["r2", "u2"], ["rj"], name="rj"))
+    n.append(helper.make_node("Sub", ["ri", "rj"], ["rd"], name="rd"))
+    n.append(const("fz", np.array(0.0, np.float32)))
+    n.append(const("fm", np.array(-100.0, np.float32)))
+    n.append(helper.make_node("Equal", ["rd", "fz"], ["same"], name="same"))
+    n.append(helper.make_node("Where", ["same", "fz", "fm"], ["m3"], name="m3"))
+    n.append(helper.make_node("Unsqueeze", ["m3", "u1"], ["mask"], name="mask"))     # [nW, 1, N, N]
+    n.append(helper.make_node("Add", ["att", "mask"], ["att_m"], name="add_mask"))
+    n.append(helper.make_node("Softmax", ["att_m"], ["p"], name="softmax", axis=-1))
+    n.append(helper.make_node("Squeeze", ["p", "u1"], ["p3"], name="p3"))
+    n.append(helper.make_node("MatMul", ["p3", "win"], ["o3"], name="av"))             # [nW, N, c]
+    # windows back to the padded map, rolled back, cropped to H x W (ends
+    # from the block input's shape), added to the block input
+    n.append(helper.make_node("Concat", ["one", "nH", "nW", "ws", "ws", "c"], ["r6"], name="r6", axis=0))
+    n.append(helper.make_node("Reshape", ["o3", "r6"], ["b6"], name="rev_view"))
+    n.append(helper.make_node("Transpose", ["b6"], ["b6t"], name="rev_perm", perm=[0, 1, 3, 2, 4, 5]))
+    n.append(helper.make_node("Concat", ["one", "pH", "pW", "c"], ["r4s"], name="r4s", axis=0))
+    n.append(helper.make_node("Reshape", ["b6t", "r4s"], ["merged"], name="merged"))
+    n.append(i64("msh", [-shift]))
+    cur = "merged"
+    for ax in (1, 2):
+        n.append(helper.make_node("Slice", [cur, "msh", "big", "ax%d" % ax], ["ua%d" % ax], name="unroll_a%d" % ax))
+        n.append(helper.make_node("Slice", [cur, "z1", "msh", "ax%d" % ax], ["ub%d" % ax], name="unroll_b%d" % ax))
+        n.append(helper.make_node("Concat", ["ua%d" % ax, "ub%d" % ax], ["unroll%d" % ax], name="unroll%d" % ax, axis=ax))
+        cur = "unroll%d" % ax
+    n.append(i64("z2", [0, 0]))
+    n.append(i64("ax12", [1, 2]))
+    n.append(helper.make_node("Concat", ["H", "W"], ["hw_end"], name="hw_end", axis=0))
+    n.append(helper.make_node("Slice", [cur, "z2", "hw_end", "ax12"], ["cropped"], name="unpad"))
+    n.append(helper.make_node("Add", ["t", "cropped"], ["y"], name="residual"))
+    g = helper.make_graph(n, "swin_shift", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, "H", "W"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def normalize_model(opset):
+    """F.normalize as torch exports it (Swin V2's cosine attention): x /
+    Expand(Clip(ReduceL2(x)), Shape(x)), x [1, 4, H, W] with symbolic H, W"""
+    n = [helper.make_node("ReduceL2", ["x"], ["norm"], name="l2", axes=[1], keepdims=1),
+         const("eps", np.array(1e-12, np.float32)),
+         helper.make_node("Clip", ["norm", "eps", ""], ["clipped"], name="clip"),
+         helper.make_node("Shape", ["x"], ["xs"], name="shape"),
+         helper.make_node("Expand", ["clipped", "xs"], ["den"], name="expand_as"),
+         helper.make_node("Div", ["x", "den"], ["y"], name="normalize")]
+    g = helper.make_graph(n, "normalize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, "H", "W"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def check_sizes(tag, model, shapes, fixed_at=()):
+    """convert `model` (symbolic input sizes) once at shapes[0], run kite at
+    each shape against onnxruntime; kite must refuse each shape in fixed_at"""
+    import onnxruntime as ort
+    path = os.path.join(work, tag + ".onnx")
+    onnx.save(model, path)
+    name = model.graph.input[0].name
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    param, binf = os.path.join(work, tag + ".param"), os.path.join(work, tag + ".bin")
+    r = subprocess.run([onnx2kite, path, param, binf, "inputshape=%s:[%s]" % (name, ",".join(map(str, shapes[0])))],
+                       capture_output=True, text=True, errors="replace")
+    if r.returncode != 0:
+        failures.append("%s: onnx2kite: %s" % (tag, r.stderr.strip()[-400:]))
+        return
+    if "runs only at the converted input size" in r.stderr:
+        failures.append("%s: onnx2kite fixed the input size: %s" % (tag, r.stderr.strip()[-400:]))
+    for k, shape in enumerate(list(shapes) + list(fixed_at)):
+        rng = np.random.default_rng(SEED + k)
+        x = rng.uniform(-1, 1, shape).astype(np.float32)
+        err, got = kite_npy.run_kite(kiterun, param, binf, {name: x}, ["y"], os.path.join(work, "%s-run%d" % (tag, k)), shapecheck=k == 0)
+        if k >= len(shapes):
+            ok = err is not None
+            print("%s %s at %s: kite refuses it (%s)" % ("ok  " if ok else "FAIL", tag, shape, (err or "it ran").strip()[-160:]))
+            if not ok:
+                failures.append("%s: kite ran at %s (the windows do not fit: it must refuse)" % (tag, shape))
+            continue
+        if err:
+            failures.append("%s at %s: kiterun: %s" % (tag, shape, err))
+            continue
+        e = sess.run(["y"], {name: x})[0]
+        d, rng_ = kite_npy.max_diff(e, got["y"])
+        ok = d <= 1e-4 * max(rng_, 1e-30)
+        print("%s %s at %s (converted at %s): max diff %.3g of range %.3g (seed %d)" % ("ok  " if ok else "FAIL", tag, shape, shapes[0], d, rng_, SEED + k))
+        if not ok:
+            failures.append("%s at %s: differs by %.3g (range %.3g, seed %d)" % (tag, shape, d, rng_, SEED + k))
+
+
 def check(tag, model, max_layers=None, forbidden=()):
     import onnxruntime as ort
     path = os.path.join(work, tag + ".onnx")
@@ -264,6 +417,16 @@ check("windows_opset17", window_model(17))
 # Input, the bias's MemoryData, the add and the softmax
 check("swin_v2_position_bias_opset18", cpb_model(18), max_layers=4, forbidden=("MatMul", "Gemm", "Sigmoid"))
 check("maxvit_einsum_opset18", einsum_model(18))
+
+# converted at 8x8 (2x2 windows, no pad), run at sizes of whole windows and
+# at sizes that need pads (10x10, 9x14, 5x7, 3x6: pads folded to 0 at 8x8;
+# 3: smaller than a window)
+check_sizes("swin_shift_opset17", swin_shift_model(17), [[1, 4, 8, 8], [1, 4, 12, 16], [1, 4, 16, 8], [1, 4, 10, 10], [1, 4, 9, 14], [1, 4, 5, 7], [1, 4, 3, 6]])
+# the Expand of F.normalize left to the Div (its constant of ones fixed the size)
+check_sizes("normalize_expand_opset17", normalize_model(17), [[1, 4, 6, 8], [1, 4, 9, 5]])
+# converted at 4x4: one window, whose unit axes the layout drops (onnx2kite
+# converts again at 8x8, the model still declares 4x4)
+check_sizes("swin_one_window_opset17", swin_shift_model(17), [[1, 4, 4, 4], [1, 4, 8, 12]])
 
 for f in failures:
     print("FAIL", f)
