@@ -12,7 +12,10 @@
 // int32 and finishes with the CPU's scales and roundings (grouped layers
 // whose groups have channel counts other than multiples of 4 run the
 // scalar int8conv.comp on elempack 1); a requantizing layer's output is an
-// int8 blob, packed by 4 or 8 where its channels allow.
+// int8 blob, packed by 4 or 8 where its channels allow. Dense int8 layers,
+// and grouped ones with at least 8 output quads a group, run the tiled
+// implicit GEMM int8conv_gemm.comp instead (any kernel, stride, dilation,
+// pads; exact integer sums, see the shader); depth-wise ones int8conv_q.comp.
 // Dense 1x1 convolutions without padding on packed inputs run the tiled GEMM
 // conv1x1_gemm.comp instead of conv_pack4.comp; dense 3x3 stride-1 ones with
 // at least 16 input and output channels run Winograd F(2x2, 3x3)
@@ -55,6 +58,11 @@ struct ConvGpu
     // elempack 1), 1 dense or grouped, 2 depth-wise
     int int8_mode = 0;
     int int8_inq_g = 0, int8_outq = 0, int8_cpg = 1; // input quads per group, output quads, channels per bottom scale
+    // int8_mode 1 as a tiled implicit GEMM (int8conv_gemm.comp, its own
+    // weight order): 16 x 16 invocations (64 channels x 64 pixels) or 8 x 8
+    // (32 x 32) where the large tiles would leave a GPU's cores idle
+    const vk::Pipeline* int8_gemm16 = nullptr;
+    const vk::Pipeline* int8_gemm8 = nullptr;
     const vk::Pipeline* quant = nullptr;
     vk::VkBlobPtr qscales; // the bottom scale of every channel group
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
@@ -329,10 +337,76 @@ struct ConvGpu
         for (int g = 0; g < qs.w; g++)
             qs[g] = l.bottom_blob_int8_scales[g];
         quant = pipeline_for(opt, "int8quant", 3, 64, 1, 1);
-        pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
         qscales = upload_weights(opt, qs);
+        // the tiled GEMM for dense layers and grouped ones with at least
+        // INT8_GEMM_MIN_GROUP_QUADS output quads per group (fewer would
+        // leave most of a tile's rows empty); depth-wise stays direct
+        if (int8_mode == 1 && (group == 1 || outch_g / 4 >= INT8_GEMM_MIN_GROUP_QUADS) && int8_gemm_choice() != 0)
+        {
+            int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
+            int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
+            weight = upload_int8_gemm(opt, l.weight_data, n, inch_g, maxk);
+            return quant && int8_gemm16 && int8_gemm8 && weight && bias && qscales ? 0 : -1;
+        }
+        pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
         weight = upload_int8_packed(opt, l.weight_data, n, inch_g, maxk, int8_mode == 2);
         return quant && pipe && weight && bias && qscales ? 0 : -1;
+    }
+
+    enum
+    {
+        INT8_GEMM_MIN_GROUP_QUADS = 8,
+        // below this many 64 x 64 tiles the 32 x 32 ones run (4 times as
+        // many work groups of a quarter of the invocations: the same
+        // invocations, spread over more of a large GPU's multiprocessors)
+        INT8_GEMM_SMALL_TILES_BELOW = 256
+    };
+
+    // KITE_VULKAN_INT8GEMM: unset (default) the tiled GEMM with the tile size
+    // chosen by the layer's size; "direct" int8conv_q.comp (read when the
+    // layer is made; for comparisons); "16" / "8" one tile size (read at
+    // each forward)
+    static int int8_gemm_choice()
+    {
+        const char* e = getenv("KITE_VULKAN_INT8GEMM");
+        if (!e)
+            return -1;
+        if (strcmp(e, "direct") == 0)
+            return 0;
+        if (strcmp(e, "16") == 0)
+            return 16;
+        if (strcmp(e, "8") == 0)
+            return 8;
+        return -1;
+    }
+
+    // int8conv_gemm.comp's weights, 4 int8 per uint: word ((oq * taps +
+    // tap) * inq_g + icq) * 4 + l holds the weights of output channels
+    // 4oq..4oq+3 (byte j) for input lane l of the group's quad icq (0 beyond
+    // the channel counts), built at the flush part by part over the output quads
+    static vk::VkBlobPtr upload_int8_gemm(const Option& opt, const Mat& weights, int outch, int inch_g, int taps)
+    {
+        const int oqs = (outch + 3) / 4;
+        const int inq_g = (inch_g + 3) / 4;
+        const size_t words = (size_t)oqs * taps * inq_g * 4;
+        return upload_layout<signed char>(opt, weights, words, (size_t)oqs, [=](const signed char* w, float* dst, size_t oq0, size_t oq1) {
+            uint32_t* d = (uint32_t*)dst;
+            for (size_t oq = oq0; oq < oq1; oq++)
+                for (int t = 0; t < taps; t++)
+                    for (int icq = 0; icq < inq_g; icq++)
+                        for (int il = 0; il < 4; il++)
+                        {
+                            const int ic = icq * 4 + il;
+                            uint32_t u = 0;
+                            for (int j = 0; j < 4; j++)
+                            {
+                                const int oc = (int)oq * 4 + j;
+                                if (oc < outch && ic < inch_g)
+                                    u |= (uint32_t)(uint8_t)w[((size_t)oc * inch_g + ic) * taps + t] << (8 * j);
+                            }
+                            d[((oq * taps + t) * inq_g + icq) * 4 + il] = u;
+                        }
+        });
     }
 
     // int8conv_q.comp's weights, 4 int8 per uint (see the shader), built at
@@ -432,8 +506,36 @@ struct ConvGpu
         } pc = {w, h, outw, outh, l.num_output, int8_outq, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], int8_inq_g, int8_mode == 2 ? 1 : int8_outq / (l.grouped ? l.group : 1), int8_mode == 2 ? 1 : 0,
                 direct ? 1 : 0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, ep / 4};
-        // 4 x positions per invocation (int8conv_q.comp's NX)
         const vk::VkBlob* src = direct ? blob_of(input) : q.get();
+        if (int8_gemm16)
+        {
+            const int group = l.grouped ? l.group : 1;
+            struct
+            {
+                int w, h, outw, outh, outc;
+                int kw, kh, dlw, dlh, sw, sh, pl, pt;
+                int inq_g, outq_g, direct, isub;
+                int act;
+                float p0, p1;
+                uint32_t pad_word;
+                int numerics, requant, op;
+            } pg = {w, h, outw, outh, l.num_output, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
+                    pads[0], pads[2], int8_inq_g, int8_outq / group, direct ? 1 : 0, ep / 4, act.type, act.p0, act.p1,
+                    pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op};
+            const uint32_t n = (uint32_t)(outw * outh), oq_g = (uint32_t)(int8_outq / group);
+            int t = int8_gemm_choice();
+            if (t != 8 && t != 16)
+                t = ((n + 63) / 64) * ((oq_g + 15) / 16) * (uint32_t)group < INT8_GEMM_SMALL_TILES_BELOW ? 8 : 16;
+            // t x t invocations, each 4 output channels at 4 pixels
+            const uint32_t tiles_n = (n + 4 * t - 1) / (4 * t), tiles_m = (oq_g + t - 1) / t;
+            ret = s.dispatch(t == 16 ? int8_gemm16 : int8_gemm8, {src, weight.get(), bias.get(), top.get()}, &pg, sizeof(pg),
+                             tiles_n * t, tiles_m * t, (uint32_t)group);
+            if (ret != 0)
+                return ret;
+            top->int8 = requant;
+            return 0;
+        }
+        // 4 x positions per invocation (int8conv_q.comp's NX)
         ret = s.dispatch(pipe, {src, weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + 3) / 4, outh, int8_outq);
         if (ret != 0)
             return ret;
