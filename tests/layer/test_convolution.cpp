@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace kite;
 using namespace kite::test;
@@ -562,7 +563,8 @@ static std::string run_conv_int8_case(const Int8ConvCase& t)
 }
 
 // the GPUs' int8 convolution paths (Vulkan: int8conv_gemm.comp's 64 x 64
-// and 32 x 32 tiles, and int8conv_q.comp): K long enough to flush the
+// and 32 x 32 tiles, and int8conv_q.comp; OpenCL: conv2d_int8_x4 and
+// conv2d_int8): K long enough to flush the
 // float partial sums into int32 several times (128 channels x 9 taps),
 // partial tiles in both directions, 1x1 with stride, kxk with stride,
 // dilation, asymmetric pads and a pad value, odd channel counts (quads
@@ -583,11 +585,15 @@ TEST(Convolution, int8_gpu_paths)
     {
         if (*mode)
             setenv("KITE_VULKAN_INT8GEMM", mode, 1);
+        // OpenCL: conv2d_int8_x4 (default) and conv2d_int8
+        if (strcmp(mode, "direct") == 0)
+            setenv("KITE_OPENCL_INT8CONV", "direct", 1);
         for (const Int8ConvCase& t : cases)
         {
             SCOPED_TRACE(std::string("KITE_VULKAN_INT8GEMM=") + mode + " case " + std::to_string(&t - cases));
             KITE_EXPECT_LAYER_OK(run_conv_int8_case(t));
         }
         unsetenv("KITE_VULKAN_INT8GEMM");
+        unsetenv("KITE_OPENCL_INT8CONV");
     }
 }
