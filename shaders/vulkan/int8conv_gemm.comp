@@ -105,7 +105,7 @@ void main()
         tot[j] = ivec4(0);
     }
     int since = 0;
-    vec4 padv = vec4(kite_unpack_i8x4(p.pad_word));
+    vec4 padv = kite_unpack_i8x4_f(p.pad_word);
     for (int k0 = 0; k0 < kq_total; k0 += KS)
     {
         for (int i = 0; i < 4; i++) // a constant bound: the slots stay in registers
@@ -125,7 +125,7 @@ void main()
                     if (p.direct != 0)
                         v = vec4(av[((iq / p.isub) * plane + pos) * p.isub + iq % p.isub]);
                     else
-                        v = vec4(kite_unpack_i8x4(qa[iq * plane + pos]));
+                        v = kite_unpack_i8x4_f(qa[iq * plane + pos]);
                 }
                 else
                     v = padv;
@@ -153,7 +153,7 @@ void main()
             if (oql0 + woql < p.outq_g && kq < kq_total)
             {
                 int oq = g * p.outq_g + oql0 + woql;
-                wv = vec4(kite_unpack_i8x4(wt[(oq * kq_total + kq) * 4 + wk % 4]));
+                wv = kite_unpack_i8x4_f(wt[(oq * kq_total + kq) * 4 + wk % 4]);
             }
             Ws[wk][woql] = wv;
         }
