@@ -544,7 +544,8 @@ static std::string run_conv_int8_case(const Int8ConvCase& t)
                                 RandomMat(t.outc, 0.5f, 3.f), RandomMat(1, 60.f, 120.f)};
     if (t.scale_term > 100)
         weights.push_back(RandomMat(1, 0.5f, 2.f));
-    Mat in = RandomMat(t.w, t.h, t.c);
+    // h == 0: a vector of c values (a 1x1 kernel makes it an inner product)
+    Mat in = t.h == 0 ? RandomMat(t.c) : RandomMat(t.w, t.h, t.c);
     if (t.int8_input)
     {
         Mat q(t.w, t.h, t.c, (size_t)1u);
@@ -580,6 +581,7 @@ TEST(Convolution, int8_gpu_paths)
         {9, 9, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 102, 1, true},
         {71, 3, 16, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, true},
         {5, 4, 136, 12, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, true, true},
+        {1, 0, 37, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 1, false},
     };
     for (const char* mode : {"", "16", "8", "direct"})
     {
