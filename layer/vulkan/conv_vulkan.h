@@ -15,7 +15,9 @@
 // int8 blob, packed by 4 or 8 where its channels allow. Dense int8 layers,
 // and grouped ones with at least 8 output quads a group, run the tiled
 // implicit GEMM int8conv_gemm.comp instead (any kernel, stride, dilation,
-// pads; exact integer sums, see the shader); depth-wise ones int8conv_q.comp.
+// pads; exact integer sums, see the shader), splitting K over work groups
+// (int8conv_splitk.comp adds the splits) where the tiles are few and K
+// long; depth-wise ones int8conv_q.comp.
 // Dense 1x1 convolutions without padding on packed inputs run the tiled GEMM
 // conv1x1_gemm.comp instead of conv_pack4.comp; dense 3x3 stride-1 ones with
 // at least 16 input and output channels run Winograd F(2x2, 3x3)
@@ -63,6 +65,7 @@ struct ConvGpu
     // (32 x 32) where the large tiles would leave a GPU's cores idle
     const vk::Pipeline* int8_gemm16 = nullptr;
     const vk::Pipeline* int8_gemm8 = nullptr;
+    const vk::Pipeline* int8_splitk = nullptr; // int8conv_splitk.comp: the split-K sums finished
     const vk::Pipeline* quant = nullptr;
     vk::VkBlobPtr qscales; // the bottom scale of every channel group
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
@@ -345,8 +348,9 @@ struct ConvGpu
         {
             int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
             int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
+            int8_splitk = pipeline_for(opt, "int8conv_splitk", 3, 64, 1, 1);
             weight = upload_int8_gemm(opt, l.weight_data, n, inch_g, maxk);
-            return quant && int8_gemm16 && int8_gemm8 && weight && bias && qscales ? 0 : -1;
+            return quant && int8_gemm16 && int8_gemm8 && int8_splitk && weight && bias && qscales ? 0 : -1;
         }
         pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
         weight = upload_int8_packed(opt, l.weight_data, n, inch_g, maxk, int8_mode == 2);
@@ -359,8 +363,31 @@ struct ConvGpu
         // below this many 64 x 64 tiles the 32 x 32 ones run (4 times as
         // many work groups of a quarter of the invocations: the same
         // invocations, spread over more of a large GPU's multiprocessors)
-        INT8_GEMM_SMALL_TILES_BELOW = 256
+        INT8_GEMM_SMALL_TILES_BELOW = 256,
+        // split K where the work groups are fewer than this (up to it), each
+        // split at least INT8_SPLITK_MIN_STEPS steps of 4 K pairs, at most
+        // INT8_SPLITK_MAX splits
+        INT8_SPLITK_GROUPS = 512,
+        INT8_SPLITK_MIN_STEPS = 32,
+        INT8_SPLITK_MAX = 32
     };
+
+    // K splits of a layer with `wgs` work groups and `steps` steps of 4 K
+    // pairs; KITE_VULKAN_INT8SPLITK=N forces N (1: none)
+    static int int8_splits(uint32_t wgs, int steps)
+    {
+        const char* e = getenv("KITE_VULKAN_INT8SPLITK");
+        int n = e ? atoi(e) : 0;
+        if (n <= 0)
+        {
+            n = steps / INT8_SPLITK_MIN_STEPS;
+            const int by_groups = (int)(INT8_SPLITK_GROUPS / (wgs ? wgs : 1));
+            n = n < by_groups ? n : by_groups;
+            n = n < INT8_SPLITK_MAX ? n : INT8_SPLITK_MAX;
+        }
+        n = n < steps ? n : steps;
+        return n > 1 ? n : 1;
+    }
 
     // KITE_VULKAN_INT8GEMM: unset (default) the tiled GEMM with the tile size
     // chosen by the layer's size; "direct" int8conv_q.comp (read when the
@@ -519,17 +546,48 @@ struct ConvGpu
                 float p0, p1;
                 uint32_t pad_word;
                 int numerics, requant, op;
+                int groups, splits, kchunk;
             } pg = {w, h, outw, outh, l.num_output, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                     pads[0], pads[2], int8_inq_g, int8_outq / group, direct ? 1 : 0, ep / 4, act.type, act.p0, act.p1,
-                    pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op};
+                    pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, group, 1, 0};
             const uint32_t n = (uint32_t)(outw * outh), oq_g = (uint32_t)(int8_outq / group);
             int t = int8_gemm_choice();
             if (t != 8 && t != 16)
                 t = ((n + 63) / 64) * ((oq_g + 15) / 16) * (uint32_t)group < INT8_GEMM_SMALL_TILES_BELOW ? 8 : 16;
             // t x t invocations, each 4 output channels at 4 pixels
             const uint32_t tiles_n = (n + 4 * t - 1) / (4 * t), tiles_m = (oq_g + t - 1) / t;
-            ret = s.dispatch(t == 16 ? int8_gemm16 : int8_gemm8, {src, weight.get(), bias.get(), top.get()}, &pg, sizeof(pg),
-                             tiles_n * t, tiles_m * t, (uint32_t)group);
+            // K pairs (tap, input quad) in steps of 4; split where the tiles
+            // are few and K long (the deep layers of small maps)
+            const int kq_total = int8_inq_g * l.kernel_w * l.kernel_h;
+            const int steps = (kq_total + 3) / 4;
+            int splits = int8_splits(tiles_n * tiles_m * (uint32_t)group, steps);
+            pg.kchunk = (steps + splits - 1) / splits * 4;
+            splits = (kq_total + pg.kchunk - 1) / pg.kchunk; // none empty
+            pg.splits = splits;
+            const vk::Pipeline* gp = t == 16 ? int8_gemm16 : int8_gemm8;
+            if (splits == 1)
+            {
+                ret = s.dispatch(gp, {src, weight.get(), bias.get(), top.get()}, &pg, sizeof(pg), tiles_n * t, tiles_m * t,
+                                 (uint32_t)group);
+            }
+            else
+            {
+                const int f = (int)(4 / s.elemsize()); // int32 values in a blob of the session's scalars
+                vk::VkBlobPtr part = s.create_blob(1, splits * l.num_output * (int)n * f, 1, 1, 1);
+                if (!part)
+                    return -100;
+                ret = s.dispatch(gp, {src, weight.get(), bias.get(), part.get()}, &pg, sizeof(pg), tiles_n * t, tiles_m * t,
+                                 (uint32_t)(group * splits));
+                struct
+                {
+                    int plane, outc, splits, op;
+                    int act;
+                    float p0, p1;
+                    int numerics, requant;
+                } pf = {(int)n, l.num_output, splits, op, act.type, act.p0, act.p1, int8_numerics, requant ? 1 : 0};
+                if (ret == 0)
+                    ret = s.dispatch(int8_splitk, {part.get(), bias.get(), top.get()}, &pf, sizeof(pf), n, (uint32_t)l.num_output, 1);
+            }
             if (ret != 0)
                 return ret;
             top->int8 = requant;

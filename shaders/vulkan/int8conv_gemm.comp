@@ -19,6 +19,11 @@
 // int32 sums of int8conv_q.comp and the CPU, and the epilogue is the same
 // (int8.h kite_int8_finish).
 //
+// Split K (p.splits > 1, for layers with few tiles and a long K): the
+// work groups of split s sum the K pairs [s * p.kchunk, (s + 1) * p.kchunk)
+// and store their int32 sums; int8conv_splitk.comp adds the splits (exact
+// in any order) and runs the epilogue.
+//
 // Input: int8quant.comp's words (q[iq * plane + pos]: 4 channels of one
 // position, byte l = lane l), or with p.direct a packed blob (elempack 4 or 8,
 // p.isub vec4 per element) that already holds int8 values.
@@ -39,6 +44,10 @@ layout(std430, binding = 0) readonly buffer Av { sfpvec4 av[]; };
 layout(std430, binding = 1) readonly buffer W { uint wt[]; };
 layout(std430, binding = 2) readonly buffer A { float args[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
+// p.splits > 1: binding 3 is an int32 buffer of partial sums instead,
+// part[(split * outc + oc) * plane + pos], which int8conv_splitk.comp adds
+// up and finishes
+layout(std430, binding = 3) writeonly buffer Part { int part[]; };
 layout(push_constant) uniform P
 {
     int w, h, outw, outh, outc;
@@ -48,6 +57,7 @@ layout(push_constant) uniform P
     float p0, p1;
     uint pad_word;
     int numerics, requant, op;
+    int groups, splits, kchunk; // split K: gl_WorkGroupID.z = split * groups + group; kchunk K pairs a split
 } p;
 
 #define KS 4
@@ -70,7 +80,10 @@ void main()
     int plane = p.w * p.h;
     int kk = p.kw * p.kh;
     int kq_total = kk * p.inq_g;
-    int g = int(gl_WorkGroupID.z);
+    int g = int(gl_WorkGroupID.z) % p.groups;
+    int split = int(gl_WorkGroupID.z) / p.groups;
+    int kbeg = split * p.kchunk;
+    int kend = min(kq_total, kbeg + p.kchunk);
     int j0 = int(gl_WorkGroupID.x) * NPX;
     int oql0 = int(gl_WorkGroupID.y) * TY; // first output quad of the tile in the group
     int iq_g0 = g * p.inq_g;
@@ -90,7 +103,7 @@ void main()
     int sky[4], skx[4], st[4], sq[4];
     for (int i = 0; i < 4; i++)
     {
-        int kq = lid / NPX + i * kstep;
+        int kq = kbeg + lid / NPX + i * kstep;
         st[i] = kq / p.inq_g;
         sq[i] = kq - st[i] * p.inq_g;
         sky[i] = st[i] / p.kw;
@@ -106,7 +119,7 @@ void main()
     }
     int since = 0;
     vec4 padv = kite_unpack_i8x4_f(p.pad_word);
-    for (int k0 = 0; k0 < kq_total; k0 += KS)
+    for (int k0 = kbeg; k0 < kend; k0 += KS)
     {
         for (int i = 0; i < 4; i++) // a constant bound: the slots stay in registers
         {
@@ -114,7 +127,7 @@ void main()
                 break;
             int kql = lid / NPX + i * kstep;
             vec4 v = vec4(0.0);
-            if (st[i] < kk && svalid)
+            if (k0 + kql < kend && svalid)
             {
                 int y = iy0 + sky[i] * p.dlh;
                 int x = ix0 + skx[i] * p.dlw;
@@ -150,7 +163,7 @@ void main()
             int woql = e / (KS * 4);
             int kq = k0 + wk / 4;
             vec4 wv = vec4(0.0);
-            if (oql0 + woql < p.outq_g && kq < kq_total)
+            if (oql0 + woql < p.outq_g && kq < kend)
             {
                 int oq = g * p.outq_g + oql0 + woql;
                 wv = kite_unpack_i8x4_f(wt[(oq * kq_total + kq) * 4 + wk % 4]);
@@ -193,6 +206,16 @@ void main()
         int oc = oq * 4 + l;
         if (oc >= p.outc)
             break;
+        if (p.splits > 1)
+        {
+            for (int j = 0; j < 4; j++)
+            {
+                int jj = j0 + tx + TX * j;
+                if (jj < n)
+                    part[(split * p.outc + oc) * n + jj] = tot[j][l];
+            }
+            continue;
+        }
         float bias = args[oc], si = args[p.outc + oc], so = args[2 * p.outc + oc];
         int obase = (oc / p.op) * n * p.op + oc % p.op;
         for (int j = 0; j < 4; j++)

@@ -564,7 +564,7 @@ static std::string run_conv_int8_case(const Int8ConvCase& t)
 }
 
 // the GPUs' int8 convolution paths (Vulkan: int8conv_gemm.comp's 64 x 64
-// and 32 x 32 tiles, and int8conv_q.comp; OpenCL: conv2d_int8_x4 and
+// and 32 x 32 tiles with and without split K, and int8conv_q.comp; OpenCL: conv2d_int8_x4 and
 // conv2d_int8): K long enough to flush the
 // float partial sums into int32 several times (128 channels x 9 taps),
 // partial tiles in both directions, 1x1 with stride, kxk with stride,
@@ -583,19 +583,27 @@ TEST(Convolution, int8_gpu_paths)
         {5, 4, 136, 12, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, true, true},
         {1, 0, 37, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 1, false},
     };
-    for (const char* mode : {"", "16", "8", "direct"})
+    // (tile size, K splits): the default choice (small layers: 32 x 32 tiles,
+    // 2 splits where K is long), each tile size without and with uneven splits
+    const char* modes[][2] = {{"", ""}, {"16", "1"}, {"8", "1"}, {"16", "3"}, {"8", "5"}, {"direct", ""}};
+    for (const auto& ms : modes)
     {
+        const char* mode = ms[0];
         if (*mode)
             setenv("KITE_VULKAN_INT8GEMM", mode, 1);
+        if (*ms[1])
+            setenv("KITE_VULKAN_INT8SPLITK", ms[1], 1);
         // OpenCL: conv2d_int8_x4 (default) and conv2d_int8
         if (strcmp(mode, "direct") == 0)
             setenv("KITE_OPENCL_INT8CONV", "direct", 1);
         for (const Int8ConvCase& t : cases)
         {
-            SCOPED_TRACE(std::string("KITE_VULKAN_INT8GEMM=") + mode + " case " + std::to_string(&t - cases));
+            SCOPED_TRACE(std::string("KITE_VULKAN_INT8GEMM=") + mode + " KITE_VULKAN_INT8SPLITK=" + ms[1] + " case " +
+                         std::to_string(&t - cases));
             KITE_EXPECT_LAYER_OK(run_conv_int8_case(t));
         }
         unsetenv("KITE_VULKAN_INT8GEMM");
+        unsetenv("KITE_VULKAN_INT8SPLITK");
         unsetenv("KITE_OPENCL_INT8CONV");
     }
 }
