@@ -66,6 +66,9 @@ struct ConvGpu
     const vk::Pipeline* int8_gemm16 = nullptr;
     const vk::Pipeline* int8_gemm8 = nullptr;
     const vk::Pipeline* int8_splitk = nullptr; // int8conv_splitk.comp: the split-K sums finished
+    // a CPU device (lavapipe): the large tiles and no split by default (more,
+    // smaller work groups only add overhead there)
+    bool int8_cpu_device = false;
     const vk::Pipeline* quant = nullptr;
     vk::VkBlobPtr qscales; // the bottom scale of every channel group
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
@@ -349,6 +352,8 @@ struct ConvGpu
             int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
             int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
             int8_splitk = pipeline_for(opt, "int8conv_splitk", 3, 64, 1, 1);
+            vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+            int8_cpu_device = d && d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
             weight = upload_int8_gemm(opt, l.weight_data, n, inch_g, maxk);
             return quant && int8_gemm16 && int8_gemm8 && int8_splitk && weight && bias && qscales ? 0 : -1;
         }
@@ -374,10 +379,12 @@ struct ConvGpu
 
     // K splits of a layer with `wgs` work groups and `steps` steps of 4 K
     // pairs; KITE_VULKAN_INT8SPLITK=N forces N (1: none)
-    static int int8_splits(uint32_t wgs, int steps)
+    static int int8_splits(uint32_t wgs, int steps, bool cpu_device)
     {
         const char* e = getenv("KITE_VULKAN_INT8SPLITK");
         int n = e ? atoi(e) : 0;
+        if (n <= 0 && cpu_device)
+            n = 1;
         if (n <= 0)
         {
             n = steps / INT8_SPLITK_MIN_STEPS;
@@ -390,7 +397,7 @@ struct ConvGpu
     }
 
     // KITE_VULKAN_INT8GEMM: unset (default) the tiled GEMM with the tile size
-    // chosen by the layer's size; "direct" int8conv_q.comp (read when the
+    // chosen by the layer's size (on a GPU; a CPU device takes 16); "direct" int8conv_q.comp (read when the
     // layer is made; for comparisons); "16" / "8" one tile size (read at
     // each forward)
     static int int8_gemm_choice()
@@ -552,6 +559,8 @@ struct ConvGpu
                     pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, group, 1, 0};
             const uint32_t n = (uint32_t)(outw * outh), oq_g = (uint32_t)(int8_outq / group);
             int t = int8_gemm_choice();
+            if (t != 8 && t != 16 && int8_cpu_device)
+                t = 16;
             if (t != 8 && t != 16)
                 t = ((n + 63) / 64) * ((oq_g + 15) / 16) * (uint32_t)group < INT8_GEMM_SMALL_TILES_BELOW ? 8 : 16;
             // t x t invocations, each 4 output channels at 4 pixels
@@ -560,7 +569,7 @@ struct ConvGpu
             // are few and K long (the deep layers of small maps)
             const int kq_total = int8_inq_g * l.kernel_w * l.kernel_h;
             const int steps = (kq_total + 3) / 4;
-            int splits = int8_splits(tiles_n * tiles_m * (uint32_t)group, steps);
+            int splits = int8_splits(tiles_n * tiles_m * (uint32_t)group, steps, int8_cpu_device);
             pg.kchunk = (steps + splits - 1) / splits * 4;
             splits = (kq_total + pg.kchunk - 1) / pg.kchunk; // none empty
             pg.splits = splits;

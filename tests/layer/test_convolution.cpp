@@ -583,8 +583,9 @@ TEST(Convolution, int8_gpu_paths)
         {5, 4, 136, 12, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, true, true},
         {1, 0, 37, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 1, false},
     };
-    // (tile size, K splits): the default choice (small layers: 32 x 32 tiles,
-    // 2 splits where K is long), each tile size without and with uneven splits
+    // (tile size, K splits): the default choice (on a GPU small layers take
+    // 32 x 32 tiles and 2 splits where K is long; lavapipe 64 x 64, no
+    // split), each tile size without and with uneven splits
     const char* modes[][2] = {{"", ""}, {"16", "1"}, {"8", "1"}, {"16", "3"}, {"8", "5"}, {"direct", ""}};
     for (const auto& ms : modes)
     {

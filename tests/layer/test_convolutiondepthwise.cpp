@@ -270,11 +270,17 @@ TEST(ConvolutionDepthWise, int8_grouped)
     KITE_EXPECT_LAYER_OK(run_dw_int8(96, 96, 32, 2, 1, false, 0, 10, 9, 3, 1, 1));
     // the path boundary of Vulkan's tiled int8 GEMM (at least 8 output quads
     // a group, one group per work-group layer; fewer run int8conv_q.comp),
-    // exact: 32 and 28 outputs a group, stride, dilation, pad value, the
-    // 64 x 64 tiles forced once
+    // exact: 32 and 28 outputs a group, stride, dilation, pad value; the
+    // default choice, then the 32 x 32 tiles with K split in 3 and the
+    // 64 x 64 ones
     KITE_EXPECT_LAYER_OK(run_dw_int8(64, 64, 2, 1, 2, true, 1, 9, 7, 3, 1, 1, {}, 0.f));
     KITE_EXPECT_LAYER_OK(run_dw_int8(56, 56, 2, 1, 2, true, 1, 9, 7, 3, 1, 1, {}, 0.f));
     KITE_EXPECT_LAYER_OK(run_dw_int8(48, 96, 3, 2, 102, true, 1, 11, 8, 3, 2, 2, {}, -5.f));
+    setenv("KITE_VULKAN_INT8GEMM", "8", 1);
+    setenv("KITE_VULKAN_INT8SPLITK", "3", 1);
+    KITE_EXPECT_LAYER_OK(run_dw_int8(64, 64, 2, 1, 2, true, 1, 9, 7, 3, 1, 1, {}, 0.f));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(48, 96, 3, 2, 102, true, 1, 11, 8, 3, 2, 2, {}, -5.f));
+    unsetenv("KITE_VULKAN_INT8SPLITK");
     setenv("KITE_VULKAN_INT8GEMM", "16", 1);
     KITE_EXPECT_LAYER_OK(run_dw_int8(48, 96, 3, 1, 1, false, 0, 10, 9, 1, 1, 0, {}, 0.f));
     unsetenv("KITE_VULKAN_INT8GEMM");
