@@ -342,7 +342,7 @@ static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, c
                 fail = "forward_gpu returned " + std::to_string(ret);
                 break;
             }
-            float eps = fp16 ? flags.epsilon_fp16 : flags.epsilon;
+            float eps = fp16 ? flags.epsilon_fp16 : (flags.epsilon_gpu >= 0.f ? flags.epsilon_gpu : flags.epsilon);
             if (fp16 == 2 && e.backend == BACKEND_OPENCL)
                 eps = 2 * flags.epsilon_fp16;
             for (size_t i = 0; i < ref.size() && fail.empty(); i++)

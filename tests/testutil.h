@@ -71,6 +71,7 @@ struct TestLayerFlags
 {
     float epsilon = 1e-3f;        // fp32 tolerance
     float epsilon_fp16 = 2e-2f;   // tolerance with fp16/bf16 storage
+    float epsilon_gpu = -1.f;     // fp32 tolerance of the GPU rows where >= 0 (else epsilon)
     int top_count = 1;            // outputs the layer produces
     bool test_fp16 = true;        // run the fp16-storage variants where supported
     std::vector<Mat> top_shapes;  // shape hints (a param file's -23330) given to every implementation

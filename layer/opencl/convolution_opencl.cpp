@@ -1,8 +1,9 @@
 // Convolution on OpenCL images: the filter in the seeds' conv-filter layout,
 // conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl);
 // filters too large for the seed layout's image go through conv2d_wide.
-// int8 layers (int8_scale_term) run conv2d_int8 (int8.cl) with the CPU's
-// int8 arithmetic; their requantized outputs are int8 blobs. 3x3 stride-1
+// int8 layers (int8_scale_term) run conv2d_int8_x4 (int8.cl) with the CPU's
+// int8 arithmetic on an input quantized once by quantize_int8 (or an int8
+// blob); their requantized outputs are int8 blobs. 3x3 stride-1
 // convolutions with enough channels run Winograd F(2x2, 3x3) through the
 // seeds' height-/width-major images (winograd.cl).
 #include "convolution.h"
@@ -15,6 +16,8 @@
 #include "log.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 namespace kite {
 
@@ -230,20 +233,61 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
 int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
                                          cl::ClBlobPtr& out) const
 {
-    cl_kernel k = s.kernel("int8", "conv2d_int8");
-    if (!k)
-        return -1;
     const Activation act(activation_type, activation_params);
     const int OB = cl::div4(num_output);
     const bool requant = int8_scale_term > 100;
     // Convolution::forward_int8: fma(sum, scale_in, bias), add-half requantize
     const int numerics = 1 | 2;
-    cl::KernelArgs a(k);
-    a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
-    a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]);
-    a.f((float)pad_value_int8(pad_value)).i(in->int8).f(bottom_blob_int8_scales[0]);
-    a.i(bias_term).i(numerics).i(requant).i(act.type).f(act.p0).f(act.p1);
-    int ret = cl::run2d(s, k, "conv2d_int8", OW * OB, OH, a);
+    // KITE_OPENCL_INT8CONV=direct: conv2d_int8, quantizing every tap (for
+    // comparisons); else the input quantized once (quantize_int8, unless it
+    // holds int8 values) and conv2d_int8_x4 (4 output pixels a work item)
+    const bool direct = getenv("KITE_OPENCL_INT8CONV") && strcmp(getenv("KITE_OPENCL_INT8CONV"), "direct") == 0;
+    if (direct)
+    {
+        cl_kernel k = s.kernel("int8", "conv2d_int8");
+        if (!k)
+            return -1;
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]);
+        a.f((float)pad_value_int8(pad_value)).i(in->int8).f(bottom_blob_int8_scales[0]);
+        a.i(bias_term).i(numerics).i(requant).i(act.type).f(act.p0).f(act.p1);
+        int ret = cl::run2d(s, k, "conv2d_int8", OW * OB, OH, a);
+        out->int8 = requant;
+        return ret;
+    }
+    cl_kernel k = s.kernel("int8", "conv2d_int8_x4");
+    if (!k)
+        return -1;
+    cl::Image q;
+    const cl::Image* src = &in->image;
+    int ret = 0;
+    if (!in->int8)
+    {
+        cl_kernel kq = s.kernel("int8", "quantize_int8");
+        if (!kq)
+            return -1;
+        const int qw = cl::div4(in->C) * in->W;
+        // float whatever the storage: the values are integers of at most 127
+        ret = s.pool->acquire(qw, in->H, false, q);
+        if (ret != 0)
+            return ret;
+        cl::KernelArgs aq(kq);
+        aq.img(in->image).img(q).i(qw).i(in->H).f(bottom_blob_int8_scales[0]);
+        ret = cl::run2d(s, kq, "quantize_int8", qw, in->H, aq);
+        src = &q;
+    }
+    if (ret == 0)
+    {
+        cl::KernelArgs a(k);
+        a.img(*src).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]);
+        a.f((float)pad_value_int8(pad_value)).i(bias_term).i(numerics).i(requant).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "conv2d_int8_x4", cl::div4(OW) * OB, OH, a);
+    }
+    // back to the pool: later users are queued after these kernels (in-order queue)
+    if (!in->int8)
+        s.pool->release(q);
     out->int8 = requant;
     return ret;
 }

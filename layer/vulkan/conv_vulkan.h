@@ -12,7 +12,12 @@
 // int32 and finishes with the CPU's scales and roundings (grouped layers
 // whose groups have channel counts other than multiples of 4 run the
 // scalar int8conv.comp on elempack 1); a requantizing layer's output is an
-// int8 blob, packed by 4 or 8 where its channels allow.
+// int8 blob, packed by 4 or 8 where its channels allow. Dense int8 layers,
+// and grouped ones with at least 8 output quads a group, run the tiled
+// implicit GEMM int8conv_gemm.comp instead (any kernel, stride, dilation,
+// pads; exact integer sums, see the shader), splitting K over work groups
+// (int8conv_splitk.comp adds the splits) where the tiles are few and K
+// long; depth-wise ones int8conv_q.comp.
 // Dense 1x1 convolutions without padding on packed inputs run the tiled GEMM
 // conv1x1_gemm.comp instead of conv_pack4.comp; dense 3x3 stride-1 ones with
 // at least 16 input and output channels run Winograd F(2x2, 3x3)
@@ -55,6 +60,15 @@ struct ConvGpu
     // elempack 1), 1 dense or grouped, 2 depth-wise
     int int8_mode = 0;
     int int8_inq_g = 0, int8_outq = 0, int8_cpg = 1; // input quads per group, output quads, channels per bottom scale
+    // int8_mode 1 as a tiled implicit GEMM (int8conv_gemm.comp, its own
+    // weight order): 16 x 16 invocations (64 channels x 64 pixels) or 8 x 8
+    // (32 x 32) where the large tiles would leave a GPU's cores idle
+    const vk::Pipeline* int8_gemm16 = nullptr;
+    const vk::Pipeline* int8_gemm8 = nullptr;
+    const vk::Pipeline* int8_splitk = nullptr; // int8conv_splitk.comp: the split-K sums finished
+    // a CPU device (lavapipe): the large tiles and no split by default (more,
+    // smaller work groups only add overhead there)
+    bool int8_cpu_device = false;
     const vk::Pipeline* quant = nullptr;
     vk::VkBlobPtr qscales; // the bottom scale of every channel group
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
@@ -329,10 +343,104 @@ struct ConvGpu
         for (int g = 0; g < qs.w; g++)
             qs[g] = l.bottom_blob_int8_scales[g];
         quant = pipeline_for(opt, "int8quant", 3, 64, 1, 1);
-        pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
         qscales = upload_weights(opt, qs);
+        // the tiled GEMM for dense layers and grouped ones with at least
+        // INT8_GEMM_MIN_GROUP_QUADS output quads per group (fewer would
+        // leave most of a tile's rows empty); depth-wise stays direct
+        if (int8_mode == 1 && (group == 1 || outch_g / 4 >= INT8_GEMM_MIN_GROUP_QUADS) && int8_gemm_choice() != 0)
+        {
+            int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
+            int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
+            int8_splitk = pipeline_for(opt, "int8conv_splitk", 3, 64, 1, 1);
+            vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+            int8_cpu_device = d && d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+            weight = upload_int8_gemm(opt, l.weight_data, n, inch_g, maxk);
+            return quant && int8_gemm16 && int8_gemm8 && int8_splitk && weight && bias && qscales ? 0 : -1;
+        }
+        pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
         weight = upload_int8_packed(opt, l.weight_data, n, inch_g, maxk, int8_mode == 2);
         return quant && pipe && weight && bias && qscales ? 0 : -1;
+    }
+
+    enum
+    {
+        INT8_GEMM_MIN_GROUP_QUADS = 8,
+        // below this many 64 x 64 tiles the 32 x 32 ones run (4 times as
+        // many work groups of a quarter of the invocations: the same
+        // invocations, spread over more of a large GPU's multiprocessors)
+        INT8_GEMM_SMALL_TILES_BELOW = 256,
+        // split K where the work groups are fewer than this (up to it), each
+        // split at least INT8_SPLITK_MIN_STEPS steps of 4 K pairs, at most
+        // INT8_SPLITK_MAX splits
+        INT8_SPLITK_GROUPS = 512,
+        INT8_SPLITK_MIN_STEPS = 32,
+        INT8_SPLITK_MAX = 32
+    };
+
+    // K splits of a layer with `wgs` work groups and `steps` steps of 4 K
+    // pairs; KITE_VULKAN_INT8SPLITK=N forces N (1: none)
+    static int int8_splits(uint32_t wgs, int steps, bool cpu_device)
+    {
+        const char* e = getenv("KITE_VULKAN_INT8SPLITK");
+        int n = e ? atoi(e) : 0;
+        if (n <= 0 && cpu_device)
+            n = 1;
+        if (n <= 0)
+        {
+            n = steps / INT8_SPLITK_MIN_STEPS;
+            const int by_groups = (int)(INT8_SPLITK_GROUPS / (wgs ? wgs : 1));
+            n = n < by_groups ? n : by_groups;
+            n = n < INT8_SPLITK_MAX ? n : INT8_SPLITK_MAX;
+        }
+        n = n < steps ? n : steps;
+        return n > 1 ? n : 1;
+    }
+
+    // KITE_VULKAN_INT8GEMM: unset (default) the tiled GEMM with the tile size
+    // chosen by the layer's size (on a GPU; a CPU device takes 16); "direct" int8conv_q.comp (read when the
+    // layer is made; for comparisons); "16" / "8" one tile size (read at
+    // each forward)
+    static int int8_gemm_choice()
+    {
+        const char* e = getenv("KITE_VULKAN_INT8GEMM");
+        if (!e)
+            return -1;
+        if (strcmp(e, "direct") == 0)
+            return 0;
+        if (strcmp(e, "16") == 0)
+            return 16;
+        if (strcmp(e, "8") == 0)
+            return 8;
+        return -1;
+    }
+
+    // int8conv_gemm.comp's weights, 4 int8 per uint: word ((oq * taps +
+    // tap) * inq_g + icq) * 4 + l holds the weights of output channels
+    // 4oq..4oq+3 (byte j) for input lane l of the group's quad icq (0 beyond
+    // the channel counts), built at the flush part by part over the output quads
+    static vk::VkBlobPtr upload_int8_gemm(const Option& opt, const Mat& weights, int outch, int inch_g, int taps)
+    {
+        const int oqs = (outch + 3) / 4;
+        const int inq_g = (inch_g + 3) / 4;
+        const size_t words = (size_t)oqs * taps * inq_g * 4;
+        return upload_layout<signed char>(opt, weights, words, (size_t)oqs, [=](const signed char* w, float* dst, size_t oq0, size_t oq1) {
+            uint32_t* d = (uint32_t*)dst;
+            for (size_t oq = oq0; oq < oq1; oq++)
+                for (int t = 0; t < taps; t++)
+                    for (int icq = 0; icq < inq_g; icq++)
+                        for (int il = 0; il < 4; il++)
+                        {
+                            const int ic = icq * 4 + il;
+                            uint32_t u = 0;
+                            for (int j = 0; j < 4; j++)
+                            {
+                                const int oc = (int)oq * 4 + j;
+                                if (oc < outch && ic < inch_g)
+                                    u |= (uint32_t)(uint8_t)w[((size_t)oc * inch_g + ic) * taps + t] << (8 * j);
+                            }
+                            d[((oq * taps + t) * inq_g + icq) * 4 + il] = u;
+                        }
+        });
     }
 
     // int8conv_q.comp's weights, 4 int8 per uint (see the shader), built at
@@ -432,8 +540,69 @@ struct ConvGpu
         } pc = {w, h, outw, outh, l.num_output, int8_outq, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], int8_inq_g, int8_mode == 2 ? 1 : int8_outq / (l.grouped ? l.group : 1), int8_mode == 2 ? 1 : 0,
                 direct ? 1 : 0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, ep / 4};
-        // 4 x positions per invocation (int8conv_q.comp's NX)
         const vk::VkBlob* src = direct ? blob_of(input) : q.get();
+        if (int8_gemm16)
+        {
+            const int group = l.grouped ? l.group : 1;
+            struct
+            {
+                int w, h, outw, outh, outc;
+                int kw, kh, dlw, dlh, sw, sh, pl, pt;
+                int inq_g, outq_g, direct, isub;
+                int act;
+                float p0, p1;
+                uint32_t pad_word;
+                int numerics, requant, op;
+                int groups, splits, kchunk;
+            } pg = {w, h, outw, outh, l.num_output, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
+                    pads[0], pads[2], int8_inq_g, int8_outq / group, direct ? 1 : 0, ep / 4, act.type, act.p0, act.p1,
+                    pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, group, 1, 0};
+            const uint32_t n = (uint32_t)(outw * outh), oq_g = (uint32_t)(int8_outq / group);
+            int t = int8_gemm_choice();
+            if (t != 8 && t != 16 && int8_cpu_device)
+                t = 16;
+            if (t != 8 && t != 16)
+                t = ((n + 63) / 64) * ((oq_g + 15) / 16) * (uint32_t)group < INT8_GEMM_SMALL_TILES_BELOW ? 8 : 16;
+            // t x t invocations, each 4 output channels at 4 pixels
+            const uint32_t tiles_n = (n + 4 * t - 1) / (4 * t), tiles_m = (oq_g + t - 1) / t;
+            // K pairs (tap, input quad) in steps of 4; split where the tiles
+            // are few and K long (the deep layers of small maps)
+            const int kq_total = int8_inq_g * l.kernel_w * l.kernel_h;
+            const int steps = (kq_total + 3) / 4;
+            int splits = int8_splits(tiles_n * tiles_m * (uint32_t)group, steps, int8_cpu_device);
+            pg.kchunk = (steps + splits - 1) / splits * 4;
+            splits = (kq_total + pg.kchunk - 1) / pg.kchunk; // none empty
+            pg.splits = splits;
+            const vk::Pipeline* gp = t == 16 ? int8_gemm16 : int8_gemm8;
+            if (splits == 1)
+            {
+                ret = s.dispatch(gp, {src, weight.get(), bias.get(), top.get()}, &pg, sizeof(pg), tiles_n * t, tiles_m * t,
+                                 (uint32_t)group);
+            }
+            else
+            {
+                const int f = (int)(4 / s.elemsize()); // int32 values in a blob of the session's scalars
+                vk::VkBlobPtr part = s.create_blob(1, splits * l.num_output * (int)n * f, 1, 1, 1);
+                if (!part)
+                    return -100;
+                ret = s.dispatch(gp, {src, weight.get(), bias.get(), part.get()}, &pg, sizeof(pg), tiles_n * t, tiles_m * t,
+                                 (uint32_t)(group * splits));
+                struct
+                {
+                    int plane, outc, splits, op;
+                    int act;
+                    float p0, p1;
+                    int numerics, requant;
+                } pf = {(int)n, l.num_output, splits, op, act.type, act.p0, act.p1, int8_numerics, requant ? 1 : 0};
+                if (ret == 0)
+                    ret = s.dispatch(int8_splitk, {part.get(), bias.get(), top.get()}, &pf, sizeof(pf), n, (uint32_t)l.num_output, 1);
+            }
+            if (ret != 0)
+                return ret;
+            top->int8 = requant;
+            return 0;
+        }
+        // 4 x positions per invocation (int8conv_q.comp's NX)
         ret = s.dispatch(pipe, {src, weight.get(), bias.get(), top.get()}, &pc, sizeof(pc), (outw + 3) / 4, outh, int8_outq);
         if (ret != 0)
             return ret;

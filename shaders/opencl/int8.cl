@@ -109,6 +109,70 @@ __kernel void conv2d_int8(__read_only image2d_t in, __read_only image2d_t filt, 
     WR(out, x, oy, int8_finish(sum, args, ob, has_bias, numerics, requant, act, p0, p1));
 }
 
+// the input of conv2d_int8_x4 quantized once (float2int8 with the layer's
+// bottom scale) into an image of the same layout holding int8 values
+__kernel void quantize_int8(__read_only image2d_t in, __write_only image2d_t out, int width, int height, float scale)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    WR(out, x, y, quantize4(RD(in, x, y), (float4)(scale)));
+}
+
+// Convolution on an input holding int8 values (an int8 blob, or
+// quantize_int8's output): conv2d_int8's sums and epilogue with 4 output
+// pixels along x per work item, so each filter texel is read once for the
+// 4 (positions past OW read in-bounds taps or the pad and are not written)
+__kernel void conv2d_int8_x4(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
+                             __write_only image2d_t out, int C, int H, int W, int OB, int OH, int OW, int kw, int kh,
+                             int sw, int sh, int dw, int dh, int pl, int pt, float pad_q, int has_bias, int numerics,
+                             int requant, int act, float p0, float p1)
+{
+    int OW4 = DIV4(OW);
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW4 * OB || oy >= OH)
+        return;
+    int ob = x / OW4, ox0 = (x % OW4) * 4;
+    int4 s0 = (int4)(0), s1 = (int4)(0), s2 = (int4)(0), s3 = (int4)(0);
+    int taps = kh * kw;
+    int CB = DIV4(C);
+    int4 padq = (int4)((int)pad_q);
+    for (int cb = 0; cb < CB; cb++)
+    {
+        for (int ky = 0; ky < kh; ky++)
+        {
+            int iy = oy * sh + ky * dh - pt;
+            bool yin = iy >= 0 && iy < H;
+            for (int kx = 0; kx < kw; kx++)
+            {
+                int n = ob * taps + ky * kw + kx;
+                int4 w0 = RDI(filt, cb * 4 + 0, n), w1 = RDI(filt, cb * 4 + 1, n);
+                int4 w2 = RDI(filt, cb * 4 + 2, n), w3 = RDI(filt, cb * 4 + 3, n);
+                int ix = ox0 * sw + kx * dw - pl;
+                int4 q0 = (yin && ix >= 0 && ix < W) ? convert_int4(RD(in, cb * W + ix, iy)) : padq;
+                ix += sw;
+                int4 q1 = (yin && ix >= 0 && ix < W) ? convert_int4(RD(in, cb * W + ix, iy)) : padq;
+                ix += sw;
+                int4 q2 = (yin && ix >= 0 && ix < W) ? convert_int4(RD(in, cb * W + ix, iy)) : padq;
+                ix += sw;
+                int4 q3 = (yin && ix >= 0 && ix < W) ? convert_int4(RD(in, cb * W + ix, iy)) : padq;
+                s0 += q0.x * w0 + q0.y * w1 + q0.z * w2 + q0.w * w3;
+                s1 += q1.x * w0 + q1.y * w1 + q1.z * w2 + q1.w * w3;
+                s2 += q2.x * w0 + q2.y * w1 + q2.z * w2 + q2.w * w3;
+                s3 += q3.x * w0 + q3.y * w1 + q3.z * w2 + q3.w * w3;
+            }
+        }
+    }
+    int ox = ob * OW + ox0;
+    WR(out, ox, oy, int8_finish(s0, args, ob, has_bias, numerics, requant, act, p0, p1));
+    if (ox0 + 1 < OW)
+        WR(out, ox + 1, oy, int8_finish(s1, args, ob, has_bias, numerics, requant, act, p0, p1));
+    if (ox0 + 2 < OW)
+        WR(out, ox + 2, oy, int8_finish(s2, args, ob, has_bias, numerics, requant, act, p0, p1));
+    if (ox0 + 3 < OW)
+        WR(out, ox + 3, oy, int8_finish(s3, args, ob, has_bias, numerics, requant, act, p0, p1));
+}
+
 // depth-wise (multiplier 1), the filter in the seeds' dw layout [KH * KW,
 // (C+3)/4]; args row 3: the bottom scale of each channel
 __kernel void dwconv2d_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,

@@ -62,6 +62,16 @@ ivec4 kite_unpack_i8x4(uint u)
     return ivec4(bitfieldExtract(s, 0, 8), bitfieldExtract(s, 8, 8), bitfieldExtract(s, 16, 8), bitfieldExtract(s, 24, 8));
 }
 
+// the same 4 values as exact floats without int-to-float conversions (a
+// quarter-rate instruction on some GPUs): byte b ^ 0x80 (b + 128 as an
+// unsigned byte) in the low mantissa bits of 2^23 gives 2^23 + b + 128
+vec4 kite_unpack_i8x4_f(uint u)
+{
+    uint x = u ^ 0x80808080u;
+    uvec4 m = uvec4(x & 255u, (x >> 8) & 255u, (x >> 16) & 255u, x >> 24) | 0x4B000000u;
+    return uintBitsToFloat(m) - 8388736.0;
+}
+
 #define INT8_NUMERICS_FMA_BIAS 1
 #define INT8_NUMERICS_ROUND_ADDHALF 2
 

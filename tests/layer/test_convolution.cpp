@@ -1,9 +1,11 @@
 #include "conv_naive.h"
+#include "convolution.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace kite;
 using namespace kite::test;
@@ -498,4 +500,115 @@ TEST(Convolution, int8_packed_channels)
     KITE_EXPECT_LAYER_OK(run_conv_int8(8, 9, 32, 48, 3, 1, 1, 1, {}, true, 2, false));
     KITE_EXPECT_LAYER_OK(run_conv_int8(10, 7, 24, 16, 3, 2, 1, 0, {}, false, 102, false));
     KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 16, 20, 3, 1, 1, 2, {0.1f}, true, 102, false));
+}
+
+// one int8 convolution against the reference at tolerance 0 (every backend
+// row, every input elempack): kernel kw x kh, stride, dilation, pads
+// left/right/top/bottom with a pad value, weights over the full int8 range
+// (-128 included), an fp32 input or an int8 one (a requantized blob, which
+// the GPUs read without quantizing)
+struct Int8ConvCase
+{
+    int w, h, c, outc;
+    int kw, kh, sw, sh, dw, dh;
+    int pl, pr, pt, pb;
+    float pad_value;
+    int scale_term, act;
+    bool int8_input;
+    // int8 input of 127 everywhere and weights of 126 or 127: int32 sums
+    // past 2^24, which a float accumulator alone would round
+    bool saturated = false;
+};
+
+static std::string run_conv_int8_case(const Int8ConvCase& t)
+{
+    ParamDict pd;
+    const int wsize = t.outc * t.c * t.kw * t.kh;
+    pd.set(Convolution::PARAM_NUM_OUTPUT, t.outc);
+    pd.set(Convolution::PARAM_KERNEL_W, t.kw);
+    pd.set(Convolution::PARAM_KERNEL_H, t.kh);
+    pd.set(Convolution::PARAM_STRIDE_W, t.sw);
+    pd.set(Convolution::PARAM_STRIDE_H, t.sh);
+    pd.set(Convolution::PARAM_DILATION_W, t.dw);
+    pd.set(Convolution::PARAM_DILATION_H, t.dh);
+    pd.set(Convolution::PARAM_PAD_LEFT, t.pl);
+    pd.set(Convolution::PARAM_PAD_RIGHT, t.pr);
+    pd.set(Convolution::PARAM_PAD_TOP, t.pt);
+    pd.set(Convolution::PARAM_PAD_BOTTOM, t.pb);
+    pd.set(Convolution::PARAM_PAD_VALUE, t.pad_value);
+    pd.set(Convolution::PARAM_BIAS_TERM, 1);
+    pd.set(Convolution::PARAM_WEIGHT_DATA_SIZE, wsize);
+    pd.set(Convolution::PARAM_INT8_SCALE_TERM, t.scale_term);
+    pd.set(Convolution::PARAM_ACTIVATION_TYPE, t.act);
+    std::vector<Mat> weights = {RandomS8Mat(wsize, t.saturated ? 126 : -128, 127), RandomMat(t.outc),
+                                RandomMat(t.outc, 0.5f, 3.f), RandomMat(1, 60.f, 120.f)};
+    if (t.scale_term > 100)
+        weights.push_back(RandomMat(1, 0.5f, 2.f));
+    // h == 0: a vector of c values (a 1x1 kernel makes it an inner product)
+    Mat in = t.h == 0 ? RandomMat(t.c) : RandomMat(t.w, t.h, t.c);
+    if (t.int8_input)
+    {
+        Mat q(t.w, t.h, t.c, (size_t)1u);
+        for (int ch = 0; ch < t.c; ch++)
+        {
+            signed char* d = q.channel(ch);
+            for (int i = 0; i < t.w * t.h; i++)
+                d[i] = t.saturated ? 127 : (signed char)((int)(in.channel(ch)[i] * 127.f));
+        }
+        in = q;
+    }
+    TestLayerFlags flags;
+    flags.test_fp16 = false;
+    flags.epsilon = 0.f;
+    return test_layer("Convolution", pd, weights, {in}, flags);
+}
+
+// the GPUs' int8 convolution paths (Vulkan: int8conv_gemm.comp's 64 x 64
+// and 32 x 32 tiles with and without split K, and int8conv_q.comp; OpenCL: conv2d_int8_x4 and
+// conv2d_int8): K long enough to flush the
+// float partial sums into int32 several times (128 channels x 9 taps),
+// partial tiles in both directions, 1x1 with stride, kxk with stride,
+// dilation, asymmetric pads and a pad value, odd channel counts (quads
+// padded on both sides), int8 inputs, requantized outputs
+TEST(Convolution, int8_gpu_paths)
+{
+    reseed(14);
+    const Int8ConvCase cases[] = {
+        {9, 7, 128, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 2, 1, false},
+        {11, 13, 33, 70, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, false},
+        {13, 10, 24, 36, 3, 3, 2, 1, 2, 1, 2, 0, 1, 2, -3.f, 102, 1, false},
+        {10, 9, 5, 7, 5, 3, 1, 2, 1, 2, 2, 1, 2, 2, 0.f, 2, 2, false},
+        {9, 9, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 102, 1, true},
+        {71, 3, 16, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, true},
+        {5, 4, 136, 12, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 0, true, true},
+        {1, 0, 37, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0.f, 2, 1, false},
+    };
+    // (tile size, K splits): the default choice (on a GPU small layers take
+    // 32 x 32 tiles and 2 splits where K is long; lavapipe 64 x 64, no
+    // split), each tile size without and with uneven splits
+    const char* modes[][2] = {{"", ""}, {"16", "1"}, {"8", "1"}, {"16", "3"}, {"8", "5"}, {"direct", ""}};
+    for (const auto& ms : modes)
+    {
+        const char* mode = ms[0];
+        if (*mode)
+            setenv("KITE_VULKAN_INT8GEMM", mode, 1);
+        if (*ms[1])
+            setenv("KITE_VULKAN_INT8SPLITK", ms[1], 1);
+        // OpenCL: conv2d_int8_x4 (default) and conv2d_int8
+        if (strcmp(mode, "direct") == 0)
+            setenv("KITE_OPENCL_INT8CONV", "direct", 1);
+        for (const Int8ConvCase& t : cases)
+        {
+            // the forced modes: the kxk, odd-channel, int8-input and long-K cases
+            const size_t i = &t - cases;
+            if (*mode && (i == 1 || i == 5 || i == 7))
+                continue;
+            SCOPED_TRACE(std::string("KITE_VULKAN_INT8GEMM=") + mode + " KITE_VULKAN_INT8SPLITK=" + ms[1] + " case " +
+                         std::to_string(&t - cases));
+            KITE_EXPECT_LAYER_OK(run_conv_int8_case(t));
+        }
+        unsetenv("KITE_VULKAN_INT8GEMM");
+        unsetenv("KITE_VULKAN_INT8SPLITK");
+        unsetenv("KITE_OPENCL_INT8CONV");
+    }
 }
