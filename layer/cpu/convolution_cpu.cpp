@@ -156,7 +156,7 @@ private:
         // the GEMM's vector width: the widest whose 2-vector panels are at
         // least half used (the output elempack does not constrain it)
         int gemm_pack = kMaxPack;
-        while (gemm_pack > 4 && 2 * gemm_pack > num_output)
+        while (gemm_pack > 4 && gemm_pack > num_output)
             gemm_pack /= 2;
         if (!conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
                                gemm_pack, packed))
