@@ -36,6 +36,14 @@ struct ConvTile
     static const int MR = P == 16 ? 12 : 6;
 };
 
+// the im2col GEMM's tile: 12 rows wherever there are 32 registers (AVX-512,
+// narrower vectors too: a first layer's 8 or 4 output channels), else 6
+template<int P>
+struct ConvGemmTile
+{
+    static const int MR = kMaxPack == 16 ? 12 : 6;
+};
+
 // The weights of one convolution packed for output elempack P.
 struct ConvPackedWeights
 {
@@ -347,7 +355,7 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
                                    float* partial, Mat& out, int N, const Activation& act)
 {
     typedef simd::VF<P> V;
-    const int MR = ConvTile<P>::MR;
+    const int MR = ConvGemmTile<P>::MR;
     const int NR = 2 * P;
     const int K = pw.K;
     typename V::T acc0[MR], acc1[MR];
@@ -389,7 +397,7 @@ template<int P, int PI>
 static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
                                        const Activation& act, int num_threads, Allocator* ws_allocator)
 {
-    const int MR = ConvTile<P>::MR;
+    const int MR = ConvGemmTile<P>::MR;
     const int NR = 2 * P;
     const int K = pw.K, C = pw.C, maxk = pw.maxk;
     const int pi = PI;
