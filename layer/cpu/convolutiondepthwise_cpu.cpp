@@ -201,6 +201,19 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                 for (; ox + kDwBlock <= ox_hi; ox += kDwBlock)
                     dw_block<V, KS, KS, kDwBlock, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
                                                              dst + (size_t)ox * P, act);
+                // the tail in blocks of 4 and 2 (a small map's row is mostly tail)
+                if (kDwBlock > 4 && ox + 4 <= ox_hi)
+                {
+                    dw_block<V, KS, KS, 4, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
+                                                      dst + (size_t)ox * P, act);
+                    ox += 4;
+                }
+                if (ox + 2 <= ox_hi)
+                {
+                    dw_block<V, KS, KS, 2, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
+                                                      dst + (size_t)ox * P, act);
+                    ox += 2;
+                }
                 for (; ox < ox_hi; ox++)
                     dw_block<V, KS, KS, 1, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
                                                       dst + (size_t)ox * P, act);

@@ -84,8 +84,8 @@ TEST(ConvolutionDepthWise, packed_channels)
 }
 
 // the fixed-tap 3x3 / 5x5 blocks (stride 1 and 2, dilation_w 1): rows wide
-// enough for several blocks of 8 outputs (16 lanes: 2-pixel and 4-pixel wide
-// vectors at elempack 8 and 4) plus one-output tails, every elempack, with
+// enough for several blocks of 8 outputs plus tails of 4, 2 and 1 (47 and
+// 38 columns; 33 at stride 2: 15), every elempack, with
 // and without a fused activation, a pad value, dilation 2 (the generic path)
 TEST(ConvolutionDepthWise, packed_fixed_blocks)
 {
