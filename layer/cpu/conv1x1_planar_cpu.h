@@ -16,6 +16,8 @@
 #include "mat.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -60,17 +62,17 @@ static inline bool conv_planar_pack_weights(const float* weight, const float* bi
     return true;
 }
 
-// one block: channels m0..m0+MB-1 (mn of them real), pixels n..n+NV*V::N-1
+// one block: channels mb*MB.. (mn of them real) of NV vectors of pixels read
+// from src (plane k at src + k * cs), written to dst (channel m's plane at
+// dst + m * ocs; the first `valid` pixels of the block)
 template<class V, int NV>
-static inline void conv_planar_block(const Mat& in, Mat& out, const ConvPlanarWeights& pw, int mb, int mn, int n,
-                                     const Activation& act)
+static inline void conv_planar_block(const float* src, size_t cs, const ConvPlanarWeights& pw, int mb, int mn, float* dst,
+                                     size_t ocs, int valid, const Activation& act)
 {
     const int MB = kPlanarMB;
     const int K = pw.K;
     const float* wp = pw.w.data() + (size_t)mb * K * MB;
     const float* bp = pw.bias.data() + (size_t)mb * MB;
-    const float* src = (const float*)in.data + n;
-    const size_t cs = in.cstep;
     typename V::T acc[MB][NV];
 #pragma GCC unroll 6
     for (int m = 0; m < MB; m++)
@@ -93,13 +95,21 @@ static inline void conv_planar_block(const Mat& in, Mat& out, const ConvPlanarWe
                 acc[m][j] = V::fmadd(x[j], wv, acc[m][j]);
         }
     }
-    const int m0 = mb * MB;
+    float* d0 = dst + ocs * (size_t)(mb * MB);
     for (int m = 0; m < mn; m++)
     {
-        float* dst = (float*)out.data + out.cstep * (size_t)(m0 + m) + n;
+        float* d = d0 + ocs * (size_t)m;
+        if (valid == NV * V::N)
+        {
 #pragma GCC unroll 4
+            for (int j = 0; j < NV; j++)
+                store_activated<V::N>(d + j * V::N, acc[m][j], act);
+            continue;
+        }
+        float t[NV * V::N];
         for (int j = 0; j < NV; j++)
-            store_activated<V::N>(dst + j * V::N, acc[m][j], act);
+            store_activated<V::N>(t + j * V::N, acc[m][j], act);
+        memcpy(d, t, (size_t)valid * sizeof(float));
     }
 }
 
@@ -110,28 +120,41 @@ static inline void conv1x1_planar_forward(const Mat& in, Mat& out, const ConvPla
     typedef simd::VF<kMaxPack> V;
     const int MB = kPlanarMB;
     const int N = in.w * in.h;
+    const int K = pw.K;
     const int blocks = (pw.M + MB - 1) / MB;
     const int span = kPlanarNV * V::N; // pixels per full block
     const int spans = (N + span - 1) / span;
+    const float* src = (const float*)in.data;
+    float* dst = (float*)out.data;
     // pixel spans outside, channel blocks inside: a span of the input stays
-    // in L1 while every channel block runs on it
-    #pragma omp parallel for num_threads(num_threads) schedule(static)
-    for (int si = 0; si < spans; si++)
+    // in cache while every channel block runs on it
+    #pragma omp parallel num_threads(num_threads)
     {
-        const int n0 = si * span, n1 = std::min(N, n0 + span);
-        for (int mb = 0; mb < blocks; mb++)
+        std::vector<float> tail; // the last pixels of every plane, zero padded to whole vectors
+        #pragma omp for schedule(static)
+        for (int si = 0; si < spans; si++)
         {
-            const int mn = std::min(MB, pw.M - mb * MB);
+            const int n0 = si * span, n1 = std::min(N, n0 + span);
             int n = n0;
-            if (n + span <= n1)
-            {
-                conv_planar_block<V, kPlanarNV>(in, out, pw, mb, mn, n, act);
-                continue;
-            }
+            for (; n + span <= n1; n += span)
+                for (int mb = 0; mb < blocks; mb++)
+                    conv_planar_block<V, kPlanarNV>(src + n, in.cstep, pw, mb, std::min(MB, pw.M - mb * MB), dst + n,
+                                                    out.cstep, span, act);
             for (; n + V::N <= n1; n += V::N)
-                conv_planar_block<V, 1>(in, out, pw, mb, mn, n, act);
-            for (; n < n1; n++)
-                conv_planar_block<simd::VF<1>, 1>(in, out, pw, mb, mn, n, act);
+                for (int mb = 0; mb < blocks; mb++)
+                    conv_planar_block<V, 1>(src + n, in.cstep, pw, mb, std::min(MB, pw.M - mb * MB), dst + n, out.cstep,
+                                            V::N, act);
+            if (n < n1)
+            {
+                // fewer pixels than a vector: copied into a zero-padded [K][V::N]
+                const int rem = n1 - n;
+                tail.assign((size_t)K * V::N, 0.f);
+                for (int k = 0; k < K; k++)
+                    memcpy(tail.data() + (size_t)k * V::N, src + in.cstep * k + n, (size_t)rem * sizeof(float));
+                for (int mb = 0; mb < blocks; mb++)
+                    conv_planar_block<V, 1>(tail.data(), V::N, pw, mb, std::min(MB, pw.M - mb * MB), dst + n, out.cstep,
+                                            rem, act);
+            }
         }
     }
 }

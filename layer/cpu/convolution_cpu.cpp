@@ -162,10 +162,13 @@ private:
         if (!conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
                                gemm_pack, packed))
             return -100;
-        // 1x1 stride 1 with planar outputs (num_output packs by nothing):
-        // the pixel-vector kernel of conv1x1_planar_cpu.h
+        // 1x1 stride 1 with planar outputs (num_output packs by nothing) and
+        // few input channels: the pixel-vector kernel of conv1x1_planar_cpu.h
+        // (with many, the GEMM's per-value scatter is a small part of its work
+        // and the GEMM stays ahead: yolov4-tiny's 256 -> 255 head at 26x26 ran
+        // about 3x slower planar)
         planar = ConvPlanarWeights();
-        if (maxk == 1 && stride_w == 1 && stride_h == 1 && out_pack == 1
+        if (maxk == 1 && stride_w == 1 && stride_h == 1 && out_pack == 1 && num_input <= 128
             && !conv_planar_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,
                                          planar))
             return -100;
