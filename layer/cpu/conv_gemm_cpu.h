@@ -36,6 +36,14 @@ struct ConvTile
     static const int MR = P == 16 ? 12 : 6;
 };
 
+// the im2col GEMM's tile: 12 rows wherever there are 32 registers (AVX-512,
+// narrower vectors too: a first layer's 8 or 4 output channels), else 6
+template<int P>
+struct ConvGemmTile
+{
+    static const int MR = kMaxPack == 16 ? 12 : 6;
+};
+
 // The weights of one convolution packed for output elempack P.
 struct ConvPackedWeights
 {
@@ -176,8 +184,9 @@ static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tof
 // (rs PI: a packed blob read in place by the 1x1 kernel or conv_pack_tile's
 // [g][MR][PI]; PI 1: [K][MR] with gstep MR, or Winograd's rows of K with
 // gstep 1, rs K). init: row r's 2P starting values at init + r * crs (crs 0:
-// one bias row)
-template<int P, int MR, int PI>
+// one bias row). NV 1: only the panel's first vector (a last panel with at
+// most P channels: acc1 is left alone, the zero half of the panel skipped)
+template<int P, int MR, int PI, int NV = 2>
 static inline void conv_group_micro_kernel(const float* a, size_t gstep, int G, const float* w, const float* init,
                                            typename simd::VF<P>::T* acc0, typename simd::VF<P>::T* acc1, long crs = 0,
                                            long rs = PI)
@@ -188,7 +197,8 @@ static inline void conv_group_micro_kernel(const float* a, size_t gstep, int G, 
     for (int r = 0; r < MR; r++)
     {
         c0[r] = V::load(init + r * crs);
-        c1[r] = V::load(init + r * crs + P);
+        if (NV == 2)
+            c1[r] = V::load(init + r * crs + P);
     }
     for (int g = 0; g < G; g++)
     {
@@ -197,13 +207,14 @@ static inline void conv_group_micro_kernel(const float* a, size_t gstep, int G, 
         for (int i = 0; i < PI; i++)
         {
             const typename V::T w0 = V::load(w);
-            const typename V::T w1 = V::load(w + P);
+            const typename V::T w1 = NV == 2 ? V::load(w + P) : w0;
 #pragma GCC unroll 16
             for (int r = 0; r < MR; r++)
             {
                 const typename V::T x = V::set1(ag[r * rs + i]);
                 c0[r] = V::fmadd(x, w0, c0[r]);
-                c1[r] = V::fmadd(x, w1, c1[r]);
+                if (NV == 2)
+                    c1[r] = V::fmadd(x, w1, c1[r]);
             }
             w += 2 * P;
         }
@@ -212,30 +223,56 @@ static inline void conv_group_micro_kernel(const float* a, size_t gstep, int G, 
     for (int r = 0; r < MR; r++)
     {
         acc0[r] = c0[r];
-        acc1[r] = c1[r];
+        if (NV == 2)
+            acc1[r] = c1[r];
     }
 }
 
 // conv_group_micro_kernel for a tile of nn <= MR rows laid out for MR (gstep,
 // rs): the narrowest kernel of MR, 8 or 4 rows that covers them (a last
 // tile of 1 pixel costs 4 rows, not MR); returns the rows it computed
-template<int P, int MR, int PI>
+template<int P, int MR, int PI, int NV = 2>
 static inline int conv_group_micro_kernel_rows(int nn, const float* a, size_t gstep, int G, const float* w,
                                                const float* init, typename simd::VF<P>::T* acc0, typename simd::VF<P>::T* acc1,
                                                long crs = 0, long rs = PI)
 {
     if (MR > 4 && nn <= 4)
     {
-        conv_group_micro_kernel<P, 4, PI>(a, gstep, G, w, init, acc0, acc1, crs, rs);
+        conv_group_micro_kernel<P, 4, PI, NV>(a, gstep, G, w, init, acc0, acc1, crs, rs);
         return 4;
     }
     if (MR > 8 && nn <= 8)
     {
-        conv_group_micro_kernel<P, 8, PI>(a, gstep, G, w, init, acc0, acc1, crs, rs);
+        conv_group_micro_kernel<P, 8, PI, NV>(a, gstep, G, w, init, acc0, acc1, crs, rs);
         return 8;
     }
-    conv_group_micro_kernel<P, MR, PI>(a, gstep, G, w, init, acc0, acc1, crs, rs);
+    conv_group_micro_kernel<P, MR, PI, NV>(a, gstep, G, w, init, acc0, acc1, crs, rs);
     return MR;
+}
+
+// the same, the panel's vectors chosen at run time: one where the panel
+// holds at most P of the M channels (the rest of it is zero padding)
+template<int P, int MR, int PI>
+static inline int conv_panel_micro_kernel_rows(bool one, int nn, const float* a, size_t gstep, int G, const float* w,
+                                               const float* init, typename simd::VF<P>::T* acc0,
+                                               typename simd::VF<P>::T* acc1, long crs = 0, long rs = PI)
+{
+    if (one)
+        return conv_group_micro_kernel_rows<P, MR, PI, 1>(nn, a, gstep, G, w, init, acc0, acc1, crs, rs);
+    return conv_group_micro_kernel_rows<P, MR, PI, 2>(nn, a, gstep, G, w, init, acc0, acc1, crs, rs);
+}
+
+// tmp[nn][P] (pixels n0.., channels m..m+P-1) into out of elempack PO < P:
+// the runs of PO channels below M, each a whole packed element per pixel
+template<int P, int PO>
+static inline void conv_store_runs(Mat& out, int m, int M, int n0, int nn, const float* tmp)
+{
+    for (int k = 0; k < P && m + k < M; k += PO)
+    {
+        float* dst = (float*)out.data + out.cstep * (size_t)(m + k) + (size_t)n0 * PO;
+        for (int r = 0; r < nn; r++)
+            simd::VF<PO>::store(dst + r * PO, simd::VF<PO>::load(tmp + r * P + k));
+    }
 }
 
 // The finished MR x 2P tile (output pixels n0..n0+nn-1, channels m0..m0+2P-1;
@@ -261,12 +298,31 @@ static inline void conv_store_tile(Mat& out, int m0, int n0, int nn, const typen
         }
         else
         {
-            // another output elempack: the lanes in pieces
-            float tmp[P];
+            // a narrower output elempack: the tile activated into a buffer,
+            // then each run of po channels (po divides M, so a run is all
+            // inside or all past it) written for every pixel of the tile
+            float tmp[MR * P];
             for (int r = 0; r < nn; r++)
+                store_activated<P>(tmp + r * P, acc[r], act);
+            switch (po)
             {
-                store_activated<P>(tmp, acc[r], act);
-                store_channels<P>((float*)out.data, out.cstep, po, M, m, (size_t)n0 + r, tmp);
+            case 1:
+                conv_store_runs<P, 1>(out, m, M, n0, nn, tmp);
+                break;
+#if KITE_SIMD_MAX_N >= 8
+            case 4:
+                conv_store_runs<P, 4>(out, m, M, n0, nn, tmp);
+                break;
+#endif
+#if KITE_SIMD_MAX_N >= 16
+            case 8:
+                conv_store_runs<P, 8>(out, m, M, n0, nn, tmp);
+                break;
+#endif
+            default:
+                for (int r = 0; r < nn; r++)
+                    store_channels<P>((float*)out.data, out.cstep, po, M, m, (size_t)n0 + r, tmp + r * P);
+                break;
             }
         }
     }
@@ -299,12 +355,13 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
                                    float* partial, Mat& out, int N, const Activation& act)
 {
     typedef simd::VF<P> V;
-    const int MR = ConvTile<P>::MR;
+    const int MR = ConvGemmTile<P>::MR;
     const int NR = 2 * P;
     const int K = pw.K;
     typename V::T acc0[MR], acc1[MR];
     const float* wp = pw.w.data() + (size_t)p * K * NR;
     const float* bp = pw.bias.data() + (size_t)p * NR;
+    const bool one = pw.M - p * NR <= P;
     for (int k0 = 0; k0 < K; k0 += kc)
     {
         const int kn = std::min(kc, K - k0);
@@ -314,15 +371,17 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
             float* part = partial ? partial + (size_t)(t - t0) * MR * NR : nullptr;
             const float* a = packed + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
             const int n0 = t * MR, nn = std::min(MR, N - n0);
-            const int rows = k0 == 0 ? conv_group_micro_kernel_rows<P, MR, PI>(nn, a, (size_t)MR * PI, kn / PI, wp, bp, acc0, acc1)
-                                     : conv_group_micro_kernel_rows<P, MR, PI>(nn, a, (size_t)MR * PI, kn / PI,
+            const int rows = k0 == 0 ? conv_panel_micro_kernel_rows<P, MR, PI>(one, nn, a, (size_t)MR * PI, kn / PI, wp, bp,
+                                                                                acc0, acc1)
+                                     : conv_panel_micro_kernel_rows<P, MR, PI>(one, nn, a, (size_t)MR * PI, kn / PI,
                                                                                 wp + (size_t)k0 * NR, part, acc0, acc1, NR);
             if (k0 + kn < K)
             {
                 for (int r = 0; r < rows; r++)
                 {
                     V::store(part + r * NR, acc0[r]);
-                    V::store(part + r * NR + P, acc1[r]);
+                    if (!one)
+                        V::store(part + r * NR + P, acc1[r]);
                 }
                 continue;
             }
@@ -338,7 +397,7 @@ template<int P, int PI>
 static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPackedWeights& pw, const ConvGemmGeometry& g,
                                        const Activation& act, int num_threads, Allocator* ws_allocator)
 {
-    const int MR = ConvTile<P>::MR;
+    const int MR = ConvGemmTile<P>::MR;
     const int NR = 2 * P;
     const int K = pw.K, C = pw.C, maxk = pw.maxk;
     const int pi = PI;
@@ -483,12 +542,17 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
             const int ci = idx / panels, p = idx % panels;
             const float* wp = pw.w.data() + (size_t)p * K * NR;
             const float* bp = pw.bias.data() + (size_t)p * NR;
+            const bool one = pw.M - p * NR <= P; // a last panel of at most P channels: one vector
             const int t1 = std::min(tiles, (ci + 1) * chunk);
             for (int t = ci * chunk; t < t1; t++)
             {
                 const int n0 = t * MR;
                 const int nn = std::min(MR, N - n0);
-                if (nn == MR)
+                if (nn == MR && one)
+                {
+                    conv_group_micro_kernel<P, MR, PI, 1>((const float*)in.data + (size_t)n0 * PI, gstep, G, wp, bp, acc0, acc1);
+                }
+                else if (nn == MR)
                 {
                     conv_group_micro_kernel<P, MR, PI>((const float*)in.data + (size_t)n0 * PI, gstep, G, wp, bp, acc0, acc1);
                 }
@@ -500,7 +564,7 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
                     for (int g = 0; g < G; g++)
                         memcpy(tail.data() + (size_t)g * MR * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
                                (size_t)nn * PI * sizeof(float));
-                    conv_group_micro_kernel_rows<P, MR, PI>(nn, tail.data(), (size_t)MR * PI, G, wp, bp, acc0, acc1);
+                    conv_panel_micro_kernel_rows<P, MR, PI>(one, nn, tail.data(), (size_t)MR * PI, G, wp, bp, acc0, acc1);
                 }
                 conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
             }

@@ -20,21 +20,18 @@ namespace KITE_ISA_NS {
 // the widest elempack this ISA has registers for
 static const int kMaxPack = KITE_SIMD_MAX_N;
 
-// The fused activation (common/activation.h) on P lanes, in registers;
-// sigmoid and mish through layer/simd's exp/log/tanh. ReLU, LeakyReLU and
-// Clip round exactly as the scalar definition.
+// The activations that take more than a few instructions (sigmoid, mish,
+// hard-swish), out of line so that activate() below stays small enough to be
+// inlined into every kernel's store
 template<int P>
-static inline typename simd::VF<P>::T activate(typename simd::VF<P>::T v, const Activation& act)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static typename simd::VF<P>::T activate_other(typename simd::VF<P>::T v, const Activation& act)
 {
     typedef simd::VF<P> V;
     switch (act.type)
     {
-    case ACTIVATION_RELU:
-        return V::max(v, V::zero());
-    case ACTIVATION_LEAKYRELU:
-        return V::fmadd(V::min(v, V::zero()), V::set1(act.p0), V::max(v, V::zero()));
-    case ACTIVATION_CLIP:
-        return V::min(V::max(v, V::set1(act.p0)), V::set1(act.p1));
     case ACTIVATION_SIGMOID:
         return simd::sigmoid_ps<V>(v);
     case ACTIVATION_MISH:
@@ -52,6 +49,28 @@ static inline typename simd::VF<P>::T activate(typename simd::VF<P>::T v, const 
     }
     default:
         return v;
+    }
+}
+
+// The fused activation (common/activation.h) on P lanes, in registers;
+// sigmoid and mish through layer/simd's exp/log/tanh. ReLU, LeakyReLU and
+// Clip round exactly as the scalar definition.
+template<int P>
+static inline typename simd::VF<P>::T activate(typename simd::VF<P>::T v, const Activation& act)
+{
+    typedef simd::VF<P> V;
+    switch (act.type)
+    {
+    case ACTIVATION_NONE:
+        return v;
+    case ACTIVATION_RELU:
+        return V::max(v, V::zero());
+    case ACTIVATION_LEAKYRELU:
+        return V::fmadd(V::min(v, V::zero()), V::set1(act.p0), V::max(v, V::zero()));
+    case ACTIVATION_CLIP:
+        return V::min(V::max(v, V::set1(act.p0)), V::set1(act.p1));
+    default:
+        return activate_other<P>(v, act);
     }
 }
 

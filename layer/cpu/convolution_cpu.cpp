@@ -11,6 +11,7 @@
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "cpu/conv1x1_planar_cpu.h"
 #include "cpu/conv_gemm_cpu.h"
 #include "cpu/conv_int8_cpu.h"
 #include "cpu/conv_winograd_cpu.h"
@@ -156,10 +157,20 @@ private:
         // the GEMM's vector width: the widest whose 2-vector panels are at
         // least half used (the output elempack does not constrain it)
         int gemm_pack = kMaxPack;
-        while (gemm_pack > 4 && 2 * gemm_pack > num_output)
+        while (gemm_pack > 4 && gemm_pack > num_output)
             gemm_pack /= 2;
         if (!conv_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input, maxk,
                                gemm_pack, packed))
+            return -100;
+        // 1x1 stride 1 with planar outputs (num_output packs by nothing) and
+        // few input channels: the pixel-vector kernel of conv1x1_planar_cpu.h
+        // (with many, the GEMM's per-value scatter is a small part of its work
+        // and the GEMM stays ahead: yolov4-tiny's 256 -> 255 head at 26x26 ran
+        // about 3x slower planar)
+        planar = ConvPlanarWeights();
+        if (maxk == 1 && stride_w == 1 && stride_h == 1 && out_pack == 1 && num_input <= 128
+            && !conv_planar_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,
+                                         planar))
             return -100;
         // 3x3 stride 1: Winograd. Without a shape hint F(6,3) for narrower
         // layers, F(4,3) (less weight memory, less rounding, cheaper
@@ -246,6 +257,13 @@ private:
             if (wino_only) // smaller than the kernel: the reference's message
                 return forward_reference(bottom_blob, top_blob, opt);
         }
+
+        // 1x1 stride 1 to a planar output: the pixel-vector kernel (a packed
+        // input unpacked first: one pass over K values a pixel instead of a
+        // scatter of M)
+        if (planar.M != 0 && kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0
+            && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
+            return forward_1x1_planar(bottom_blob, top_blob, opt);
 
         // 1x1 stride 1 on a packed input: a GEMM straight on the blob
         if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pi >= 4 && pads[0] == 0 && pads[1] == 0
@@ -452,6 +470,24 @@ private:
         return 0;
     }
 
+    int forward_1x1_planar(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        Mat in = bottom_blob;
+        if (bottom_blob.elempack != 1)
+        {
+            Option opt_ws = opt;
+            opt_ws.blob_allocator = opt.workspace_allocator;
+            convert_packing(bottom_blob, in, 1, opt_ws);
+            if (in.empty())
+                return -100;
+        }
+        top_blob.create(in.w, in.h, num_output, 4u, 1, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        conv1x1_planar_forward(in, top_blob, planar, act, opt.num_threads);
+        return 0;
+    }
+
     int forward_1x1_zero_pads(const Mat& bottom_blob, Mat& top_blob, const int* pads, const Option& opt) const
     {
         Option opt_ws = opt;
@@ -596,6 +632,8 @@ private:
             return "winograd43";
         if (wino.m == 2)
             return "winograd23";
+        if (planar.M != 0)
+            return "planar-1x1";
         if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1)
             return "gemm-1x1";
         return "gemm";
@@ -605,6 +643,7 @@ private:
     bool weights_released = false; // light mode released weight_data (packed, or wino alone, holds it)
     bool wino_only = false;        // light mode kept only the Winograd weights (packed.w is empty)
     ConvPackedWeights packed;
+    ConvPlanarWeights planar; // 1x1 stride 1, planar output
     ConvInt8PackedWeights packed_int8;
     ConvInt8VnniWeights packed_vnni; // VNNI rows only
     WinogradWeights wino;

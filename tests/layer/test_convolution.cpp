@@ -182,6 +182,24 @@ TEST(Convolution, conv1x1_packed_input)
     KITE_EXPECT_LAYER_OK(run_conv({13, 12, 8, 16, 1, 1, 1, 3, 1, 0, 2, 0, 1, 2, {0.1f}, -1.f}));
 }
 
+// 1x1 stride 1 to outputs that pack by nothing (the pixel-vector kernel of
+// conv1x1_planar_cpu.h): full pixel spans, one-vector and scalar tails,
+// channel blocks of 6 with 1..5 left over, inputs of every elempack (58 and
+// 42 channels: planar; 24, 36, 16: packed, unpacked first), fused activations;
+// with pads it stays on the GEMM
+TEST(Convolution, conv1x1_planar_output)
+{
+    reseed(15);
+    const int chans[][2] = {{58, 58}, {24, 58}, {36, 42}, {16, 13}, {42, 7}, {8, 255}};
+    for (const auto& ch : chans)
+    {
+        KITE_EXPECT_LAYER_OK(run_conv({23, 7, ch[0], ch[1], 1, 1, 1, 1, 0, 0, 0, 0, 1, 2, {0.1f}, 0.f}));
+        KITE_EXPECT_LAYER_OK(run_conv({5, 3, ch[0], ch[1], 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, {}, 0.f}));
+    }
+    KITE_EXPECT_LAYER_OK(run_conv({64, 2, 20, 11, 1, 1, 1, 1, 0, 0, 0, 0, 1, 3, {-0.5f, 0.5f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({9, 6, 24, 58, 1, 1, 1, 1, 1, 0, 1, 2, 1, 0, {}, 0.f}));
+}
+
 // a first layer on an unpacked 3-channel input: output rows of 12 or more
 // pixels (AVX-512's micro tile; 6 or 8 elsewhere), so whole tiles are packed
 // as row vectors (strides 1 and 2) next to tiles that wrap a row

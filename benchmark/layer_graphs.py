@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Single-layer graphs for per-layer speed comparisons with compare_benchncnn.py.
+
+Writes DIR/<case>.param and DIR/shapes.txt: every graph is Input -> ReLU ->
+Split into 8 -> 8 copies of one layer (the layers of the small-channel graphs:
+blazeface, yolo-fastest-1.1), each copy reading the same packed blob, so the
+layer's own time dominates the input conversion and output unpacking that
+both programs add around it. Weights are zero on both sides (benchkite and
+benchncnn load no .bin).
+
+  python3 benchmark/layer_graphs.py /tmp/layers [name-substring ...]
+  python3 benchmark/compare_benchncnn.py --benchkite build/benchmark/benchkite \\
+      --benchncnn $B --models /tmp/layers --threads 1 --cpu --rounds 3 --cpu-seconds 0.3
+"""
+import os
+import sys
+
+COPIES = 8
+LEAKY = "9=2 -23310=1,1.000000e-01"
+
+# name: (w, h, c of the layer's input, layer type, layer params)
+CASES = {
+    # blazeface
+    "bf_stem": (131, 131, 3, "Convolution", "0=24 1=5 3=2 5=1 6=1800"),
+    "bf_1x1_24_24": (64, 64, 24, "Convolution", "0=24 1=1 5=1 6=576"),
+    "bf_1x1_24_28": (64, 64, 24, "Convolution", "0=28 1=1 5=1 6=672"),
+    "bf_1x1_28_32": (32, 32, 28, "Convolution", "0=32 1=1 5=1 6=896"),
+    "bf_1x1_36_42": (32, 32, 36, "Convolution", "0=42 1=1 5=1 6=1512"),
+    "bf_1x1_42_48": (16, 16, 42, "Convolution", "0=48 1=1 5=1 6=2016"),
+    "bf_1x1_96_96": (8, 8, 96, "Convolution", "0=96 1=1 5=1 6=9216"),
+    "bf_dw_s1_24": (64, 64, 24, "ConvolutionDepthWise", "0=24 1=3 4=1 5=1 6=216 7=24"),
+    "bf_dw_s2_28": (66, 66, 28, "ConvolutionDepthWise", "0=28 1=3 3=2 5=1 6=252 7=28"),
+    "bf_dw_s1_36": (32, 32, 36, "ConvolutionDepthWise", "0=36 1=3 4=1 5=1 6=324 7=36"),
+    "bf_dw_s2_42": (34, 34, 42, "ConvolutionDepthWise", "0=42 1=3 3=2 5=1 6=378 7=42"),
+    "bf_dw_s1_96": (8, 8, 96, "ConvolutionDepthWise", "0=96 1=3 4=1 5=1 6=864 7=96"),
+    # yolo-fastest-1.1
+    "yf_stem": (320, 320, 3, "Convolution", "0=8 1=3 3=2 4=1 5=1 6=216 " + LEAKY),
+    "yf_dw_s1_8": (160, 160, 8, "ConvolutionDepthWise", "0=8 1=3 4=1 5=1 6=72 7=8 " + LEAKY),
+    "yf_1x1_8_4": (160, 160, 8, "Convolution", "0=4 1=1 5=1 6=32"),
+    "yf_1x1_4_24": (160, 160, 4, "Convolution", "0=24 1=1 5=1 6=96 " + LEAKY),
+    "yf_dw_s2_24": (160, 160, 24, "ConvolutionDepthWise", "0=24 1=3 3=2 4=1 5=1 6=216 7=24 " + LEAKY),
+    "yf_1x1_24_8": (80, 80, 24, "Convolution", "0=8 1=1 5=1 6=192"),
+    "yf_dw5_120": (20, 20, 120, "ConvolutionDepthWise", "0=120 1=5 4=2 5=1 6=3000 7=120 " + LEAKY),
+    "yf_dw_s1_136": (20, 20, 136, "ConvolutionDepthWise", "0=136 1=3 4=1 5=1 6=1224 7=136 " + LEAKY),
+    "yf_1x1_120_255": (20, 20, 120, "Convolution", "0=255 1=1 5=1 6=30600"),
+    "yf_1x1_8_32": (80, 80, 8, "Convolution", "0=32 1=1 5=1 6=256 " + LEAKY),
+    "yf_1x1_96_16": (40, 40, 96, "Convolution", "0=16 1=1 5=1 6=1536"),
+}
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out, wanted = sys.argv[1], sys.argv[2:]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "shapes.txt"), "w") as shapes:
+        for name, (w, h, c, typ, params) in CASES.items():
+            if wanted and not any(s in name for s in wanted):
+                continue
+            lines = ["Input data 0 1 data 0=%d 1=%d 2=%d" % (w, h, c), "ReLU relu 1 1 data x",
+                     "Split split 1 %d x %s" % (COPIES, " ".join("x%d" % i for i in range(COPIES)))]
+            lines += ["%s l%d 1 1 x%d y%d %s" % (typ, i, i, i, params) for i in range(COPIES)]
+            with open(os.path.join(out, name + ".param"), "w") as f:
+                f.write("7767517\n%d %d\n%s\n" % (len(lines), 2 + 2 * COPIES, "\n".join(lines)))
+            shapes.write("%s [%d,%d,%d]\n" % (name, w, h, c))
+
+
+if __name__ == "__main__":
+    main()
