@@ -12,6 +12,7 @@ fails.
 
   python3 tests/fuzz/fuzz_deploy.py --runs 100000 [--seed 1] [--corpus DIR] [--artifacts DIR]
                                     [--jobs N] [--max-time S] [--loader c|python|mixed] [--differential]
+                                    [--max-len BYTES (4096)]
   python3 tests/fuzz/fuzz_deploy.py --replay DIR_OR_FILE... [--coverage]
 
 kitedeploy reads YAML with libyaml (PyYAML's CSafeLoader) where PyYAML has it and
@@ -31,6 +32,7 @@ loaders), traced with sys.settrace. Exits 0 clean, 1 on a finding.
 """
 
 import argparse
+import json
 import math
 import multiprocessing
 import os
@@ -171,8 +173,8 @@ def nodes(doc, limit=4096):
     return paths
 
 
-def structural(rng, text):
-    if len(text) > 16384:
+def structural(rng, text, max_len):
+    if len(text) > 2 * max_len:
         return None
     try:
         doc = yaml.load(text, Loader=HARNESS_LOADER)
@@ -199,16 +201,25 @@ def structural(rng, text):
                 parent[p[-1]] = random_value(rng)
         except (KeyError, IndexError, TypeError):
             continue
+    if "*" not in text and rng.random() < 0.5:
+        # JSON is YAML (flow style) and json.dumps is several times faster than PyYAML's
+        # representer; not where the document has aliases (JSON would expand them)
+        try:
+            out = json.dumps(doc, skipkeys=True, default=str, ensure_ascii=rng.random() < 0.5,
+                             indent=rng.choice((None, None, 1, 2)))
+            return out if len(out) <= max_len else None
+        except (ValueError, TypeError, RecursionError):
+            pass
     try:
         # libyaml's emitter mostly, PyYAML's sometimes (their styles differ)
         out = yaml.dump(doc, Dumper=HARNESS_DUMPER if rng.random() < 0.9 else yaml.SafeDumper,
                         allow_unicode=rng.random() < 0.5, default_flow_style=rng.random() < 0.3)
     except Exception:
         return None
-    return out if len(out) <= 16384 else None
+    return out if len(out) <= max_len else None
 
 
-def bytewise(rng, data, corpus):
+def bytewise(rng, data, corpus, max_len):
     data = bytearray(data)
     for _ in range(rng.randrange(1, 6)):
         op = rng.randrange(6)
@@ -232,7 +243,7 @@ def bytewise(rng, data, corpus):
             i = rng.randrange(len(lines))
             lines.insert(i, (b"  " * rng.randrange(3)) + lines[i])
             data = bytearray(b"\n".join(lines))
-    return bytes(data[:8192])
+    return bytes(data[:max_len])
 
 
 class Harness:
@@ -405,10 +416,10 @@ def fuzz(job, a):
             base = rng.choice(corpus)
             data = None
             if rng.random() < 0.4:
-                s = structural(rng, base.decode("utf-8", "replace"))
+                s = structural(rng, base.decode("utf-8", "replace"), a.max_len)
                 data = s.encode("utf-8", "surrogatepass") if s is not None else None
             if data is None:
-                data = bytewise(rng, base, corpus)
+                data = bytewise(rng, base, corpus, a.max_len)
             findings = h.findings
             _, msg = h.run_one(data)
             if h.findings != findings:
@@ -444,6 +455,8 @@ def main():
                          "one (kitedeploy without libyaml), or a quarter of the inputs through the pure-Python one")
     ap.add_argument("--differential", action="store_true",
                     help="every input through both loaders; a different result is a finding")
+    ap.add_argument("--max-len", type=int, default=4096,
+                    help="longest input made, in bytes (libFuzzer's -max_len; the deploy files are 1-2 kB)")
     ap.add_argument("--report-every", type=float, default=60, help="seconds between progress lines (0: none)")
     ap.add_argument("--corpus", help="keep inputs that raise a new error message or load here (and start from them)")
     ap.add_argument("--artifacts", default="fuzz-deploy-artifacts")
