@@ -32,8 +32,11 @@ loaders), traced with sys.settrace. Exits 0 clean, 1 on a finding.
 """
 
 import argparse
+import concurrent.futures
+from concurrent.futures.process import BrokenProcessPool
 import json
 import math
+import mmap
 import multiprocessing
 import os
 import random
@@ -267,6 +270,7 @@ class Harness:
             loader = "python"
         self.loader = loader
         self.rng = random.Random(seed)
+        self.last = None
         fmt = {"dir": self.dir, "sha_pb": kitedeploy.sha256(os.path.join(self.dir, "m.pb")),
                "sha_cm": kitedeploy.sha256(os.path.join(self.dir, "m.caffemodel")).upper()}
         self.seeds = []
@@ -297,6 +301,9 @@ class Harness:
         """(loaded, message): message None where it loaded; both: every loader (else
         --loader's), the results compared"""
         self.execs += 1
+        if self.last is not None:
+            self.last[:4] = len(data).to_bytes(4, "little")
+            self.last[4:4 + len(data)] = data
         if both or self.differential:
             loaders = self.loaders()
         elif self.loader == "python" or (self.loader == "mixed" and self.rng.random() < 0.25):
@@ -331,7 +338,20 @@ class Harness:
         print("FINDING (saved %s):\n%s" % (p, why.strip()[-1500:]))
         sys.stdout.flush()
 
+    def keep_last_input(self, path, max_len):
+        """each input is copied into path (a memory-mapped file: 4 bytes of length, then
+        the input) before it runs, so that the one that killed the process is known"""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(bytes(4 + max(max_len, 65536)))
+        with open(path, "r+b") as f:
+            self.last = mmap.mmap(f.fileno(), 0)
+        self.last_path = path
+
     def close(self):
+        if self.last is not None:
+            self.last.close()
+            os.remove(self.last_path)
         kitedeploy.YAML_C = kitedeploy.CSafeLoader
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -352,7 +372,9 @@ def reader_lines():
     return lines
 
 
-def coverage_of(h, inputs):
+def coverage_hits(h, inputs):
+    """the lines of kitedeploy.py run by the inputs (each through both loaders) and by
+    load_config on a file and on a missing file"""
     target = kitedeploy.load_config.__code__.co_filename
     hit = set()
 
@@ -363,7 +385,6 @@ def coverage_of(h, inputs):
             hit.add(frame.f_lineno)
         return tracer
 
-    # load_config's own lines (the file read): the seeds through a file
     with open(h.path, "wb") as f:
         f.write(h.seeds[0])
     sys.settrace(tracer)
@@ -378,8 +399,14 @@ def coverage_of(h, inputs):
     finally:
         sys.settrace(None)
     os.remove(h.path)
+    return hit
+
+
+def coverage_line(hit):
     want = reader_lines()
-    return len(hit & want), len(want)
+    got = len(hit & want)
+    return "line coverage of the reader (%s): %d / %d = %.1f%%" % (", ".join(READER), got, len(want),
+                                                                   100.0 * got / len(want))
 
 
 def corpus_key(msg):
@@ -394,6 +421,7 @@ def fuzz(job, a):
     seed = a.seed + 7919 * job
     artifacts = os.path.join(a.artifacts, "job%d" % job) if a.jobs > 1 else a.artifacts
     h = Harness(artifacts, a.loader, a.differential, seed)
+    h.keep_last_input(last_input_path(a, job), a.max_len)
     try:
         rng = random.Random(seed)
         corpus = list(h.seeds)
@@ -434,13 +462,31 @@ def fuzz(job, a):
         dt = time.time() - t0
         return {"job": job, "seed": seed, "execs": h.execs, "seconds": dt, "corpus": len(corpus),
                 "findings": h.findings, "c": h.by_loader["c"], "python": h.by_loader["python"],
-                "inputs": corpus if a.coverage else None}
+                "hits": coverage_hits(h, corpus) if a.coverage else set()}
     finally:
         h.close()
 
 
-def _fuzz_job(args):
-    return fuzz(*args)
+def last_input_path(a, job):
+    return os.path.join(a.artifacts, "last-input-job%d.bin" % job)
+
+
+def save_last_inputs(a):
+    """a job process died (a crash in libyaml or the interpreter): each job's last input
+    saved as a finding"""
+    saved = []
+    for job in range(a.jobs):
+        p = last_input_path(a, job)
+        if os.path.exists(p):
+            with open(p, "rb") as f:
+                raw = f.read()
+            n = int.from_bytes(raw[:4], "little")
+            out = os.path.join(a.artifacts, "deploy-died-job%d.yml" % job)
+            with open(out, "wb") as f:
+                f.write(raw[4:4 + n])
+            os.remove(p)
+            saved.append(out)
+    return saved
 
 
 def main():
@@ -463,7 +509,6 @@ def main():
     ap.add_argument("--replay", nargs="*")
     ap.add_argument("--coverage", action="store_true")
     a = ap.parse_args()
-    cov = "line coverage of the reader (%s): %d / %d = %.1f%%"
     if a.replay is not None:
         h = Harness(a.artifacts, a.loader, a.differential)
         try:
@@ -477,18 +522,28 @@ def main():
                   (len(inputs), "libyaml and the pure-Python loader" if h.c_loader else "the pure-Python loader",
                    h.findings))
             if a.coverage:
-                got, total = coverage_of(h, h.seeds + inputs)
-                print(cov % (", ".join(READER), got, total, 100.0 * got / total))
+                print(coverage_line(coverage_hits(h, h.seeds + inputs)))
             return 1 if h.findings else 0
         finally:
             h.close()
     t0 = time.time()
+    os.makedirs(a.artifacts, exist_ok=True)
     if a.jobs > 1:
-        with multiprocessing.get_context("fork").Pool(a.jobs) as pool:
-            results = pool.map(_fuzz_job, [(j, a) for j in range(a.jobs)])
+        # a job killed by a signal breaks the pool (where multiprocessing.Pool would wait forever)
+        with concurrent.futures.ProcessPoolExecutor(a.jobs, mp_context=multiprocessing.get_context("fork")) as ex:
+            futures = [ex.submit(fuzz, j, a) for j in range(a.jobs)]
+            try:
+                results = [f.result() for f in futures]
+            except BrokenProcessPool:
+                print("FINDING: a job process died; the input each job was running: %s" %
+                      " ".join(save_last_inputs(a)))
+                return 1
     else:
+        # in one process: a crash leaves the input in ARTIFACTS/last-input-job0.bin
+        # (4 bytes of length, then the input)
         results = [fuzz(0, a)]
-    dt = time.time() - t0
+    wall = time.time() - t0
+    dt = max(r["seconds"] for r in results)  # fuzzing (without --coverage's replay)
     execs = sum(r["execs"] for r in results)
     findings = sum(r["findings"] for r in results)
     for r in results:
@@ -499,16 +554,12 @@ def main():
     print("fuzz_deploy: %d executions in %.1f s (%.0f/s) over %d job%s, loader %s%s, findings %d" %
           (execs, dt, execs / max(dt, 1e-9), a.jobs, "s" if a.jobs > 1 else "", a.loader,
            " (differential)" if a.differential else "", findings))
-    if a.coverage:
-        h = Harness(a.artifacts)
-        try:
-            inputs = []
-            for r in results:
-                inputs += r["inputs"]
-            got, total = coverage_of(h, inputs)
-            print(cov % (", ".join(READER), got, total, 100.0 * got / total))
-        finally:
-            h.close()
+    if a.coverage:  # each job traced its own corpus
+        print("fuzz_deploy: %.1f s in all with the coverage replay" % wall)
+        hit = set()
+        for r in results:
+            hit |= r["hits"]
+        print(coverage_line(hit))
     return 1 if findings else 0
 
 
