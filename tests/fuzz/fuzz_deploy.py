@@ -13,7 +13,7 @@ fails.
   python3 tests/fuzz/fuzz_deploy.py --runs 100000 [--seed 1] [--corpus DIR] [--artifacts DIR]
                                     [--jobs N] [--max-time S] [--loader c|python|mixed] [--differential]
                                     [--max-len BYTES (4096)]
-  python3 tests/fuzz/fuzz_deploy.py --replay DIR_OR_FILE... [--coverage]
+  python3 tests/fuzz/fuzz_deploy.py --replay DIR_OR_FILE... [--coverage] [--no-libyaml]
 
 kitedeploy reads YAML with libyaml (PyYAML's CSafeLoader) where PyYAML has it and
 with PyYAML's pure-Python loader where it has not, or where libyaml's answer could
@@ -22,6 +22,7 @@ libyaml is there; python, kitedeploy without libyaml; mixed, a quarter of the
 inputs through the pure-Python loader). --differential reads every input with
 both and counts a different result (configuration or message) as a finding;
 --replay always does (each input through both loaders: they must agree).
+--no-libyaml hides libyaml from kitedeploy's import (PyYAML built without it).
 
 --jobs N runs N processes (seeds SEED, SEED+7919, ...; findings in
 ARTIFACTS/job<i>; corpus files named per job), until --runs executions in all or
@@ -48,8 +49,16 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "deploy"))
-import kitedeploy  # noqa: E402
 import yaml  # noqa: E402
+
+if "--no-libyaml" in sys.argv:
+    # PyYAML built without libyaml (no CSafeLoader): kitedeploy's import-time fallback
+    for _name in ("CSafeLoader", "CSafeDumper", "CLoader", "CDumper", "CBaseLoader", "CFullLoader",
+                  "CUnsafeLoader", "CParser", "CEmitter"):
+        if hasattr(yaml, _name):
+            delattr(yaml, _name)
+    yaml.__with_libyaml__ = False
+import kitedeploy  # noqa: E402
 
 READER = ("load_config", "load_config_data", "read_yaml", "_nest_within", "load_model_config", "parse_shapes", "flag",
           "local_path", "as_list", "show", "text", "sha256", "_CheckedConstructor.construct_object")
@@ -461,7 +470,7 @@ def fuzz(job, a):
                         f.write(data)
         dt = time.time() - t0
         return {"job": job, "seed": seed, "execs": h.execs, "seconds": dt, "corpus": len(corpus),
-                "findings": h.findings, "c": h.by_loader["c"], "python": h.by_loader["python"],
+                "findings": h.findings, "loader": h.loader, "c": h.by_loader["c"], "python": h.by_loader["python"],
                 "hits": coverage_hits(h, corpus) if a.coverage else set()}
     finally:
         h.close()
@@ -499,6 +508,8 @@ def main():
     ap.add_argument("--loader", choices=("c", "python", "mixed"), default="c",
                     help="the YAML loader fuzzed: libyaml (kitedeploy's where PyYAML has it), PyYAML's pure-Python "
                          "one (kitedeploy without libyaml), or a quarter of the inputs through the pure-Python one")
+    ap.add_argument("--no-libyaml", action="store_true",
+                    help="hide PyYAML's libyaml before kitedeploy is imported (kitedeploy where PyYAML has none)")
     ap.add_argument("--differential", action="store_true",
                     help="every input through both loaders; a different result is a finding")
     ap.add_argument("--max-len", type=int, default=4096,
@@ -552,7 +563,7 @@ def main():
                                           r["execs"] / max(r["seconds"], 1e-9), r["c"], r["python"], r["corpus"],
                                           r["findings"]))
     print("fuzz_deploy: %d executions in %.1f s (%.0f/s) over %d job%s, loader %s%s, findings %d" %
-          (execs, dt, execs / max(dt, 1e-9), a.jobs, "s" if a.jobs > 1 else "", a.loader,
+          (execs, dt, execs / max(dt, 1e-9), a.jobs, "s" if a.jobs > 1 else "", results[0]["loader"],
            " (differential)" if a.differential else "", findings))
     if a.coverage:  # each job traced its own corpus
         print("fuzz_deploy: %.1f s in all with the coverage replay" % wall)
