@@ -41,6 +41,7 @@ import mmap
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -419,10 +420,10 @@ def coverage_line(hit):
 
 
 def corpus_key(msg):
-    """a new kind of message (its text before any quoted value) keeps the input"""
+    """a new kind of message (its text without quoted values and numbers) keeps the input"""
     if msg is None:
         return "ok"
-    return msg.split("'")[0] + "|" + msg.split(":")[1 if ":" in msg else 0][:40]
+    return re.sub(r"[0-9]+", "0", re.sub(r"'[^']*'|\"[^\"]*\"", "''", msg))[:160]
 
 
 def fuzz(job, a):
