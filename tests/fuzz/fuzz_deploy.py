@@ -339,12 +339,20 @@ class Harness:
             return False, None
         return kind == "ok", (what if kind == "error" else None)
 
+    def portable(self, data):
+        """an input as saved: this run's folder of model files written {dir}, as in SEEDS"""
+        return data.replace(self.dir.encode(), b"{dir}")
+
+    def local(self, data):
+        """a saved input for this run: {dir} is this run's folder of model files"""
+        return data.replace(b"{dir}", self.dir.encode())
+
     def finding(self, data, why):
         self.findings += 1
         os.makedirs(self.artifacts, exist_ok=True)
         p = os.path.join(self.artifacts, "deploy-crash-%d.yml" % self.findings)
         with open(p, "wb") as f:
-            f.write(data)
+            f.write(self.portable(data))
         print("FINDING (saved %s):\n%s" % (p, why.strip()[-1500:]))
         sys.stdout.flush()
 
@@ -405,6 +413,8 @@ def coverage_hits(h, inputs):
         except kitedeploy.DeployError:
             pass
         for d in inputs:
+            # again for each input: a RecursionError in the tracer (a deep nest) turns tracing off
+            sys.settrace(tracer)
             h.run_one(d, both=True)
     finally:
         sys.settrace(None)
@@ -440,7 +450,7 @@ def fuzz(job, a):
         seen = set()
         if a.corpus:
             os.makedirs(a.corpus, exist_ok=True)
-            corpus += [open(os.path.join(a.corpus, n), "rb").read() for n in sorted(os.listdir(a.corpus))]
+            corpus += [h.local(open(os.path.join(a.corpus, n), "rb").read()) for n in sorted(os.listdir(a.corpus))]
         runs = (a.runs + a.jobs - 1) // a.jobs
         t0 = time.time()
         next_report = t0 + a.report_every
@@ -470,7 +480,7 @@ def fuzz(job, a):
                 corpus.append(data)
                 if a.corpus:
                     with open(os.path.join(a.corpus, "j%02d-in-%06d.yml" % (job, len(corpus))), "wb") as f:
-                        f.write(data)
+                        f.write(h.portable(data))
         dt = time.time() - t0
         return {"job": job, "seed": seed, "execs": h.execs, "seconds": dt, "corpus": len(corpus),
                 "findings": h.findings, "loader": h.loader, "c": h.by_loader["c"], "python": h.by_loader["python"],
@@ -529,7 +539,7 @@ def main():
             files = []
             for p in a.replay:
                 files += [os.path.join(p, n) for n in sorted(os.listdir(p))] if os.path.isdir(p) else [p]
-            inputs = [open(f, "rb").read() for f in files]
+            inputs = [h.local(open(f, "rb").read()) for f in files]
             for d in inputs:
                 h.run_one(d, both=True)
             print("replayed %d inputs through %s: %d findings" %
