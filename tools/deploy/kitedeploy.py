@@ -65,6 +65,64 @@ PLATFORMS = ("caffe", "tensorflow", "onnx", "ncnn")
 RUNTIMES = ("cpu", "vulkan", "opencl", "cpu+gpu")
 ABIS = ("host", "arm64-v8a", "armeabi-v7a")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
+
+
+CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def show(v, limit=400):
+    """repr(v) for messages; a list or mapping is cut after `limit` characters: with
+    YAML aliases a short file can hold a list whose repr is gigabytes (each alias a
+    reference to an earlier node, nested: 9 levels of 9 make 9^9 items) or a cycle"""
+    if not isinstance(v, CONTAINERS):
+        return repr(v)
+    out = []
+    size = 0
+    stack = [v]  # items, and the text between them, still to write (last first)
+    while stack and size <= limit:
+        x = stack.pop()
+        if isinstance(x, _Text):
+            out.append(x.s)
+            size += len(x.s)
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            if isinstance(x, (set, frozenset)) and not x:
+                out.append(repr(x))
+                size += len(out[-1])
+                continue
+            o, c = {list: "[]", tuple: "()"}.get(type(x), "{}")
+            items = list(x)
+            parts = [_Text(o)]
+            for i, e in enumerate(items):
+                if i:
+                    parts.append(_Text(", "))
+                parts.append(e)
+            parts.append(_Text("," + c if isinstance(x, tuple) and len(items) == 1 else c))
+            stack.extend(reversed(parts))
+        elif isinstance(x, dict):
+            parts = [_Text("{")]
+            for i, (k, e) in enumerate(x.items()):
+                parts += [_Text(", ")] if i else []
+                parts += [k, _Text(": "), e]
+            parts.append(_Text("}"))
+            stack.extend(reversed(parts))
+        else:
+            out.append(repr(x))
+            size += len(out[-1])
+    joined = "".join(out)
+    return joined if not stack and len(joined) <= limit else joined[:limit] + "..."
+
+
+class _Text:
+    __slots__ = ("s",)
+
+    def __init__(self, s):
+        self.s = s
+
+
+def text(v):
+    """str(v), bounded for a list or mapping (show)"""
+    return show(v) if isinstance(v, CONTAINERS) else str(v)
 
 
 def as_list(v):
@@ -72,7 +130,7 @@ def as_list(v):
         return []
     if isinstance(v, (list, tuple)):
         return list(v)
-    return [s.strip() for s in str(v).split(",") if s.strip()]
+    return [s.strip() for s in text(v).split(",") if s.strip()]
 
 
 def parse_shapes(v, what):
@@ -84,13 +142,13 @@ def parse_shapes(v, what):
         items = v.split(":")
     shapes = []
     for it in items:
-        dims = it if isinstance(it, list) else str(it).split(",")
+        dims = it if isinstance(it, list) else text(it).split(",")
         try:
-            s = [int(str(d).strip()) for d in dims]
+            s = [int(text(d).strip()) for d in dims]
         except ValueError:
-            raise DeployError("%s: bad shape %r (comma-separated positive integers)" % (what, it))
+            raise DeployError("%s: bad shape %s (comma-separated positive integers)" % (what, show(it)))
         if not s or any(d <= 0 for d in s):
-            raise DeployError("%s: bad shape %r (comma-separated positive integers)" % (what, it))
+            raise DeployError("%s: bad shape %s (comma-separated positive integers)" % (what, show(it)))
         shapes.append(s)
     return shapes
 
@@ -98,13 +156,18 @@ def parse_shapes(v, what):
 def flag(v, what):
     if v in (0, 1, True, False, "0", "1"):
         return int(v) if not isinstance(v, bool) else int(v)
-    raise DeployError("%s: expected 0 or 1, got %r" % (what, v))
+    raise DeployError("%s: expected 0 or 1, got %s" % (what, show(v)))
 
 
 def local_path(p, what, base):
     """local paths and file:// URLs; http(s) is refused (no network)"""
-    p = str(p)
-    u = urllib.parse.urlparse(p)
+    p = text(p)
+    try:
+        u = urllib.parse.urlparse(p)
+    except ValueError as e:  # a bracketed host that is no IPv6 address: "http://[::1", "//[x"
+        if URL_SCHEME.match(p):
+            raise DeployError("%s: '%s' is not a valid URL (%s)" % (what, p, e))
+        u = urllib.parse.urlparse("")  # no scheme: a local path ("//[x" is one)
     if u.scheme in ("http", "https", "ftp"):
         raise DeployError("%s: '%s' is a remote path; kitedeploy has no network access: download it and give "
                           "a local path or a file:// URL" % (what, p))
@@ -127,13 +190,96 @@ def sha256(path):
     return h.hexdigest()
 
 
+class _CheckedConstructor:
+    """PyYAML's constructors raise ValueError, KeyError or AttributeError on some
+    scalars (a date 2026-02-30, an hour 25, an int of over 4300 digits, !!int abc,
+    !!bool maybe, !!timestamp x): reported as YAML errors with their line"""
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as e:
+            raise yaml.constructor.ConstructorError(
+                None, None, "cannot read %s as %s (%s: %s)" % (
+                    show(node.value if len(node.value) <= 80 else node.value[:80] + "...")
+                    if isinstance(node.value, str) else "this node", node.tag, type(e).__name__, str(e)[:200]),
+                node.start_mark)
+
+
+class PySafeLoader(_CheckedConstructor, yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader"""
+
+
+# libyaml's parser (PyYAML built with it, as its wheels are) reads a file several
+# times faster; without it, or where it is not asked for (YAML_C = None), the
+# pure-Python loader
+CSafeLoader = type("CSafeLoader", (_CheckedConstructor, yaml.CSafeLoader), {}) if \
+    getattr(yaml, "CSafeLoader", None) is not None else None
+YAML_C = CSafeLoader
+# a collection starts with one of these bytes ([ { - ? :), so their count bounds the
+# nesting depth. libyaml's composer recurses on the C stack without a limit (a
+# 40,000-deep nest crashes the interpreter with an 8 MB stack) and goes deeper than
+# the pure-Python loader, which stops near 500 levels with a RecursionError. So the
+# pure-Python loader reads a file with over C_YAML_MAX_INDICATORS of these bytes, a
+# file whose parsed lists and mappings might nest deeper than C_YAML_NEST, and a
+# file that libyaml refuses (its messages differ from PyYAML's): whether libyaml is
+# there or not, the same files load, with the same values and the same errors
+C_YAML_NEST = 300
+C_YAML_MAX_INDICATORS = 2000
+# libyaml reads some files that PyYAML's scanner refuses (found by fuzz_deploy.py
+# --differential): a tab inside a plain scalar or before a value ("cp\tu",
+# "key:\t 1"), a '?' inside a plain scalar of a flow collection ("[arm64?-v8a]"),
+# the tag '!' ("[!, 1]": libyaml reads a tag '!', PyYAML '!,'; "- !" is '' in
+# libyaml, None in PyYAML). A file holding one of these bytes goes to the
+# pure-Python loader
+C_YAML_DIFFERENT = (b"\t", b"?", b"!")
+
+
+def _nest_within(doc, limit, budget=20000):
+    """True if no list or mapping in doc is more than limit levels deep, every path
+    counted (YAML aliases make a graph, maybe a cycle: over budget collections
+    visited is False too)"""
+    stack = [(doc, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (list, dict)):
+            budget -= 1
+            if d > limit or budget < 0:
+                return False
+            stack.extend((e, d + 1) for e in (x.values() if isinstance(x, dict) else x))
+    return True
+
+
+def read_yaml(data):
+    """data (bytes) parsed as YAML: libyaml where it gives what the pure-Python
+    loader would, else the pure-Python loader (see C_YAML_NEST)"""
+    if YAML_C is not None and not any(b in data for b in C_YAML_DIFFERENT):
+        indicators = data.count(b"[") + data.count(b"{") + data.count(b"-") + data.count(b"?") + data.count(b":")
+        if indicators <= C_YAML_MAX_INDICATORS:
+            try:
+                doc = yaml.load(data, Loader=YAML_C)
+            except yaml.YAMLError:
+                doc = None
+            else:
+                if indicators <= C_YAML_NEST or _nest_within(doc, C_YAML_NEST):
+                    return doc
+    return yaml.load(data, Loader=PySafeLoader)
+
+
 def load_config(path):
     try:
         # bytes: PyYAML detects the encoding and reports bad UTF-8 as a YAMLError
         with open(path, "rb") as f:
-            cfg = yaml.safe_load(f.read())
+            data = f.read()
     except OSError as e:
         raise DeployError("deployment file: cannot open '%s': %s" % (path, e.strerror))
+    return load_config_data(data, path)
+
+
+def load_config_data(data, path):
+    """the deployment file path holds data (bytes): its configuration, or a DeployError"""
+    try:
+        cfg = read_yaml(data)
     except yaml.YAMLError as e:
         # PyYAML's message spans lines (problem, then where): joined into one
         raise DeployError("deployment file '%s' is not valid YAML: %s" %
@@ -147,19 +293,19 @@ def load_config(path):
         if k not in TOP_KEYS:
             raise DeployError("deployment file: unknown key '%s' (known: %s)" % (k, ", ".join(sorted(TOP_KEYS))))
     lib = cfg.get("library_name")
-    if not lib or not IDENT.match(str(lib)):
-        raise DeployError("deployment file: library_name %r must be a C++ identifier" % lib)
+    if not lib or not IDENT.match(text(lib)):
+        raise DeployError("deployment file: library_name %s must be a C++ identifier" % show(lib))
     c = {"library_name": str(lib)}
     c["target_abis"] = as_list(cfg.get("target_abis", ["host"]))
     for a in c["target_abis"]:
         if a not in ABIS:
-            raise DeployError("deployment file: target_abis: unknown ABI '%s' (%s)" % (a, ", ".join(ABIS)))
+            raise DeployError("deployment file: target_abis: unknown ABI '%s' (%s)" % (text(a), ", ".join(ABIS)))
     c["embed_model_data"] = flag(cfg.get("embed_model_data", 0), "embed_model_data")
     bt = cfg.get("build_type", "code")
     if bt == "proto":
         bt = "file"  # MACE's name for graph + weights as files
     if bt not in ("code", "file"):
-        raise DeployError("deployment file: build_type must be 'code' or 'file', got %r" % bt)
+        raise DeployError("deployment file: build_type must be 'code' or 'file', got %s" % show(bt))
     c["build_type"] = bt
     c["linkshared"] = flag(cfg.get("linkshared", 0), "linkshared")
     models = cfg.get("models")
@@ -184,7 +330,7 @@ def load_model_config(name, m, base, build_type):
     r = {"name": name}
     plat = m.get("platform")
     if plat not in PLATFORMS:
-        raise err("platform", "%r is not one of %s" % (plat, ", ".join(PLATFORMS)))
+        raise err("platform", "%s is not one of %s" % (show(plat), ", ".join(PLATFORMS)))
     r["platform"] = plat
     if "model_file_path" not in m:
         raise err("model_file_path", "missing")
@@ -192,8 +338,8 @@ def load_model_config(name, m, base, build_type):
     want = m.get("model_sha256_checksum")
     if want is not None:
         got = sha256(r["model_file"])
-        if got != str(want).lower():
-            raise err("model_sha256_checksum", "mismatch: '%s' has %s, the deployment file says %s" % (r["model_file"], got, want))
+        if got != text(want).lower():
+            raise err("model_sha256_checksum", "mismatch: '%s' has %s, the deployment file says %s" % (r["model_file"], got, text(want)))
     r["weight_file"] = None
     if plat in ("caffe", "ncnn"):
         if "weight_file_path" not in m:
@@ -203,8 +349,8 @@ def load_model_config(name, m, base, build_type):
         want = m.get("weight_sha256_checksum")
         if want is not None:
             got = sha256(r["weight_file"])
-            if got != str(want).lower():
-                raise err("weight_sha256_checksum", "mismatch: '%s' has %s, the deployment file says %s" % (r["weight_file"], got, want))
+            if got != text(want).lower():
+                raise err("weight_sha256_checksum", "mismatch: '%s' has %s, the deployment file says %s" % (r["weight_file"], got, text(want)))
     subs = m.get("subgraphs")
     if isinstance(subs, dict):
         subs = [subs]
@@ -214,8 +360,8 @@ def load_model_config(name, m, base, build_type):
     for k in sg:
         if k not in SUBGRAPH_KEYS:
             raise err("subgraphs", "unknown key '%s' (known: %s)" % (k, ", ".join(sorted(SUBGRAPH_KEYS))))
-    r["inputs"] = [str(x) for x in as_list(sg.get("input_tensors"))]
-    r["outputs"] = [str(x) for x in as_list(sg.get("output_tensors"))]
+    r["inputs"] = [text(x) for x in as_list(sg.get("input_tensors"))]
+    r["outputs"] = [text(x) for x in as_list(sg.get("output_tensors"))]
     if not r["inputs"]:
         raise err("input_tensors", "missing")
     if not r["outputs"]:
@@ -237,13 +383,13 @@ def load_model_config(name, m, base, build_type):
     else:
         items = rng if isinstance(rng, list) and rng and not isinstance(rng[0], (int, float)) else [rng]
         for it in items:
-            vals = it if isinstance(it, list) else str(it).split(",")
+            vals = it if isinstance(it, list) else text(it).split(",")
             try:
                 lo, hi = [float(v) for v in vals]
             except (ValueError, TypeError):  # TypeError: a list or mapping where a number belongs
-                raise err("input_ranges", "bad range %r (expected lo,hi)" % (it,))
+                raise err("input_ranges", "bad range %s (expected lo,hi)" % show(it))
             if not lo < hi:
-                raise err("input_ranges", "bad range %r (expected lo < hi)" % (it,))
+                raise err("input_ranges", "bad range %s (expected lo < hi)" % show(it))
             ranges.append([lo, hi])
         if len(ranges) == 1:
             ranges = ranges * len(r["inputs"])
@@ -260,11 +406,11 @@ def load_model_config(name, m, base, build_type):
     if rt == "cpu_gpu":
         rt = "cpu+gpu"
     if rt not in RUNTIMES:
-        raise err("runtime", "%r is not one of %s" % (rt, ", ".join(RUNTIMES)))
+        raise err("runtime", "%s is not one of %s" % (show(rt), ", ".join(RUNTIMES)))
     r["runtime"] = rt
     dt = m.get("data_type", "fp32_fp32" if rt == "cpu" else "fp16_fp32")
     if dt not in ("fp16_fp32", "fp32_fp32"):
-        raise err("data_type", "%r is not fp16_fp32 or fp32_fp32" % dt)
+        raise err("data_type", "%s is not fp16_fp32 or fp32_fp32" % show(dt))
     r["data_type"] = dt
     for k in ("limit_opencl_kernel_time", "obfuscate", "nnlib_graph_mode"):
         r[k] = flag(m.get(k, 0), "model '%s': %s" % (name, k))
