@@ -91,7 +91,7 @@ static const tools::ToolInfo kTableInfo = {
 
 static const tools::ToolInfo kInt8Info = {
     "kitequantize",
-    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] [center=0] "
+    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] [center=0|1|2] "
     "[data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2] "
     "[keep-fp32=N|name,name,...] [keep-by=output|isolated] [report=FILE] [threads=N]",
     "Write the int8 model of MODEL with the scales of TABLE (ncnn2int8's form).",
@@ -101,7 +101,9 @@ static const tools::ToolInfo kInt8Info = {
      {"fp16-rest", "store the weights of the layers left fp32 as fp16"},
      {"requantize=0", "do not fuse requantization into int8 convolutions"},
      {"fold-padding=0", "do not fold a zero Padding into the convolution that reads it"},
-     {"center=0", "do not centre the non-negative inputs of 1x1 int8 layers (ReLU/ReLU6 outputs) on zero"},
+     {"center=0|1|2", "centre the non-negative inputs (ReLU/ReLU6 outputs) of int8 layers on zero: 2 every reader "
+                      "(default; a padded one reads an fp32 Padding with the shifted pad value), 1 readers without "
+                      "padding only (keeps requantize fusion into padded readers), 0 off"},
      {"data=DATA", "calibration inputs: bias correction, the per-layer cosine report, keep-fp32=N"},
      {"shape= mean= norm= pixel= limit=", "how DATA is read, as for table"},
      {"bias-correct=0|1", "correct the biases for the weights' rounding (default: 1 with data=)"},
@@ -148,7 +150,7 @@ struct Common
     bool fp16_rest = false;
     bool requantize = true;
     bool fold_padding = true;
-    bool center = true;
+    int center = 2;
     bool keep_by_output = true; // keep-fp32=N ranks layers by the output cosine with the layer fp32
     int shift_correct = 2; // with data: 0 off, 1 layers without activation, 2 every quantized layer
     int bias_correct = -1; // -1: on when data is given
@@ -196,9 +198,9 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
         else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding" || k == "shift-correct"
                  || k == "center")
         {
-            if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000 || (k == "shift-correct" && n > 2))
-                return k + " must be a non-negative integer" + (k == "shift-correct" ? std::string(" <= 2") : "") + ", got '"
-                       + v + "'";
+            const bool upto2 = k == "shift-correct" || k == "center";
+            if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000 || (upto2 && n > 2))
+                return k + " must be a non-negative integer" + (upto2 ? std::string(" <= 2") : "") + ", got '" + v + "'";
             if (k == "threads")
                 c.threads = (int)n;
             else if (k == "limit")
@@ -208,7 +210,7 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
             else if (k == "fold-padding")
                 c.fold_padding = n != 0;
             else if (k == "center")
-                c.center = n != 0;
+                c.center = (int)n;
             else if (k == "shift-correct")
                 c.shift_correct = (int)n;
             else
@@ -440,9 +442,18 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
     {
         bool int8 = (l.type == "Convolution" || l.type == "ConvolutionDepthWise" || l.type == "InnerProduct")
                     && l.params.get_int(Convolution::PARAM_INT8_SCALE_TERM, 0) != 0; // same id for InnerProduct
-        if (int8 && l.bottoms.size() == 1 && l.tops.size() == 1 && n32.find_blob_index_by_name(l.tops[0].c_str()) >= 0
-            && n32.find_blob_index_by_name(l.bottoms[0].c_str()) >= 0)
-            layers.push_back({l.name, l.type, l.bottoms[0], l.tops[0]});
+        if (!int8 || l.bottoms.size() != 1 || l.tops.size() != 1 || n32.find_blob_index_by_name(l.tops[0].c_str()) < 0)
+            continue;
+        std::string bottom = l.bottoms[0];
+        if (n32.find_blob_index_by_name(bottom.c_str()) < 0)
+        {
+            // a Padding the int8 model alone has (activation centring's): measured with it
+            const int pi = g8.producer(bottom);
+            if (pi >= 0 && g8.layers[pi].type == "Padding" && g8.layers[pi].bottoms.size() == 1)
+                bottom = g8.layers[pi].bottoms[0];
+        }
+        if (n32.find_blob_index_by_name(bottom.c_str()) >= 0)
+            layers.push_back({l.name, l.type, bottom, l.tops[0]});
     }
     std::map<std::string, float> topscale = requant_top_scales(g8);
     std::vector<std::string> outs = n32.output_names();
