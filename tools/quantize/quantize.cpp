@@ -490,11 +490,13 @@ static int quantize_layer(convert::Layer& l, const std::vector<float>& ws, float
     w8.storage = convert::Weight::INT8;
     w8.i8.resize(w.size());
     std::vector<float> err(w.size()); // dequantized - original
+    auto pre = opt.weight_int8.find(l.name);
+    const signed char* given = pre != opt.weight_int8.end() && pre->second.size() == w.size() ? pre->second.data() : nullptr;
     for (int g = 0; g < nscale; g++)
         for (size_t k = 0; k < per; k++)
         {
             size_t i = g * per + k;
-            signed char q = float2int8(w[i] * ws[g]);
+            signed char q = given ? given[i] : float2int8(w[i] * ws[g]);
             w8.i8[i] = q;
             err[i] = q / ws[g] - w[i];
         }
@@ -726,10 +728,12 @@ static int center_activations(convert::Graph& g, Table& t, Int8Options& opt, std
         // C: + sum over its inputs of the weights it will use (int8, dequantized) times m
         const size_t L = w.size() / cout;
         std::vector<double> add(cout, 0.0);
+        auto pre = opt.weight_int8.find(c.name);
+        const signed char* given = pre != opt.weight_int8.end() && pre->second.size() == w.size() ? pre->second.data() : nullptr;
         for (size_t i = 0; i < w.size(); i++)
         {
             const float sc = ws[i / per];
-            add[i / L] += (double)float2int8(w[i] * sc) / sc * m;
+            add[i / L] += (double)(given ? given[i] : float2int8(w[i] * sc)) / sc * m;
         }
         if (!c_bias)
         {
