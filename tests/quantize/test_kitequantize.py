@@ -460,8 +460,8 @@ def main():
         for n in ("conv0", "conv1", "dw2", "conv3", "conv4", "fc"):
             f.write("%s %f \n" % (n, tables["kl"][n]))
     P8, B8 = os.path.join(d, "int8.param"), os.path.join(d, "int8.bin")
-    # center=1: conv1 (3x3, padded) reads conv0 directly, so that the pair fuses (center=2
-    # would centre conv0's ReLU output through an fp32 Padding: check_center)
+    # center=1 (the default): conv1 (3x3, padded) reads conv0 directly, so that the pair fuses
+    # (center=2 would centre conv0's ReLU output through an fp32 Padding: check_center)
     p = run([Q, "int8", P, B, ncnn_table, P8, B8, "center=1"])
     assert "fuse_requantize conv0 conv1" in p.stderr and "fold_padding pad2 dw2" in p.stderr, p.stderr
     assert "Padding" not in open(P8).read()

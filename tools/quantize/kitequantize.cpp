@@ -103,9 +103,9 @@ static const tools::ToolInfo kInt8Info = {
      {"fp16-rest", "store the weights of the layers left fp32 as fp16"},
      {"requantize=0", "do not fuse requantization into int8 convolutions"},
      {"fold-padding=0", "do not fold a zero Padding into the convolution that reads it"},
-     {"center=0|1|2", "centre the non-negative inputs (ReLU/ReLU6 outputs) of int8 layers on zero: 2 every reader "
-                      "(default; a padded one reads an fp32 Padding with the shifted pad value), 1 readers without "
-                      "padding only (keeps requantize fusion into padded readers), 0 off"},
+     {"center=0|1|2", "centre the non-negative inputs (ReLU/ReLU6 outputs) of int8 layers on zero: 1 readers "
+                      "without padding (default), 2 every reader (a padded one reads an fp32 Padding with the "
+                      "shifted pad value: more accurate, but that pair is not requantize-fused: slower), 0 off"},
      {"data=DATA", "calibration inputs: bias correction, the per-layer cosine report, keep-fp32=N"},
      {"shape= mean= norm= pixel= limit=", "how DATA is read, as for table"},
      {"bias-correct=0|1", "correct the biases for the weights' rounding (default: 1 with data=)"},
@@ -157,7 +157,7 @@ struct Common
     bool fp16_rest = false;
     bool requantize = true;
     bool fold_padding = true;
-    int center = 2;
+    int center = 1;
     bool keep_by_output = true; // keep-fp32=N ranks layers by the output cosine with the layer fp32
     int shift_correct = 2; // with data: 0 off, 1 layers without activation, 2 every quantized layer
     int bias_correct = -1; // -1: on when data is given

@@ -86,9 +86,10 @@ struct Int8Options
     bool requantize = true;          // fuse requantize between consecutive int8 conv layers
     bool fold_padding = true;        // zero Padding before a convolution becomes the convolution's pads
     // shift non-negative (ReLU / clip(0, hi)) inputs of int8 layers to [-T/2, T/2], the whole int8
-    // range (quantize.cpp, center_activations): 0 off, 1 readers without padding only, 2 padded
-    // readers too (their padding becomes an fp32 Padding layer with the shifted pad value)
-    int center = 2;
+    // range (quantize.cpp, center_activations): 0 off, 1 readers without padding only (default),
+    // 2 padded readers too (their padding becomes an fp32 Padding layer with the shifted pad value:
+    // more accurate, but the pair loses requantize fusion, slower)
+    int center = 1;
     std::set<std::string> keep_fp32; // layer names left in fp32
     // bias correction: per layer, the mean of its input per input channel
     // (Convolution / ConvolutionDepthWise) or per input element (InnerProduct);
