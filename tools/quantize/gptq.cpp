@@ -210,7 +210,7 @@ static bool inverse_upper_factor(const std::vector<double>& H, int K, std::vecto
 }
 
 int gptq_weights(const convert::Layer& l, const std::vector<float>& ws, const InputMoments& m, std::vector<signed char>& q,
-                 std::string& error, int min_inputs_per_weight)
+                 std::string& error, int min_inputs_per_weight, bool* applied)
 {
     const std::vector<float>& w = l.weights[0].data;
     const int K = m.K, G = m.groups;
@@ -231,6 +231,8 @@ int gptq_weights(const convert::Layer& l, const std::vector<float>& ws, const In
     // too few inputs for a K x K covariance (e.g. an InnerProduct after global
     // pooling): the compensation would fit the calibration set, round to nearest
     const bool enough = m.n >= (double)min_inputs_per_weight * K;
+    if (applied)
+        *applied = false;
     for (int gi = 0; gi < G; gi++)
     {
         // centred covariance, damped (1% of the mean variance, GPTQ's default)
@@ -271,6 +273,8 @@ int gptq_weights(const convert::Layer& l, const std::vector<float>& ws, const In
             if (damp > 10)
                 ok = false;
         }
+        if (ok && applied)
+            *applied = true;
         for (int o = gi * outg; o < (gi + 1) * outg; o++)
         {
             const float s = ws[per_group_scale ? gi : o];

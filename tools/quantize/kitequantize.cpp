@@ -786,10 +786,14 @@ static int cmd_int8(int argc, char** argv)
             }
             std::vector<signed char> w8;
             std::string err;
-            if (gptq_weights(g.layers[g.producer(q.top)], t.weight.at(q.name), it->second, w8, err, c.gptq_min) != 0)
+            bool applied = false;
+            if (gptq_weights(g.layers[g.producer(q.top)], t.weight.at(q.name), it->second, w8, err, c.gptq_min, &applied) != 0)
                 fprintf(stderr, "kitequantize: gptq skipped: %s\n", err.c_str());
-            else
+            else if (applied)
                 opt.weight_int8[q.name].swap(w8);
+            else
+                fprintf(stderr, "kitequantize: gptq: %s rounds to nearest (%.0f input patches for %d weights an output, "
+                                "gptq-min=%d)\n", q.name.c_str(), it->second.n, it->second.K, c.gptq_min);
         }
         fprintf(stderr, "kitequantize: gptq rounding for %zu layers\n", opt.weight_int8.size());
     }

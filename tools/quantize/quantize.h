@@ -120,9 +120,10 @@ int add_input_moments(const convert::Layer& l, const float* x, int c, int h, int
 // input after the other (largest input variance first), each rounding error
 // compensated on the weights not yet rounded so that the output changes least
 // on inputs with the covariance of m. Rounds to nearest where m has fewer than
-// min_inputs_per_weight * K patches. 0, or -1 with error.
+// min_inputs_per_weight * K patches (*applied, if given: whether any group used GPTQ).
+// 0, or -1 with error.
 int gptq_weights(const convert::Layer& l, const std::vector<float>& ws, const InputMoments& m, std::vector<signed char>& q,
-                 std::string& error, int min_inputs_per_weight = 4);
+                 std::string& error, int min_inputs_per_weight = 4, bool* applied = nullptr);
 
 // Turn every quantizable layer that has table entries (and is not kept fp32)
 // into int8: weights quantized with the table's weight scales, int8_scale_term
