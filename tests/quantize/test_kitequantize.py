@@ -20,7 +20,8 @@ Checks:
   - `int8 ... data= keep-fp32=1 report=`: the report names every int8 layer, the layer it
     keeps stays fp32; fp16-rest stores that layer's weights as fp16
   - round=gptq (default with data=): conv0's int8 weights equal a numpy GPTQ (>= 95%, all within
-    one level), round=nearest gives round(w * s), and gptq's output error is below nearest's
+    one level), round=nearest gives round(w * s), GPTQ's objective (conv0's weight error on the
+    calibration inputs) is below nearest's, and a 5000-input InnerProduct rounds to nearest
   - activation centring: on a second net (3x3 conv with clip(0, 6) -> 1x1 conv with ReLU ->
     3x3 depth-wise conv with pad 1 and ReLU -> 1x1 conv) the pairs are centred (the clip becomes
     clip(-m, 6 - m) with m half the next layer's threshold); center=2 also centres the padded
@@ -386,6 +387,23 @@ def check_gptq(a, d, weights, P, B, rng):
           % (same * 100, int((got != nearest).sum()), obj["gptq"], obj["nearest"], err["gptq"], err["nearest"]))
     assert same >= 0.95 and np.abs(got - ref).max() <= 1, (got, ref)
     assert obj["gptq"] < 0.8 * obj["nearest"], obj
+
+    # a layer with more inputs per output than gptq's covariance takes (4608) rounds to nearest
+    big = os.path.join(d, "big")
+    os.makedirs(os.path.join(big, "npy"))
+    n_in = 5000
+    open(os.path.join(big, "b.param"), "w").write(
+        "7767517\n2 2\nInput input 0 1 data 0=%d\nInnerProduct fc 1 1 data out 0=2 1=0 2=%d\n" % (n_in, 2 * n_in))
+    wb = (rng.standard_normal(2 * n_in) * 0.1).astype(np.float32)
+    open(os.path.join(big, "b.bin"), "wb").write(struct.pack("<I", 0) + wb.tobytes())
+    for i in range(2):
+        np.save(os.path.join(big, "npy", "%d.npy" % i), rng.standard_normal(n_in).astype(np.float32))
+    bP, bB = os.path.join(big, "b.param"), os.path.join(big, "b.bin")
+    run([Q, "table", bP, bB, os.path.join(big, "npy"), os.path.join(big, "b.table"), "threads=1"])
+    p = run([Q, "int8", bP, bB, os.path.join(big, "b.table"), os.path.join(big, "b8.param"), os.path.join(big, "b8.bin"),
+             "data=" + os.path.join(big, "npy"), "threads=1"])
+    assert "5000 inputs per output, more than gptq handles (4608)" in p.stderr and "gptq rounding for 0 layers" in p.stderr, \
+        p.stderr
 
 
 def main():

@@ -18,6 +18,9 @@
 namespace kite {
 namespace quantize {
 
+// inputs per output above which a layer keeps rounding to nearest (covariance memory)
+static const int kMaxInputsPerOutput = 4608;
+
 // the convolution geometry a patch needs
 struct PatchGeom
 {
@@ -67,7 +70,15 @@ int add_input_moments(const convert::Layer& l, const float* x, int c, int h, int
     PatchGeom g;
     if (!patch_geometry(l, c, g, error))
         return -1;
-    const int K = g.ip ? c * h * w : g.ing * g.kh * g.kw;
+    const long long Kl = g.ip ? (long long)c * h * w : (long long)g.ing * g.kh * g.kw;
+    if (Kl > kMaxInputsPerOutput)
+    {
+        // the K x K covariance would take K^2 doubles (a VGG fc6 with K = 25088: 5 GB)
+        error = "layer '" + l.name + "': " + std::to_string(Kl) + " inputs per output, more than gptq handles ("
+                + std::to_string(kMaxInputsPerOutput) + ")";
+        return -1;
+    }
+    const int K = (int)Kl;
     const int groups = g.groups;
     if (m.K == 0)
     {

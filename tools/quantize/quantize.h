@@ -114,7 +114,7 @@ struct InputMoments
     std::vector<double> outer; // groups * K * K
 };
 // Add one fp32 input (c planes of h x w, no channel padding) of layer l, with the
-// layer's padding. 0, or -1 with error (SAME padding, a size change, ...).
+// layer's padding. 0, or -1 with error (SAME padding, a size change, more than 4608 inputs per output).
 int add_input_moments(const convert::Layer& l, const float* x, int c, int h, int w, InputMoments& m, std::string& error);
 // GPTQ (Frantar et al. 2022): the int8 weights of l with scales ws, rounded one
 // input after the other (largest input variance first), each rounding error
