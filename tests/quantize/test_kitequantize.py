@@ -19,11 +19,16 @@ Checks:
     ncnn with outputs matching kite's (cosine >= 0.999)
   - `int8 ... data= keep-fp32=1 report=`: the report names every int8 layer, the layer it
     keeps stays fp32; fp16-rest stores that layer's weights as fp16
+  - round=gptq (default with data=): conv0's int8 weights equal a numpy GPTQ (>= 95%, all within
+    one level), round=nearest gives round(w * s), GPTQ's objective (conv0's weight error on the
+    calibration inputs) is below nearest's, and a 5000-input InnerProduct rounds to nearest
   - activation centring: on a second net (3x3 conv with clip(0, 6) -> 1x1 conv with ReLU ->
-    1x1 conv) both pairs are centred (the clip becomes
-    clip(-m, 6 - m) with m half the next layer's threshold), the output error against fp32
-    is smaller than with center=0, ncnn runs the centred model like kite, and the per-layer
-    report of the centred layers (measured with the offsets taken back) stays >= 0.99
+    3x3 depth-wise conv with pad 1 and ReLU -> 1x1 conv) the pairs are centred (the clip becomes
+    clip(-m, 6 - m) with m half the next layer's threshold); center=2 also centres the padded
+    depth-wise reader through an fp32 Padding of -m (center=1 leaves it), the output error against
+    fp32 is smaller than with center=0, ncnn runs the centred models like kite, the per-layer
+    report of the centred layers (measured with the offsets taken back) stays >= 0.99, and fed
+    inputs exact on both int8 grids the centred padded reader gives the uncentred one's output
   - keep-by=isolated keeps the layer with the lowest isolated cosine
   - bad input: unknown method, a table whose weight scale count is wrong, a missing file:
     exit status 1 with a message, no crash
@@ -178,20 +183,25 @@ def check_center(a, d, rng):
     b_a = (rng.standard_normal(8) * 0.3 + 0.5).astype(np.float32)
     w_b = (rng.standard_normal(8 * 8) * 0.4).astype(np.float32)
     b_b = (rng.standard_normal(8) * 0.3).astype(np.float32)
+    w_d = (rng.standard_normal(8 * 9) * 0.4).astype(np.float32)
+    b_d = (rng.standard_normal(8) * 0.3 + 0.2).astype(np.float32)
     w_c = (rng.standard_normal(6 * 8) * 0.4).astype(np.float32)
     graph = [
         ("Input", "input", [], ["data"], "0=%d 1=%d 2=%d" % (W, H, C)),
         ("Convolution", "ca", ["data"], ["a"], "0=8 1=3 4=1 5=1 6=216 9=3 -23310=2,0.0,6.0"),
         ("Convolution", "cb", ["a"], ["b"], "0=8 1=1 5=1 6=64 9=1"),
-        ("Convolution", "cc", ["b"], ["out"], "0=6 1=1 5=0 6=48"),
+        # a padded reader: its padding becomes an fp32 Padding with pad_value - m (center=2)
+        ("ConvolutionDepthWise", "dw", ["b"], ["e"], "0=8 1=3 4=1 5=1 6=72 7=8 9=1"),
+        ("Convolution", "cc", ["e"], ["out"], "0=6 1=1 5=0 6=48"),
     ]
     text = "7767517\n%d %d\n" % (len(graph), len(graph))
     for typ, name, bots, tops, p in graph:
-        text += "%-16s %-8s %d %d %s %s\n" % (typ, name, len(bots), len(tops), " ".join(bots + tops), p)
+        text += "%-20s %-8s %d %d %s %s\n" % (typ, name, len(bots), len(tops), " ".join(bots + tops), p)
     P, B = os.path.join(d, "c.param"), os.path.join(d, "c.bin")
     open(P, "w").write(text)
     z = struct.pack("<I", 0)
-    open(B, "wb").write(z + w_a.tobytes() + b_a.tobytes() + z + w_b.tobytes() + b_b.tobytes() + z + w_c.tobytes())
+    open(B, "wb").write(z + w_a.tobytes() + b_a.tobytes() + z + w_b.tobytes() + b_b.tobytes() + z + w_d.tobytes()
+                        + b_d.tobytes() + z + w_c.tobytes())
     npy = os.path.join(d, "npy")
     os.makedirs(npy)
     xs = []
@@ -203,31 +213,42 @@ def check_center(a, d, rng):
     run([Q, "table", P, B, npy, t, "method=mse", "threads=1"])
     _, bt = read_table(t)
     errs = {}
-    for center in (1, 0):
+    for center in (2, 1, 0):
         P8, B8 = os.path.join(d, "c%d.param" % center), os.path.join(d, "c%d.bin" % center)
         rep = os.path.join(d, "c%d.tsv" % center)
         p = run([Q, "int8", P, B, t, P8, B8, "data=" + npy, "center=%d" % center, "report=" + rep, "threads=1"])
         centred = [l for l in p.stderr.splitlines() if "center " in l]
         params = {l.split()[1]: l.split() for l in open(P8).read().splitlines()[2:]}
         if center:
-            assert any("center ca -> cb" in l for l in centred) and any("center cb -> cc" in l for l in centred), p.stderr
+            assert any("center ca -> cb" in l for l in centred) and any("center dw -> cc" in l for l in centred), p.stderr
             m = 0.5 * 127.0 / bt["cb"]
             acts = [kv for kv in params["ca"] if kv.startswith("-23310=")]
             lo, hi = [float(v) for v in acts[0].split("=")[1].split(",")[1:]]
             assert "9=3" in params["ca"] and abs(lo + m) < 1e-3 * m and abs(hi - (6 - m)) < 1e-3 * m, (params["ca"], m)
-            m2 = 0.5 * 127.0 / bt["cc"]
-            acts = [kv for kv in params["cb"] if kv.startswith("-23310=")]
-            lo2, hi2 = [float(v) for v in acts[0].split("=")[1].split(",")[1:]]
-            # a ReLU's open top becomes the reader's saturation point T - m = m
-            assert "9=3" in params["cb"] and abs(lo2 + m2) < 1e-3 * m2 and abs(hi2 - m2) < 1e-3 * m2, (params["cb"], m2)
             rows = [l.split("\t") for l in open(rep).read().splitlines() if not l.startswith("#")]
+            assert sorted(r[0] for r in rows) == ["ca", "cb", "cc", "dw"], rows
             for r in rows:
                 assert float(r[2]) >= 0.99 and float(r[3]) >= 0.99, r  # offsets taken back in the report
             # `report` finds the centred blobs from the two models' activations
             p = run([Q, "report", P, B, P8, B8, npy])
             rows = [l.split("\t") for l in p.stdout.splitlines() if not l.startswith("#")]
-            assert sorted(r[0] for r in rows) == ["ca", "cb", "cc"], rows
+            assert sorted(r[0] for r in rows) == ["ca", "cb", "cc", "dw"], rows
             assert all(float(r[2]) >= 0.99 for r in rows), rows
+        if center == 2:
+            m2 = 0.5 * 127.0 / bt["dw"]
+            assert any("center cb -> dw" in l and "made explicit" in l for l in centred), p.stderr
+            acts = [kv for kv in params["cb"] if kv.startswith("-23310=")]
+            lo2, hi2 = [float(v) for v in acts[0].split("=")[1].split(",")[1:]]
+            # a ReLU's open top becomes the reader's saturation point T - m = m
+            assert "9=3" in params["cb"] and abs(lo2 + m2) < 1e-3 * m2 and abs(hi2 - m2) < 1e-3 * m2, (params["cb"], m2)
+            pad = params["dw_centre_pad"]
+            assert pad[0] == "Padding" and pad[4] == "b" and pad[5] in params["dw"], (pad, params["dw"])
+            pv = [float(kv.split("=")[1]) for kv in pad if kv.startswith("5=")][0]
+            assert abs(pv + m2) < 1e-5 * m2, (pv, m2)
+            assert "4=0" in params["dw"] and not any(kv.startswith("18=") for kv in params["dw"]), params["dw"]
+        elif center == 1:
+            assert not any("-> dw" in l for l in centred) and "Padding" not in open(P8).read(), p.stderr
+            assert "9=1" in params["cb"], params["cb"]
         else:
             assert not centred, centred
             assert "9=1" in params["cb"], params["cb"]
@@ -252,11 +273,137 @@ def check_center(a, d, rng):
                 x0 = np.load(xs[0])  # kept alive: ncnn.Mat(array) wraps the array's memory without copying
                 ex.input("data", ncnn.Mat(x0))
                 r, out = ex.extract("out")
-                c = cosine(np.array(out), kiterun(a, P8, B8, xs[0], os.path.join(d, "o8n")))
+                c = cosine(np.array(out), kiterun(a, P8, B8, xs[0], os.path.join(d, "o8n%d" % center)))
                 assert r == 0 and c >= 0.999, c
-                print("centred int8 model in ncnn vs kite: cosine %.6f" % c)
-    print("activation centring: relative squared error %.3g (center=1) vs %.3g (center=0)" % (errs[1], errs[0]))
-    assert errs[1] < errs[0], errs
+                print("centred int8 model (center=%d) in ncnn vs kite: cosine %.6f" % (center, c))
+    print("activation centring: relative squared error %.3g (center=2) %.3g (center=1) vs %.3g (center=0)"
+          % (errs[2], errs[1], errs[0]))
+    assert errs[2] < errs[0] and errs[1] < errs[0], errs
+
+    # The padded reader's arithmetic is unchanged by centring: fed inputs on both int8
+    # grids (y = k m / 127, k even, so that y - m and y quantize without rounding), the
+    # depth-wise layer of the center=2 model (reading y - m through its Padding of -m)
+    # and of the center=1 model (reading y, zero padding) give the same output, border
+    # included (to float rounding). No data= (no bias or shift correction, nearest rounding):
+    # the same weights.
+    outs = {}
+    m2 = 0.5 * 127.0 / bt["dw"]
+    k = rng.randint(0, 128, (8, H, W)) * 2
+    y = (k * m2 / 127.0).astype(np.float32)
+    for center, feed in ((2, y - np.float32(m2)), (1, y)):
+        P8, B8 = os.path.join(d, "x%d.param" % center), os.path.join(d, "x%d.bin" % center)
+        run([Q, "int8", P, B, t, P8, B8, "center=%d" % center, "requantize=0"])
+        # the model from blob b on: ca and cb (int8 Convolutions, requantize=0) dropped from the
+        # .param and their buffers from the .bin: tagged int8 weights (4-aligned), bias,
+        # one weight scale per output, the input scale
+        lines = open(P8).read().splitlines()
+        keep = [l for l in lines[2:] if l.split()[1] not in ("input", "ca", "cb")]
+        skip = 0
+        for l in lines[2:]:
+            f = l.split()
+            if f[1] in ("ca", "cb"):
+                kv = dict(x.split("=", 1) for x in f[6:])
+                assert kv["8"] == "2" and kv["5"] == "1", l
+                nout, wsize = int(kv["0"]), int(kv["6"])
+                skip += 4 + (wsize + 3) // 4 * 4 + 4 * nout + 4 * nout + 4
+        Px, Bx = os.path.join(d, "xb%d.param" % center), os.path.join(d, "xb%d.bin" % center)
+        with open(Px, "w") as fo:
+            fo.write("7767517\n%d %d\n" % (len(keep) + 1, len(keep) + 1))
+            fo.write("Input input 0 1 b 0=%d 1=%d 2=8\n" % (W, H))
+            fo.write("\n".join(keep) + "\n")
+        open(Bx, "wb").write(open(B8, "rb").read()[skip:])
+        f = os.path.join(d, "feed%d.npy" % center)
+        np.save(f, feed.astype(np.float32))
+        o = os.path.join(d, "xo%d" % center)
+        # packing=0: ncnn's (and so kite's) packed int8 depth-wise kernel dequantizes with the
+        # approximate reciprocal _mm_rcp_ps (relative error up to ~4e-4), the unpacked one exactly
+        run([a.kiterun, Px, Bx, "input=b:" + f, "output=e", "save=" + o, "threads=1", "packing=0"])
+        outs[center] = np.load(os.path.join(o, "e.npy"))
+    diff = float(np.abs(outs[2] - outs[1]).max())
+    scale = float(np.abs(outs[1]).max())
+    print("centred padded reader vs uncentred, exact int8 inputs: max |diff| %.3g (max |out| %.3g)" % (diff, scale))
+    assert outs[2].shape == (8, H, W) and diff <= 1e-5 * scale, (diff, scale)
+
+
+def check_gptq(a, d, weights, P, B, rng):
+    """round=gptq (the default with data=) against a numpy GPTQ of conv0 and against round=nearest,
+    on smooth inputs (neighbouring values correlated, as in images: where GPTQ pays)"""
+    Q = a.kitequantize
+    d = os.path.join(d, "gptq")
+    os.makedirs(d)
+    npy = os.path.join(d, "npy")
+    os.makedirs(npy)
+    data = []
+    for i in range(12):
+        x = np.cumsum(np.cumsum(rng.standard_normal((C, H, W)), 1), 2) * 0.2
+        x = (x - x.mean() + rng.standard_normal((C, 1, 1)) * 0.5).astype(np.float32)
+        data.append(x)
+        np.save(os.path.join(npy, "%02d.npy" % i), x)
+    table = os.path.join(d, "g.table")
+    run([Q, "table", P, B, npy, table, "method=mse", "threads=1"])
+    outs, err = {}, {}
+    for r in ("gptq", "nearest"):
+        P8, B8 = os.path.join(d, "g_%s.param" % r), os.path.join(d, "g_%s.bin" % r)
+        p = run([Q, "int8", P, B, table, P8, B8, "data=" + npy, "round=" + r, "threads=1"])
+        assert ("gptq rounding for" in p.stderr) == (r == "gptq"), p.stderr
+        raw = open(B8, "rb").read()
+        outs[r] = np.frombuffer(raw[4:4 + weights["conv0"][0].size], np.int8).astype(np.int32).reshape(4, 27)
+        e = 0.0
+        for i in range(len(data)):
+            f = os.path.join(npy, "%02d.npy" % i)
+            f32 = kiterun(a, P, B, f, os.path.join(d, "o32_%d" % i))
+            i8 = kiterun(a, P8, B8, f, os.path.join(d, "o8_%s_%d" % (r, i)))
+            e += float(np.sum((f32 - i8) ** 2)) / float(np.sum(f32 ** 2))
+        err[r] = e / len(data)
+    # numpy reference of conv0 (3x3, pad 1, 3 -> 4): input patch covariance, act order,
+    # 1% damping, U with H^-1 = U^T U, weights rounded in order with the error spread
+    w = weights["conv0"][0].astype(np.float64).reshape(4, 27)
+    s = ref_weight_scales("conv0", weights).astype(np.float32)
+    cols = []
+    for x in data:
+        xp = np.pad(x, ((0, 0), (1, 1), (1, 1)))
+        cols.append(np.stack([xp[c, ky:ky + H, kx:kx + W].ravel() for c in range(3) for ky in range(3) for kx in range(3)]))
+    X = np.concatenate(cols, 1).astype(np.float64)
+    mu = X.mean(1, keepdims=True)
+    Hm = X @ X.T / X.shape[1] - mu @ mu.T
+    perm = np.argsort(-np.diag(Hm), kind="stable")
+    Hp = Hm[perm][:, perm] + 0.01 * np.mean(np.diag(Hm)) * np.eye(27)
+    U = np.linalg.cholesky(np.linalg.inv(Hp)).T
+    ref = np.zeros((4, 27), np.int32)
+    for o in range(4):
+        r = w[o, perm].copy()
+        for j in range(27):
+            v = int(np.clip(np.trunc(np.float32(r[j] * s[o]) + np.copysign(0.5, r[j])), -127, 127))
+            ref[o, perm[j]] = v
+            r[j + 1:] -= (r[j] - v / float(s[o])) / U[j, j] * U[j, j + 1:]
+    got = outs["gptq"]
+    nearest = np.clip(np.round(w * s[:, None]), -127, 127).astype(np.int32)
+    assert np.array_equal(outs["nearest"], nearest), (outs["nearest"], nearest)
+    same = float((got == ref).mean())
+    # what GPTQ minimises: conv0's output error from the weights, on the calibration patches
+    obj = {k: float(np.trace((q / s[:, None] - w) @ Hm @ (q / s[:, None] - w).T)) for k, q in (("gptq", got), ("nearest", nearest))}
+    print("gptq: conv0's int8 weights equal numpy's GPTQ for %.1f%% (%d differ from nearest); conv0's weight error "
+          "on the calibration inputs %.3g (gptq) vs %.3g (nearest); net output error %.3g vs %.3g"
+          % (same * 100, int((got != nearest).sum()), obj["gptq"], obj["nearest"], err["gptq"], err["nearest"]))
+    assert same >= 0.95 and np.abs(got - ref).max() <= 1, (got, ref)
+    assert obj["gptq"] < 0.8 * obj["nearest"], obj
+
+    # a layer with more inputs per output than gptq's covariance takes (4608) rounds to nearest
+    big = os.path.join(d, "big")
+    os.makedirs(os.path.join(big, "npy"))
+    n_in = 5000
+    open(os.path.join(big, "b.param"), "w").write(
+        "7767517\n2 2\nInput input 0 1 data 0=%d\nInnerProduct fc 1 1 data out 0=2 1=0 2=%d\n" % (n_in, 2 * n_in))
+    wb = (rng.standard_normal(2 * n_in) * 0.1).astype(np.float32)
+    open(os.path.join(big, "b.bin"), "wb").write(struct.pack("<I", 0) + wb.tobytes())
+    for i in range(2):
+        np.save(os.path.join(big, "npy", "%d.npy" % i), rng.standard_normal(n_in).astype(np.float32))
+    bP, bB = os.path.join(big, "b.param"), os.path.join(big, "b.bin")
+    run([Q, "table", bP, bB, os.path.join(big, "npy"), os.path.join(big, "b.table"), "threads=1"])
+    p = run([Q, "int8", bP, bB, os.path.join(big, "b.table"), os.path.join(big, "b8.param"), os.path.join(big, "b8.bin"),
+             "data=" + os.path.join(big, "npy"), "threads=1"])
+    assert "5000 inputs per output, more than gptq handles (4608)" in p.stderr and "gptq rounding for 0 layers" in p.stderr, \
+        p.stderr
 
 
 def main():
@@ -331,7 +478,9 @@ def main():
         for n in ("conv0", "conv1", "dw2", "conv3", "conv4", "fc"):
             f.write("%s %f \n" % (n, tables["kl"][n]))
     P8, B8 = os.path.join(d, "int8.param"), os.path.join(d, "int8.bin")
-    p = run([Q, "int8", P, B, ncnn_table, P8, B8])
+    # center=1 (the default): conv1 (3x3, padded) reads conv0 directly, so that the pair fuses
+    # (center=2 would centre conv0's ReLU output through an fp32 Padding: check_center)
+    p = run([Q, "int8", P, B, ncnn_table, P8, B8, "center=1"])
     assert "fuse_requantize conv0 conv1" in p.stderr and "fold_padding pad2 dw2" in p.stderr, p.stderr
     assert "Padding" not in open(P8).read()
     params = {l.split()[1]: l for l in open(P8).read().splitlines()[2:]}
@@ -411,6 +560,7 @@ def main():
     kept = [r[0] for r in rows if r[4] == "1"]
     assert kept == [min(iso, key=iso.get)], (kept, iso)  # keep-by=isolated: the lowest isolated cosine
 
+    check_gptq(a, d, weights, P, B, rng)
     check_center(a, d, rng)
 
     # 6. bad input

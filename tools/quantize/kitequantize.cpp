@@ -8,8 +8,10 @@
 //       mse, the default, picks the threshold with the least expected squared error).
 //   kitequantize int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0]
 //                [data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2]
-//                [keep-fp32=N|name,name,...] [keep-by=output|isolated] [report=FILE] [threads=N]
-//       writes the int8 model (ncnn2int8's form). With data=: bias correction (on by default),
+//                [keep-fp32=N|name,name,...] [keep-by=output|isolated] [center=0|1|2] [round=gptq|nearest]
+//                [gptq-min=N] [report=FILE] [threads=N]
+//       writes the int8 model (ncnn2int8's form). With data=: GPTQ weight rounding (gptq.cpp; round=nearest:
+//       each weight to nearest), bias correction (on by default),
 //       the per-layer cosine report (int8 vs fp32) and keep-fp32=N (the N layers that lose most).
 //       A zero Padding read only by a quantized convolution is folded into its pads (fold-padding=0: not).
 //       With data= the biases are corrected twice: for the weights' rounding (bias-correct=0: off) and,
@@ -91,9 +93,9 @@ static const tools::ToolInfo kTableInfo = {
 
 static const tools::ToolInfo kInt8Info = {
     "kitequantize",
-    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] [center=0] "
+    "int8 MODEL.param MODEL.bin TABLE OUT.param OUT.bin [fp16-rest] [requantize=0] [fold-padding=0] [center=0|1|2] "
     "[data=DATA [shape=..] [mean=..] [norm=..] [pixel=..] [limit=N]] [bias-correct=0|1] [shift-correct=0|1|2] "
-    "[keep-fp32=N|name,name,...] [keep-by=output|isolated] [report=FILE] [threads=N]",
+    "[keep-fp32=N|name,name,...] [keep-by=output|isolated] [round=gptq|nearest] [gptq-min=N] [report=FILE] [threads=N]",
     "Write the int8 model of MODEL with the scales of TABLE (ncnn2int8's form).",
     {{"MODEL.param MODEL.bin", "the fp32 model"},
      {"TABLE", "the calibration table (kitequantize table's or ncnn2table's)"},
@@ -101,7 +103,9 @@ static const tools::ToolInfo kInt8Info = {
      {"fp16-rest", "store the weights of the layers left fp32 as fp16"},
      {"requantize=0", "do not fuse requantization into int8 convolutions"},
      {"fold-padding=0", "do not fold a zero Padding into the convolution that reads it"},
-     {"center=0", "do not centre the non-negative inputs of 1x1 int8 layers (ReLU/ReLU6 outputs) on zero"},
+     {"center=0|1|2", "centre the non-negative inputs (ReLU/ReLU6 outputs) of int8 layers on zero: 1 readers "
+                      "without padding (default), 2 every reader (a padded one reads an fp32 Padding with the "
+                      "shifted pad value: more accurate, but that pair is not requantize-fused: slower), 0 off"},
      {"data=DATA", "calibration inputs: bias correction, the per-layer cosine report, keep-fp32=N"},
      {"shape= mean= norm= pixel= limit=", "how DATA is read, as for table"},
      {"bias-correct=0|1", "correct the biases for the weights' rounding (default: 1 with data=)"},
@@ -109,6 +113,11 @@ static const tools::ToolInfo kInt8Info = {
      {"keep-fp32=N|name,...", "keep these layers fp32, or the N that lose most (needs data=)"},
      {"keep-by=output|isolated", "how keep-fp32=N ranks layers: the net's output cosine with only that layer fp32 "
                                  "(default), or the layer's own cosine with the fp32 input"},
+     {"round=gptq|nearest", "how weights become int8: gptq (default with data=) rounds each layer's weights one "
+                            "after the other, compensating each rounding error on the rest for the calibration "
+                            "inputs; nearest rounds each weight alone"},
+     {"gptq-min=N", "a layer whose calibration data has fewer than N input patches per weight of one output "
+                    "rounds to nearest (default 4: fewer would fit the calibration set)"},
      {"report=FILE", "also write the per-layer report to FILE"},
      {"threads=N", "CPU threads"}},
     nullptr};
@@ -148,10 +157,12 @@ struct Common
     bool fp16_rest = false;
     bool requantize = true;
     bool fold_padding = true;
-    bool center = true;
+    int center = 1;
     bool keep_by_output = true; // keep-fp32=N ranks layers by the output cosine with the layer fp32
     int shift_correct = 2; // with data: 0 off, 1 layers without activation, 2 every quantized layer
     int bias_correct = -1; // -1: on when data is given
+    int gptq = -1;         // -1: on when data is given (round=gptq|nearest)
+    int gptq_min = 4;      // gptq-min: calibration patches per weight a layer needs for gptq
     std::string keep;
     std::string report;
     std::string save;
@@ -194,11 +205,11 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
             c.data.pixel = v;
         }
         else if (k == "threads" || k == "limit" || k == "requantize" || k == "bias-correct" || k == "fold-padding" || k == "shift-correct"
-                 || k == "center")
+                 || k == "center" || k == "gptq-min")
         {
-            if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000 || (k == "shift-correct" && n > 2))
-                return k + " must be a non-negative integer" + (k == "shift-correct" ? std::string(" <= 2") : "") + ", got '"
-                       + v + "'";
+            const bool upto2 = k == "shift-correct" || k == "center";
+            if (!tools::parse_int_arg(v, n) || n < 0 || n > 100000 || (upto2 && n > 2))
+                return k + " must be a non-negative integer" + (upto2 ? std::string(" <= 2") : "") + ", got '" + v + "'";
             if (k == "threads")
                 c.threads = (int)n;
             else if (k == "limit")
@@ -208,7 +219,9 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
             else if (k == "fold-padding")
                 c.fold_padding = n != 0;
             else if (k == "center")
-                c.center = n != 0;
+                c.center = (int)n;
+            else if (k == "gptq-min")
+                c.gptq_min = (int)n;
             else if (k == "shift-correct")
                 c.shift_correct = (int)n;
             else
@@ -218,6 +231,12 @@ static std::string parse_common(const std::vector<std::string>& args, Common& c)
             c.data_path = v;
         else if (k == "keep-fp32")
             c.keep = v;
+        else if (k == "round")
+        {
+            if (v != "gptq" && v != "nearest")
+                return "round must be gptq or nearest, got '" + v + "'";
+            c.gptq = v == "gptq";
+        }
         else if (k == "keep-by")
         {
             if (v != "output" && v != "isolated")
@@ -440,9 +459,18 @@ static std::string measure(const Net& n32, const convert::Graph& g8, const Net& 
     {
         bool int8 = (l.type == "Convolution" || l.type == "ConvolutionDepthWise" || l.type == "InnerProduct")
                     && l.params.get_int(Convolution::PARAM_INT8_SCALE_TERM, 0) != 0; // same id for InnerProduct
-        if (int8 && l.bottoms.size() == 1 && l.tops.size() == 1 && n32.find_blob_index_by_name(l.tops[0].c_str()) >= 0
-            && n32.find_blob_index_by_name(l.bottoms[0].c_str()) >= 0)
-            layers.push_back({l.name, l.type, l.bottoms[0], l.tops[0]});
+        if (!int8 || l.bottoms.size() != 1 || l.tops.size() != 1 || n32.find_blob_index_by_name(l.tops[0].c_str()) < 0)
+            continue;
+        std::string bottom = l.bottoms[0];
+        if (n32.find_blob_index_by_name(bottom.c_str()) < 0)
+        {
+            // a Padding the int8 model alone has (activation centring's): measured with it
+            const int pi = g8.producer(bottom);
+            if (pi >= 0 && g8.layers[pi].type == "Padding" && g8.layers[pi].bottoms.size() == 1)
+                bottom = g8.layers[pi].bottoms[0];
+        }
+        if (n32.find_blob_index_by_name(bottom.c_str()) >= 0)
+            layers.push_back({l.name, l.type, bottom, l.tops[0]});
     }
     std::map<std::string, float> topscale = requant_top_scales(g8);
     std::vector<std::string> outs = n32.output_names();
@@ -708,6 +736,66 @@ static int cmd_int8(int argc, char** argv)
                 x /= (double)inputs.size();
             opt.input_mean[kv.first] = kv.second;
         }
+    }
+
+    const bool gptq = c.gptq < 0 ? have_data : c.gptq == 1;
+    if (gptq && !have_data)
+        return usage_fail("round=gptq needs data=DATA");
+    if (gptq)
+    {
+        // the covariance of every quantized layer's input patches (fp32 net), then
+        // GPTQ's int8 weights with the table's scales
+        std::vector<QLayer> ql = quantizable_layers(g);
+        std::map<std::string, InputMoments> mom;
+        std::map<std::string, std::string> skipped;
+        std::vector<std::string> blobs;
+        for (const QLayer& q : ql)
+            if (t.blob.count(q.name) && t.weight.count(q.name) && std::find(blobs.begin(), blobs.end(), q.bottom) == blobs.end())
+                blobs.push_back(q.bottom);
+        for (size_t i = 0; i < inputs.size(); i++)
+        {
+            progress("input covariance", i, inputs.size());
+            std::map<std::string, Mat> cur;
+            e = run_blobs(*n32, input_blob(*n32), inputs[i], blobs, [&](const std::string& b, const Mat& m) { cur[b] = m; });
+            if (!e.empty())
+                return fail(e);
+            for (const QLayer& q : ql)
+            {
+                if (!cur.count(q.bottom) || skipped.count(q.name) || !t.weight.count(q.name))
+                    continue;
+                const Mat& m = cur[q.bottom];
+                std::vector<float> v = flatten(m);
+                const convert::Layer& l = g.layers[g.producer(q.top)];
+                const bool flat = q.type == "InnerProduct" || m.dims < 3;
+                std::string err;
+                if (add_input_moments(l, v.data(), flat ? 1 : m.c, flat ? 1 : m.h * m.d, flat ? (int)v.size() : m.w, mom[q.name],
+                                      err)
+                    != 0)
+                    skipped[q.name] = err;
+            }
+        }
+        for (const QLayer& q : ql)
+        {
+            auto it = mom.find(q.name);
+            if (it == mom.end())
+                continue;
+            if (skipped.count(q.name))
+            {
+                fprintf(stderr, "kitequantize: gptq skipped: %s\n", skipped[q.name].c_str());
+                continue;
+            }
+            std::vector<signed char> w8;
+            std::string err;
+            bool applied = false;
+            if (gptq_weights(g.layers[g.producer(q.top)], t.weight.at(q.name), it->second, w8, err, c.gptq_min, &applied) != 0)
+                fprintf(stderr, "kitequantize: gptq skipped: %s\n", err.c_str());
+            else if (applied)
+                opt.weight_int8[q.name].swap(w8);
+            else
+                fprintf(stderr, "kitequantize: gptq: %s rounds to nearest (%.0f input patches for %d weights an output, "
+                                "gptq-min=%d)\n", q.name.c_str(), it->second.n, it->second.K, c.gptq_min);
+        }
+        fprintf(stderr, "kitequantize: gptq rounding for %zu layers\n", opt.weight_int8.size());
     }
 
     std::vector<std::string> log;

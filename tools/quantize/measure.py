@@ -4,7 +4,8 @@
     python3 tools/quantize/measure.py --build build --work /tmp/kq [--out results.md]
         [--skip digits,effnet,speed,gpu] [--repeats 7] [--eval 200] [--calib 64]
         [--effnet-methods mse:20,mse,mse:10,...] [--int8-limit 16] [--threads 1]
-        (--effnet-methods: method[:kept fp32[:shift-correct[:int8 option...]]], e.g. mse:0:2:center=0)
+        (--effnet-methods: method[:kept fp32[:shift-correct[:int8 option...]]], e.g. mse:0:2:center=0
+        or mse:0:2:round=nearest)
 
 digits: tools/quantize/make_digits_cnn.py trains a small CNN on scikit-learn's
     digits (fixed seed; 1077 train / 360 calibration / 360 test images), onnx2kite +
@@ -357,7 +358,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--calib", type=int, default=64)
     ap.add_argument("--eval", type=int, default=200)
-    ap.add_argument("--effnet-methods", default="mse:20,mse,mse:10,mse:5,mse:20:2:keep-by=isolated,mse:0:2:center=0,kl",
+    ap.add_argument("--effnet-methods",
+                    default="mse:20,mse,mse:10,mse:5,mse:20:2:keep-by=isolated,mse:0:2:round=nearest,mse:0:2:center=1,"
+                            "mse:0:2:center=0,kl",
                     help="EfficientNet-Lite0 runs: method[:N layers kept fp32[:shift-correct]], comma-separated; "
                          "the first three are timed")
     ap.add_argument("--int8-limit", type=int, default=16,

@@ -490,11 +490,13 @@ static int quantize_layer(convert::Layer& l, const std::vector<float>& ws, float
     w8.storage = convert::Weight::INT8;
     w8.i8.resize(w.size());
     std::vector<float> err(w.size()); // dequantized - original
+    auto pre = opt.weight_int8.find(l.name);
+    const signed char* given = pre != opt.weight_int8.end() && pre->second.size() == w.size() ? pre->second.data() : nullptr;
     for (int g = 0; g < nscale; g++)
         for (size_t k = 0; k < per; k++)
         {
             size_t i = g * per + k;
-            signed char q = float2int8(w[i] * ws[g]);
+            signed char q = given ? given[i] : float2int8(w[i] * ws[g]);
             w8.i8[i] = q;
             err[i] = q / ws[g] - w[i];
         }
@@ -628,26 +630,45 @@ int fold_padding(convert::Graph& g, std::vector<std::string>& log)
 // ReLU / clip(0, hi) layer P (read by C alone) sees values in [0, T] and uses
 // only the int8 levels 0..127 of its symmetric input scale 127 / T. P's output
 // is shifted by m = T / 2 instead: bias - m and clip(-m, hi - m), exact in fp32,
-// and C takes the shift back through its bias, b + sum(W_q) m, exact when C
-// reads no padding (a 1x1 convolution, pads 0, an InnerProduct). C's input then
+// and C takes the shift back through its bias, b + sum(W_q) m. C's input then
 // spans [-T/2, T/2] and its scale doubles: one more bit for the same range.
-// The files stay ncnn2int8's form (bias, clip activation, scales), so ncnn runs them.
+// That is exact when every tap of C reads a shifted value: C reads no padding
+// (a 1x1 convolution, pads 0, an InnerProduct), or (center 2) C's padding
+// becomes an fp32 Padding layer in front of it that pads with pad_value - m
+// (int8 -127 after C's quantization). ncnn's int8 convolutions pad the int8
+// input with (signed char)pad_value, which would be exact too, but ncnn's x86
+// int8 Padding of packed (elempack 8) blobs sign-extends a negative value into
+// the other lanes (-127 pads lane 0 with -127, lanes 1..7 with -1), so the pad
+// value stays on fp32 data. The files stay ncnn2int8's form (bias, clip
+// activation, scales, Padding), so ncnn runs them with the same arithmetic.
 static int center_activations(convert::Graph& g, Table& t, Int8Options& opt, std::vector<std::string>& log,
                               std::map<std::string, float>* offsets)
 {
     int n = 0;
-    for (convert::Layer& c : g.layers)
+    struct PadInsert
     {
+        size_t before; // index of the reader
+        convert::Layer pad;
+    };
+    std::vector<PadInsert> inserts;
+    for (size_t ci = 0; ci < g.layers.size(); ci++)
+    {
+        convert::Layer& c = g.layers[ci];
         if (!is_quantizable(c) || c.bottoms.size() != 1 || opt.keep_fp32.count(c.name) || !t.blob.count(c.name)
             || !t.weight.count(c.name) || g.consumer_count(c.bottoms[0]) != 1)
             continue;
+        int pads[4] = {0, 0, 0, 0}; // left right top bottom
         if (c.type != "InnerProduct")
         {
-            const int pl = c.params.get_int(CONV_PAD_LEFT, 0);
-            const int pt = c.params.get_int(CONV_PAD_TOP, pl);
-            if (pl != 0 || pt != 0 || c.params.get_int(CONV_PAD_RIGHT, pl) != 0 || c.params.get_int(CONV_PAD_BOTTOM, pt) != 0)
-                continue;
+            pads[0] = c.params.get_int(CONV_PAD_LEFT, 0);
+            pads[2] = c.params.get_int(CONV_PAD_TOP, pads[0]);
+            pads[1] = c.params.get_int(CONV_PAD_RIGHT, pads[0]);
+            pads[3] = c.params.get_int(CONV_PAD_BOTTOM, pads[2]);
         }
+        const bool padded = pads[0] != 0 || pads[1] != 0 || pads[2] != 0 || pads[3] != 0;
+        // SAME padding (-233 / -234) depends on the input size: not made explicit
+        if (padded && (opt.center < 2 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0))
+            continue;
         const int pi = g.producer(c.bottoms[0]);
         if (pi < 0)
             continue;
@@ -707,10 +728,12 @@ static int center_activations(convert::Graph& g, Table& t, Int8Options& opt, std
         // C: + sum over its inputs of the weights it will use (int8, dequantized) times m
         const size_t L = w.size() / cout;
         std::vector<double> add(cout, 0.0);
+        auto pre = opt.weight_int8.find(c.name);
+        const signed char* given = pre != opt.weight_int8.end() && pre->second.size() == w.size() ? pre->second.data() : nullptr;
         for (size_t i = 0; i < w.size(); i++)
         {
             const float sc = ws[i / per];
-            add[i / L] += (double)float2int8(w[i] * sc) / sc * m;
+            add[i / L] += (double)(given ? given[i] : float2int8(w[i] * sc)) / sc * m;
         }
         if (!c_bias)
         {
@@ -726,8 +749,45 @@ static int center_activations(convert::Graph& g, Table& t, Int8Options& opt, std
             (*offsets)[c.bottoms[0]] = m;
         char buf[64];
         snprintf(buf, sizeof(buf), "%.4g", m);
-        log.push_back("center " + p.name + " -> " + c.name + " offset " + buf);
+        std::string what = "center " + p.name + " -> " + c.name + " offset " + buf;
+        if (padded)
+        {
+            // C's padding moves into an fp32 Padding that pads with the shifted value
+            PadInsert ins;
+            ins.before = ci;
+            convert::Layer& pad = ins.pad;
+            pad.type = "Padding";
+            pad.bottoms = c.bottoms;
+            pad.params.set(Padding::PARAM_TOP, pads[2]);
+            pad.params.set(Padding::PARAM_BOTTOM, pads[3]);
+            pad.params.set(Padding::PARAM_LEFT, pads[0]);
+            pad.params.set(Padding::PARAM_RIGHT, pads[1]);
+            pad.params.set(Padding::PARAM_TYPE, 0);
+            pad.params.set(Padding::PARAM_VALUE, c.params.get_float(CONV_PAD_VALUE, 0.f) - m);
+            c.params.set(CONV_PAD_LEFT, 0);
+            c.params.set(CONV_PAD_RIGHT, 0);
+            c.params.set(CONV_PAD_TOP, 0);
+            c.params.set(CONV_PAD_BOTTOM, 0);
+            c.params.erase(CONV_PAD_VALUE);
+            inserts.push_back(ins);
+            what += " (padding " + std::to_string(pads[0]) + " " + std::to_string(pads[1]) + " " + std::to_string(pads[2])
+                    + " " + std::to_string(pads[3]) + " made explicit)";
+        }
+        log.push_back(what);
         n++;
+    }
+    // insert the Padding layers, last first so that the earlier indices stay valid
+    for (size_t k = inserts.size(); k-- > 0;)
+    {
+        PadInsert& ins = inserts[k];
+        convert::Layer& c = g.layers[ins.before];
+        ins.pad.name = g.unique_layer_name(c.name + "_centre_pad");
+        const std::string blob = g.unique_blob_name(c.bottoms[0] + "_centre_pad");
+        ins.pad.tops.push_back(blob);
+        c.bottoms[0] = blob;
+        if (offsets)
+            (*offsets)[blob] = (*offsets)[ins.pad.bottoms[0]];
+        g.layers.insert(g.layers.begin() + (std::ptrdiff_t)ins.before, ins.pad);
     }
     return n;
 }

@@ -85,8 +85,11 @@ struct Int8Options
     bool fp16_rest = false;          // other layers' weights stored as fp16
     bool requantize = true;          // fuse requantize between consecutive int8 conv layers
     bool fold_padding = true;        // zero Padding before a convolution becomes the convolution's pads
-    bool center = true;              // shift non-negative (ReLU / clip(0, hi)) inputs of 1x1 int8 layers to
-                                     // [-T/2, T/2]: the whole int8 range (quantize.cpp, center_activations)
+    // shift non-negative (ReLU / clip(0, hi)) inputs of int8 layers to [-T/2, T/2], the whole int8
+    // range (quantize.cpp, center_activations): 0 off, 1 readers without padding only (default),
+    // 2 padded readers too (their padding becomes an fp32 Padding layer with the shifted pad value:
+    // more accurate, but the pair loses requantize fusion, slower)
+    int center = 1;
     std::set<std::string> keep_fp32; // layer names left in fp32
     // bias correction: per layer, the mean of its input per input channel
     // (Convolution / ConvolutionDepthWise) or per input element (InnerProduct);
@@ -95,7 +98,32 @@ struct Int8Options
     // empirical correction: per layer, the mean shift of each output channel
     // (int8 net - fp32 net) measured on data, removed from the bias
     std::map<std::string, std::vector<double> > output_shift;
+    // int8 weights chosen beforehand (gptq_weights), used instead of rounding each
+    // weight to nearest (by layer name; ignored when the size does not match)
+    std::map<std::string, std::vector<signed char> > weight_int8;
 };
+
+// Input statistics of one quantizable layer for gptq_weights: per group of its
+// weights (ConvolutionDepthWise: per group, else one), the sum and the sum of
+// outer products (upper triangle) of the K-long input patches one output reads.
+struct InputMoments
+{
+    int groups = 0, K = 0;
+    double n = 0;              // patches seen per group
+    std::vector<double> sum;   // groups * K
+    std::vector<double> outer; // groups * K * K
+};
+// Add one fp32 input (c planes of h x w, no channel padding) of layer l, with the
+// layer's padding. 0, or -1 with error (SAME padding, a size change, more than 4608 inputs per output).
+int add_input_moments(const convert::Layer& l, const float* x, int c, int h, int w, InputMoments& m, std::string& error);
+// GPTQ (Frantar et al. 2022): the int8 weights of l with scales ws, rounded one
+// input after the other (largest input variance first), each rounding error
+// compensated on the weights not yet rounded so that the output changes least
+// on inputs with the covariance of m. Rounds to nearest where m has fewer than
+// min_inputs_per_weight * K patches (*applied, if given: whether any group used GPTQ).
+// 0, or -1 with error.
+int gptq_weights(const convert::Layer& l, const std::vector<float>& ws, const InputMoments& m, std::vector<signed char>& q,
+                 std::string& error, int min_inputs_per_weight = 4, bool* applied = nullptr);
 
 // Turn every quantizable layer that has table entries (and is not kept fp32)
 // into int8: weights quantized with the table's weight scales, int8_scale_term
