@@ -630,6 +630,39 @@ def check_model(args, cv2, name, proto_path, table):
                 diffs[vname].append((d, r))
             print("%s %s (%s) output %s: %s" % ("ok  " if ok else "FAIL", name, vname, t, msg))
             ok_all = ok_all and ok
+    # the converted model at a second input size (H + 32, W + 64), wherever OpenCV runs the
+    # source net at that size (a fully connected layer after the convolutions fixes it)
+    if ok_all and len(ishape) == 4:
+        h2, w2 = ishape[2] + 32, ishape[3] + 64
+        if ishape[1] == 3:
+            x2 = cv2.dnn.blobFromImage(img, 1 / 127.5, (w2, h2), (127.5, 127.5, 127.5))
+        else:
+            x2 = rng.uniform(-1, 1, size=(ishape[0], ishape[1], h2, w2)).astype(np.float32)
+        refs2 = None
+        try:
+            # a fresh net: OpenCV keeps the first size's PriorBox output when the input size changes
+            cvnet2 = cv2.dnn.readNetFromCaffe(proto_path, model)
+            cvnet2.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+            cvnet2.setInput(x2)
+            refs2 = cvnet2.forward([o[1] for o in outs])
+        except cv2.error as e:
+            print("ok   %s at %dx%d: OpenCV does not run the source net at that size (%s)"
+                  % (name, h2, w2, str(e).strip().splitlines()[-1][:120]))
+        if refs2 is not None:
+            np.save(os.path.join(work, "input2.npy"), x2[0])
+            outdir = os.path.join(work, "out_second_size")
+            cmd = [args.kiterun, param, binf, "input=%s:%s" % (inputs[0], os.path.join(work, "input2.npy")),
+                   "shapecheck=0", "save=" + outdir] + ["output=" + o[0] for o in outs]
+            r, _ = run(cmd)
+            if r.returncode != 0:
+                print("FAIL %s at %dx%d: kiterun: %s" % (name, h2, w2, r.stderr.strip()))
+                ok_all = False
+            else:
+                for (t, lname, typ), ref in zip(outs, refs2):
+                    got = np.load(os.path.join(outdir, t.replace("/", "_") + ".npy"))
+                    ok, msg, _, _ = compare(t, ref, got, 1e-4, typ == "DetectionOutput")
+                    print("%s %s (second size %dx%d) output %s: %s" % ("ok  " if ok else "FAIL", name, h2, w2, t, msg))
+                    ok_all = ok_all and ok
     opt = None
     if "kiteoptimize-fp32" in diffs:
         opt = dict(param=os.path.join(work, "opt_fp32.param"), diffs=diffs["kiteoptimize-fp32"], ok=ok_all)

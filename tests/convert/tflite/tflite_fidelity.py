@@ -18,7 +18,9 @@ tflite2kite converts the .tflite, kiterun runs it on the same random NHWC
 inputs (uniform [-1, 1), seeded) as tf.lite.Interpreter.
 
 Passes when, per model:
-  fp32, fp16: max |kite - tflite| <= 1e-4 * (max - min of the tflite output) on every input;
+  fp32, fp16: max |kite - tflite| <= 1e-4 * (max - min of the tflite output) on every input,
+    and again at a second input size (H + 32, W + 64: the interpreter resized with
+    resize_tensor_input, kiterun shapecheck=0) wherever the interpreter accepts it;
   int8: the same top-1 class on >= 99% of the inputs and cosine(kite, tflite) >= 0.99 on every input.
 Prints one line per model and mode and a markdown table at the end.
 Exit status 77 (skipped) when tensorflow is not installed.
@@ -281,6 +283,41 @@ def run_case(args, name, model, mode, table):
         agree += int(np.argmax(got) == np.argmax(ref))
         cos = float(np.dot(got, ref) / max(np.linalg.norm(got) * np.linalg.norm(ref), 1e-30))
         cos_min = min(cos_min, cos)
+    second = "-"
+    if not int8:
+        # the same files at another input size, wherever TFLite's interpreter takes it
+        hw2 = (shape[1] + 32, shape[2] + 64)
+        x2 = rng.uniform(-1, 1, (1,) + hw2 + shape[3:]).astype(np.float32)
+        ref2 = None
+        try:
+            with quiet():
+                interp2 = tf.lite.Interpreter(model_path=path)
+            in2 = interp2.get_input_details()[0]
+            interp2.resize_tensor_input(in2["index"], list(x2.shape))
+            interp2.allocate_tensors()
+            interp2.set_tensor(in2["index"], x2)
+            interp2.invoke()
+            ref2 = interp2.get_tensor(interp2.get_output_details()[0]["index"]).astype(np.float32).reshape(-1)
+        except Exception as e:  # noqa: BLE001  the source does not run at that size
+            second = "tflite refuses %dx%d (%s)" % (hw2[0], hw2[1], type(e).__name__)
+        if ref2 is not None:
+            npy2 = os.path.join(d, "input2.npy")
+            np.save(npy2, x2[0])
+            outdir2 = os.path.join(d, "out2")
+            os.makedirs(outdir2, exist_ok=True)
+            kr = subprocess.run([args.kiterun, param, binf, "input=" + npy2, "shapecheck=0", "save=" + outdir2],
+                                capture_output=True, text=True)
+            outs2 = [f for f in os.listdir(outdir2) if f.endswith(".npy")] if kr.returncode == 0 else []
+            if len(outs2) != 1:
+                print("FAIL %s %s at %dx%d: kiterun: %s" % (name, mode, hw2[0], hw2[1], (kr.stderr or kr.stdout).strip()[-300:]))
+                return False
+            got2 = np.load(os.path.join(outdir2, outs2[0])).astype(np.float32).reshape(-1)
+            os.remove(os.path.join(outdir2, outs2[0]))
+            rel2 = float(np.max(np.abs(got2 - ref2))) / max(float(ref2.max() - ref2.min()), 1e-30) if got2.size == ref2.size else float("inf")
+            second = "at %dx%d %.2g" % (hw2[0], hw2[1], rel2)
+            if not rel2 <= TOL:
+                print("FAIL %s %s at %dx%d: max diff / range %.3g (%d vs %d values)" % (name, mode, hw2[0], hw2[1], rel2, got2.size, ref2.size))
+                return False
     nops, ntypes = tflite_ops(path)
     layers, ltypes, int8_layers = read_param_layers(param)
     if int8:
@@ -290,14 +327,14 @@ def run_case(args, name, model, mode, table):
         verdict = "top-1 %d/%d, min cosine %.5f, max diff/range %.3g" % (agree, n, cos_min, worst_rel)
     else:
         ok = worst_rel <= TOL
-        verdict = "max diff %.3g / range %.3g = %.2g over %d input(s)" % (worst_abs, worst_rng, worst_rel, n)
+        verdict = "max diff %.3g / range %.3g = %.2g over %d input(s); second size: %s" % (worst_abs, worst_rng, worst_rel, n, second)
     print("%s %s %s: %d ops / %d types -> %d layers / %d types (%d int8), tflite2kite %.2f s (cpu %.2f), %s"
           % ("ok  " if ok else "FAIL", name, mode, nops, ntypes, layers, ltypes, int8_layers, conv_wall, conv_cpu, verdict),
           flush=True)
     row = dict(model=name, mode=mode, input=list(shape[1:]), ops=nops, op_types=ntypes, layers=layers,
                layer_types=ltypes, int8_layers=int8_layers, tflite_bytes=len(blob), convert_s=round(conv_wall, 3),
                convert_cpu_s=round(conv_cpu, 3), inputs=n, max_rel=worst_rel, max_diff=worst_abs, range=worst_rng,
-               top1=agree, cos_min=cos_min, ok=bool(ok))
+               top1=agree, cos_min=cos_min, second_size=second, ok=bool(ok))
     table.append(row)
     dest = os.environ.get("KITE_CONVERT_RESULTS")
     if dest:
