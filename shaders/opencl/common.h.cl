@@ -85,3 +85,36 @@ inline float read_linear(__read_only image2d_t img, int L, int H, int W)
     int k = c & 3;
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
 }
+
+// Reductions over the 64 items of a work group launched with that local size
+// (cl::run_groups64): every item gets the result; `part` is the kernel's
+// __local float4[64], free again when these return.
+inline float4 group_sum64(__local float4* part, int lane, float4 v)
+{
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float4 r = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+inline float4 group_max64(__local float4* part, int lane, float4 v)
+{
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] = fmax(part[lane], part[lane + step]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float4 r = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}

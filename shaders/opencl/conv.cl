@@ -131,16 +131,9 @@ __kernel void innerproduct(__read_only image2d_t in, __read_only image2d_t filt,
         sum += v.x * TO_FLOAT4(RDH(filt, base, ob)) + v.y * TO_FLOAT4(RDH(filt, base + HW, ob))
                + v.z * TO_FLOAT4(RDH(filt, base + 2 * HW, ob)) + v.w * TO_FLOAT4(RDH(filt, base + 3 * HW, ob));
     }
-    part[lane] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    sum = group_sum64(part, lane, sum);
     if (lane == 0 && ob < OB)
-        WR(out, ob, 0, activate(part[0] + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
+        WR(out, ob, 0, activate(sum + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
 }
 
 // Convolution whose seed filter image would exceed the device's image size
@@ -314,14 +307,7 @@ __kernel void innerproduct_wide(__read_only image2d_t in, __read_only image2d_t 
             if (ob * 4 + j < O)
                 s[j] += dot(v, RD(filt, kb, ob * 4 + j));
     }
-    part[lane] = (float4)(s[0], s[1], s[2], s[3]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    float4 sum = group_sum64(part, lane, (float4)(s[0], s[1], s[2], s[3]));
     if (lane == 0 && ob * 4 < O)
-        WR(out, ob, 0, activate(part[0] + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
+        WR(out, ob, 0, activate(sum + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
 }

@@ -49,14 +49,7 @@ __kernel void global_pool(__read_only image2d_t in, __write_only image2d_t out, 
         float4 t = RD(in, cb * W + pos % W, pos / W);
         v = is_max ? fmax(v, t) : v + t;
     }
-    part[lane] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] = is_max ? fmax(part[lane], part[lane + step]) : part[lane] + part[lane + step];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    v = is_max ? group_max64(part, lane, v) : group_sum64(part, lane, v);
     if (lane == 0 && cb < CB)
-        WR(out, cb, 0, is_max ? part[0] : part[0] / (float)(H * W));
+        WR(out, cb, 0, is_max ? v : v / (float)(H * W));
 }

@@ -31,22 +31,6 @@ __kernel void linear(__read_only image2d_t x, __read_only image2d_t w, __read_on
     WR(y, rb, n, s * alpha);
 }
 
-// the float4 sum of v over the 64 items of a work group (every item gets it)
-inline float4 group_sum64(__local float4* part, int lane, float4 v)
-{
-    part[lane] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    float4 r = part[0];
-    barrier(CLK_LOCAL_MEM_FENCE); // part is reused
-    return r;
-}
-
 // LayerNorm of every row (span = H) of a dims-2 image; gamma/beta 1-D arguments.
 // One work group of 64 items per block of 4 rows (launched with that local
 // size), the span strided over the items, the sums reduced in local memory.
@@ -105,16 +89,7 @@ __kernel void attn_softmax(__read_only image2d_t in, __write_only image2d_t out,
     float4 m = (float4)(-FLT_MAX);
     for (int t = lane; t < T; t += 64)
         m = fmax(m, RD(in, qb, h * T + t));
-    part[lane] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] = fmax(part[lane], part[lane + step]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    m = part[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    m = group_max64(part, lane, m);
     float4 s = (float4)(0.f);
     for (int t = lane; t < T; t += 64)
         s += exp(RD(in, qb, h * T + t) - m);

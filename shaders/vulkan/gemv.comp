@@ -8,6 +8,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
 #include "activation.h"
+#include "reduce.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in; // 64 x 1 x 1
 layout(std430, binding = 0) readonly buffer In { sfp a[]; };
@@ -15,8 +16,6 @@ layout(std430, binding = 1) readonly buffer W { wfp wt[]; }; // the storage type
 layout(std430, binding = 2) readonly buffer B { float bias[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
 layout(push_constant) uniform P { int n, outn, rows, bias_term, act; float p0, p1; } p;
-
-shared float part[64];
 
 void main()
 {
@@ -32,14 +31,7 @@ void main()
         for (int i = lane; i < p.n; i += 64)
             sum += loadf(a, ab + i) * float(wt[wb + i]);
     }
-    part[lane] = sum;
-    barrier();
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier();
-    }
+    sum = kite_sum64(lane, sum);
     if (lane == 0 && o < p.outn && r < p.rows)
-        store1(b, r * p.outn + o, activate(part[0] + (p.bias_term != 0 ? bias[o] : 0.0), p.act, p.p0, p.p1));
+        store1(b, r * p.outn + o, activate(sum + (p.bias_term != 0 ? bias[o] : 0.0), p.act, p.p0, p.p1));
 }

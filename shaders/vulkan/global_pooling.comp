@@ -7,12 +7,11 @@
 // elempack 1.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
+#include "reduce.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in; // 64 x 1 x 1
 layout(std430, binding = 0) readonly buffer In { sfp a[]; };
 layout(std430, binding = 1) writeonly buffer Out { sfp b[]; };
 layout(push_constant) uniform P { int plane, c, ip, is_max; } p;
-
-shared float part[64];
 
 void main()
 {
@@ -30,14 +29,7 @@ void main()
             v = p.is_max != 0 ? max(v, t) : v + t;
         }
     }
-    part[lane] = v;
-    barrier();
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] = p.is_max != 0 ? max(part[lane], part[lane + step]) : part[lane] + part[lane + step];
-        barrier();
-    }
+    v = p.is_max != 0 ? kite_max64(lane, v) : kite_sum64(lane, v); // is_max: uniform
     if (lane == 0 && q < p.c)
-        store1(b, q, p.is_max != 0 ? part[0] : part[0] / float(p.plane));
+        store1(b, q, p.is_max != 0 ? v : v / float(p.plane));
 }

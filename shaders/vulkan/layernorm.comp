@@ -8,6 +8,7 @@
 // invocation writes its elements.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
+#include "reduce.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in; // 64 x 1 x 1
 layout(std430, binding = 0) readonly buffer In { sfp x[]; };
 layout(std430, binding = 1) readonly buffer G { float gamma[]; };
@@ -19,23 +20,6 @@ layout(push_constant) uniform P
     float eps;
 } p;
 
-shared float part[64];
-
-float reduce_sum(int lane, float v)
-{
-    part[lane] = v;
-    barrier();
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier();
-    }
-    float r = part[0];
-    barrier(); // part is reused by the next reduction
-    return r;
-}
-
 void main()
 {
     int s = int(gl_WorkGroupID.x);
@@ -46,7 +30,7 @@ void main()
     if (live)
         for (int i = lane; i < p.span; i += 64)
             sum += loadf(x, base + i);
-    float mean = reduce_sum(lane, sum) / float(p.span);
+    float mean = kite_sum64(lane, sum) / float(p.span);
     float sqsum = 0.0;
     if (live)
         for (int i = lane; i < p.span; i += 64)
@@ -54,7 +38,7 @@ void main()
             float v = loadf(x, base + i) - mean;
             sqsum += v * v;
         }
-    float a = 1.0 / sqrt(reduce_sum(lane, sqsum) / float(p.span) + p.eps);
+    float a = 1.0 / sqrt(kite_sum64(lane, sqsum) / float(p.span) + p.eps);
     float b = -mean * a;
     if (live)
         for (int i = lane; i < p.span; i += 64)

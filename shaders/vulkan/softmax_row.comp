@@ -6,12 +6,11 @@
 // to one invocation, which suits the strided axes.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
+#include "reduce.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in; // 64 x 1 x 1
 layout(std430, binding = 0) readonly buffer In { sfp a[]; };
 layout(std430, binding = 1) writeonly buffer Out { sfp b[]; };
 layout(push_constant) uniform P { int outer, n, inner; } p; // inner is 1
-
-shared float part[64];
 
 void main()
 {
@@ -24,29 +23,12 @@ void main()
     if (live)
         for (int k = lane; k < p.n; k += 64)
             m = max(m, loadf(a, base + k));
-    part[lane] = m;
-    barrier();
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] = max(part[lane], part[lane + step]);
-        barrier();
-    }
-    m = part[0];
-    barrier();
+    m = kite_max64(lane, m);
     float s = 0.0;
     if (live)
         for (int k = lane; k < p.n; k += 64)
             s += exp(loadf(a, base + k) - m);
-    part[lane] = s;
-    barrier();
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier();
-    }
-    s = part[0];
+    s = kite_sum64(lane, s);
     if (live)
         for (int k = lane; k < p.n; k += 64)
             store1(b, base + k, exp(loadf(a, base + k) - m) / s);
