@@ -94,10 +94,17 @@ def main():
     ap.add_argument("--models", required=True)
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--fp16", type=int, default=0, choices=[0, 1, 2])
-    ap.add_argument("-k", default="")
+    ap.add_argument("-k", default="", help="only graphs whose name contains this")
+    ap.add_argument("--names", default="", help="only these graphs (comma-separated, exact names)")
     a = ap.parse_args()
     shapes = read_shapes(a.models)
     names = sorted(n for n in shapes if a.k in n)
+    if a.names:
+        wanted = a.names.split(",")
+        missing = [n for n in wanted if n not in shapes]
+        if missing:
+            sys.exit("gpu_start.py: no such graph in %s: %s" % (a.models, ", ".join(missing)))
+        names = [n for n in names if n in wanted]
     print("| graph | kite cold ms | kite warm ms | ncnn cold ms | ncnn warm ms | warm kite/ncnn |")
     print("|---|---:|---:|---:|---:|---:|")
     ratios = []
