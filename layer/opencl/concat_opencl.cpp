@@ -1,6 +1,7 @@
 // Concat on OpenCL images along the channel-major image's C (axis 0 of any
-// dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes through the
-// gather kernel (cl::ShapeCache).
+// dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes, folded
+// blobs (cl_layout.h) and outputs over the image limit through the gather
+// kernel (cl::ShapeCache).
 #include "concat.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -23,6 +24,16 @@ public:
             const cl::ClBlob* b = cl::blob(g);
             ok = ok && b->dims() == dims && b->H == b0->H && b->W == b0->W;
         }
+        // concat_c addresses natural images only: a folded input, or an
+        // output over the image limit (folded by the gather), goes through the gather
+        int total_c = 0;
+        for (const GpuBlobPtr& g : bottoms)
+        {
+            ok = ok && !cl::is_folded(cl::blob(g));
+            total_c += cl::blob(g)->C;
+        }
+        int iw = 0, ih = 0;
+        ok = ok && cl::activation_image_size(s.ctx, total_c, b0->H, b0->W, false, iw, ih) == 0;
         if (!ok)
             return gather_.forward(this, bottoms, tops, s, opt);
         GpuBlobPtr acc = bottoms[0];

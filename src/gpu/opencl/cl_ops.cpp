@@ -245,7 +245,7 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
     {
         const ClBlob* map = e->outs[i].get();
         ClBlobPtr out;
-        int ret = s.create_blob(map->shape, out);
+        int ret = s.create_blob(map->shape, out, false, true); // folded like its map where over the limit
         if (ret != 0)
             return ret;
         KernelArgs a(k);
