@@ -65,6 +65,43 @@ std::string compare(const Mat& a0, const Mat& b0, float tol, const std::string& 
     return "";
 }
 
+// element c, j (j = y * W + x of the channel-major view) of an elempack-1 Mat
+float at(const Mat& m, int c, int j)
+{
+    if (m.dims == 1)
+        return ((const float*)m.data)[c];
+    if (m.dims == 2)
+        return m.row(c)[j];
+    return m.channel(c)[j];
+}
+
+// the raw texels of a float image, checked against cl_layout.h's formula
+// independently of the kernels (a round trip alone cannot see a permutation
+// that upload and download share)
+std::string check_texels(cl::Session& s, const cl::ClBlob* b, const Mat& m)
+{
+    const int F = b->image.width, IH = b->image.height, NIW = b->W * cl::div4(b->C);
+    std::vector<float> px((size_t)F * IH * 4);
+    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)F, (size_t)IH, 1};
+    if (cl::api()->clFinish(s.queue) != CL_SUCCESS ||
+        cl::api()->clEnqueueReadImage(s.queue, b->image.mem, CL_TRUE, origin, region, 0, 0, px.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+        return "reading the image failed";
+    for (long t = 0; t < (long)NIW * b->H; t++)
+    {
+        const int x = (int)(t % NIW), y = (int)(t / NIW), w = x % b->W, cb = x / b->W;
+        for (int k = 0; k < 4; k++)
+        {
+            const int c = cb * 4 + k;
+            const float want = c < b->C ? at(m, c, y * b->W + w) : 0.f;
+            const float got = px[(size_t)t * 4 + k]; // texel t at (t % F, t / F): raster position t
+            if (got != want)
+                return "texel " + std::to_string(t) + " lane " + std::to_string(k) + ": " + std::to_string(got) +
+                       " expected " + std::to_string(want);
+        }
+    }
+    return "";
+}
+
 class OpenCLFold : public ::testing::Test
 {
 protected:
@@ -120,6 +157,11 @@ TEST_F(OpenCLFold, UploadDownloadRoundTrip)
                 EXPECT_EQ(cl::is_folded(b), c.folded) << what << ": image " << b->image.width << " x " << b->image.height;
                 EXPECT_LE(b->image.width, kLimit) << what;
                 EXPECT_LE(b->image.height, kLimit) << what;
+                if (!half)
+                {
+                    const std::string bad = check_texels(s, b, c.m);
+                    EXPECT_TRUE(bad.empty()) << what << ": " << bad;
+                }
                 Mat out;
                 ASSERT_EQ(s.download(g, out, opt), 0) << what;
                 KITE_EXPECT_LAYER_OK(compare(out, c.m, half ? 1e-3f : 0.f, what));
