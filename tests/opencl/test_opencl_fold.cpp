@@ -7,8 +7,9 @@
 // (KITE_GPU_CANNOT_HOLD, never a failed forward); and an SSD-head-like graph
 // (Permute, Flatten, Concat on both axes, Reshape, Softmax, Slice, Crop,
 // PriorBox) against the CPU, whose placement report must show every layer on
-// OpenCL but Input, a layer without an OpenCL row (AbsVal) and one that does
-// not address folded inputs (ReLU, which runs on the CPU, correctly).
+// OpenCL but Input, a layer without an OpenCL row (AbsVal) and one whose
+// driver does not address folded inputs (Eltwise, which runs on the CPU,
+// correctly); ReLU and Sigmoid (the activation kernel) run folded blobs.
 #include "testutil.h"
 
 #include "gpu/cpu_fallback.h"
@@ -189,14 +190,15 @@ TEST_F(OpenCLFold, TooLargeEvenFoldedIsRefused)
 // priors and their concatenations is over the 32-texel limit (the priors
 // 560 + 140 texels in one column: folded into 32 x 22)
 const char kHead[] = "7767517\n"
-                     "24 35\n"
+                     "27 39\n"
                      "Input in 0 1 data\n"
                      "Input in1 0 1 data1\n"
                      "Split sp 1 6 data d0 d1 d2 d3 d4 d5\n"
                      "Permute p0 1 1 d0 p0 0=3\n"
                      "Flatten f0 1 1 p0 f0\n"
                      "Flatten f1 1 1 d1 f1\n"
-                     "Concat cat 2 1 f0 f1 cat 0=0\n"
+                     "Concat cat0 2 1 f0 f1 cat0 0=0\n"
+                     "ReLU relu 1 1 cat0 cat 0=0.1\n"
                      "Split sp2 1 5 cat c0 c1 c2 c3 c4\n"
                      "Reshape r 1 1 c0 r 0=10 1=-1\n"
                      "Softmax sm 1 1 r sm 0=1 1=1\n"
@@ -211,9 +213,11 @@ const char kHead[] = "7767517\n"
                      "Permute p2 1 1 r2 out7 0=1\n"
                      "AbsVal abs 1 1 data1 a1\n"
                      "Softmax sm2 1 1 a1 sm2 0=0 1=1\n"
-                     "ReLU relu 1 1 sm2 out6\n"
+                     "Split sp4 1 2 sm2 sm2a sm2b\n"
+                     "Eltwise elt 2 1 sm2a sm2b out6 0=1\n"
                      "Split sp3 1 2 s0 s0a s0b\n"
-                     "Concat cat2 2 1 s0a s0b out8 0=0\n";
+                     "Concat cat2 2 1 s0a s0b c8 0=0\n"
+                     "Sigmoid sg 1 1 c8 out8\n";
 
 std::vector<Mat> run(const char* param, bool opencl, bool half, bool packing, const Mat& data, const Mat& data1,
                      std::vector<int>* on_cpu_unexpected, Net* keep = nullptr)
@@ -242,11 +246,11 @@ std::vector<Mat> run(const char* param, bool opencl, bool half, bool packing, co
         for (size_t i = 0; i < net.layers().size(); i++)
         {
             const Layer* l = net.layers()[i];
-            const bool allowed = l->type == "Input" || l->name == "abs" || l->name == "relu";
+            const bool allowed = l->type == "Input" || l->name == "abs" || l->name == "elt";
             if (!allowed && ex.layer_backend((int)i) != BACKEND_OPENCL)
                 on_cpu_unexpected->push_back((int)i);
-            if (l->name == "relu")
-                EXPECT_EQ(ex.layer_backend((int)i), (int)BACKEND_CPU) << "ReLU does not address folded inputs";
+            if (l->name == "elt") // reads folded inputs only where its driver is listed by folded_ok
+                EXPECT_EQ(ex.layer_backend((int)i), cl::folded_ok(l) ? (int)BACKEND_OPENCL : (int)BACKEND_CPU);
         }
     return outs;
 }

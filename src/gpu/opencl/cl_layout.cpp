@@ -71,9 +71,13 @@ int activation_image_size(const Context* ctx, int C, int H, int W, bool allow_fo
 bool folded_ok(const Layer* consumer)
 {
     // the drivers that read their inputs only through cl::ShapeCache's gather
-    // or the fold-aware kernels (shape.cl rd_fold), or pass them on unread
-    static const char* const types[] = {"Concat", "Crop", "Flatten", "MemoryData", "Noop", "Padding", "Permute",
-                                        "PriorBox", "Reshape", "ShuffleChannel", "Slice", "Softmax", "Split"};
+    // or the fold-aware kernels (shape.cl rd_fold), pass them on unread, or
+    // run the texel-by-texel activation kernel over the whole image
+    // (cl::run_activation: the unary layers of layer/opencl/unary_opencl.h and ReLU)
+    static const char* const types[] = {"Clip", "Concat", "Crop", "Flatten", "HardSigmoid", "HardSwish",
+                                        "MemoryData", "Mish", "Noop", "Padding", "Permute", "PriorBox",
+                                        "ReLU", "Reshape", "ShuffleChannel", "Sigmoid", "Slice", "Softmax",
+                                        "Split", "Swish", "TanH"};
     if (!consumer)
         return false;
     for (const char* t : types)
