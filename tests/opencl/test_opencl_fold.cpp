@@ -284,4 +284,48 @@ TEST_F(OpenCLFold, SsdHeadMatchesCpuOnTheDevice)
             }
 }
 
+// Concat of 11 inputs through the gather (8 inputs a launch: joined in two
+// steps), along h of dims 3 (the natural images) and along w of dims 1 (folded)
+TEST_F(OpenCLFold, ConcatOfManyInputs)
+{
+    reseed(20);
+    if (!device())
+        GTEST_SKIP() << "no usable OpenCL device";
+    const char param[] = "7767517\n"
+                         "5 15\n"
+                         "Input in 0 1 data\n"
+                         "Split sp 1 11 data a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10\n"
+                         "Concat cath 11 1 a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 outh 0=1\n"
+                         "Flatten f 1 1 outh fl\n"
+                         "Concat catw 1 1 fl outw 0=0\n";
+    for (int half = 0; half < 2; half++)
+    {
+        Mat data = RandomMat(3, 2, 5); // outh 3 x 22 x 5, outw 330 (83 texels: folded)
+        std::vector<Mat> outs[2];
+        int cath_backend = -1;
+        for (int gpu = 0; gpu < 2; gpu++)
+        {
+            Net net;
+            net.opt.use_opencl = gpu != 0;
+            net.opt.use_fp16_storage = half != 0 && gpu != 0;
+            ASSERT_EQ(net.load_param_mem(param), 0);
+            ASSERT_EQ(net.load_model_empty(), 0);
+            Extractor ex = net.create_extractor();
+            ASSERT_EQ(ex.input("data", data), 0);
+            for (const char* n : {"outh", "outw"})
+            {
+                Mat m;
+                ASSERT_EQ(ex.extract(n, m), 0) << n;
+                outs[gpu].push_back(m);
+            }
+            if (gpu)
+                cath_backend = ex.layer_backend(net.find_layer_index_by_name("cath"));
+        }
+        EXPECT_EQ(cath_backend, (int)BACKEND_OPENCL);
+        for (size_t o = 0; o < 2; o++)
+            KITE_EXPECT_LAYER_OK(compare(outs[1][o], outs[0][o], half ? 2e-3f : 0.f,
+                                         std::string(half ? "fp16" : "fp32") + " output " + std::to_string(o)));
+    }
+}
+
 } // namespace
