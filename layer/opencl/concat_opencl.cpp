@@ -1,6 +1,7 @@
 // Concat on OpenCL images along the channel-major image's C (axis 0 of any
-// dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes through the
-// gather kernel (cl::ShapeCache).
+// dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes, folded
+// blobs (cl_layout.h) and outputs over the image limit through the gather
+// kernel (cl::ShapeCache), 8 inputs a launch.
 #include "concat.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -23,8 +24,18 @@ public:
             const cl::ClBlob* b = cl::blob(g);
             ok = ok && b->dims() == dims && b->H == b0->H && b->W == b0->W;
         }
+        // concat_c addresses natural images only: a folded input, or an
+        // output over the image limit (folded by the gather), goes through the gather
+        int total_c = 0;
+        for (const GpuBlobPtr& g : bottoms)
+        {
+            ok = ok && !cl::is_folded(cl::blob(g));
+            total_c += cl::blob(g)->C;
+        }
+        int iw = 0, ih = 0;
+        ok = ok && cl::activation_image_size(s.ctx, total_c, b0->H, b0->W, false, iw, ih) == 0;
         if (!ok)
-            return gather_.forward(this, bottoms, tops, s, opt);
+            return forward_gather(bottoms, tops, s, opt);
         GpuBlobPtr acc = bottoms[0];
         size_t next = 1;
         if (bottoms.size() == 1)
@@ -70,6 +81,32 @@ public:
     }
 
 private:
+    // the gather takes 8 inputs a launch: more are joined 8 at a time (the
+    // partial result first), each step's map from the reference on those inputs
+    int forward_gather(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, cl::Session& s,
+                       const Option& opt) const
+    {
+        if (bottoms.size() <= 8)
+            return gather_.forward(this, bottoms, tops, s, opt);
+        GpuBlobPtr acc;
+        size_t next = 0;
+        std::vector<GpuBlobPtr> part, out(1);
+        while (next < bottoms.size())
+        {
+            part.clear();
+            if (acc)
+                part.push_back(acc);
+            while (part.size() < 8 && next < bottoms.size())
+                part.push_back(bottoms[next++]);
+            int ret = gather_.forward(this, part, out, s, opt);
+            if (ret != 0)
+                return ret;
+            acc = out[0];
+        }
+        tops.resize(1);
+        tops[0] = acc;
+        return 0;
+    }
     mutable cl::ShapeCache gather_{cl::ShapeCache::GATHER};
 };
 

@@ -1,5 +1,6 @@
 // Softmax on OpenCL images along C (axis 0 of any dims), H or W (the image's
-// other axes); a dims-4 blob along d, h or w runs on the CPU.
+// other axes); a dims-4 blob along d, h or w runs on the CPU. The kernels
+// address natural and folded images (cl_layout.h).
 #include "softmax.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -28,7 +29,7 @@ public:
         if (which < 0)
             return cl::run_on_cpu(this, bottoms, tops, s, opt);
         cl::ClBlobPtr out;
-        int ret = s.create_blob(in->shape, out);
+        int ret = s.create_blob(in->shape, out, false, true); // folded like the input (shape.cl rd_fold)
         if (ret != 0)
             return ret;
         if (which == 0)

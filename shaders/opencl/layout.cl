@@ -4,18 +4,36 @@
 // elements past the tensor's end are 0 in the image and skipped in buffers.
 
 // kite Mat (fp32, elempack p; element (c, y, x) at (c/p)*gs + (y*W + x)*p + c%p)
-// <-> channel-major image [W * (C+3)/4, H] (N = 1)
+// <-> channel-major image [W * (C+3)/4, H] (N = 1), natural or folded
+// (cl_layout.h: natural texel t = y * NIW + x at (t % F, t / F) of an image F
+// wide; folded exactly when F != NIW). One work item per image pixel; the
+// pixels past a folded image's last texel are 0.
+inline int2 natural_texel(int i, int j, int F, int NIW)
+{
+    if (F == NIW)
+        return (int2)(i, j);
+    int t = j * F + i;
+    return (int2)(t % NIW, t / NIW);
+}
+
 __kernel void mat_to_image(__global const float* src, __write_only image2d_t dst, int C, int H, int W, int p, int gs)
 {
     int i = get_global_id(0), j = get_global_id(1);
-    if (i >= W * DIV4(C) || j >= H)
+    const int F = get_image_width(dst);
+    if (i >= F || j >= get_image_height(dst))
         return;
-    int w = i % W, cb = i / W;
+    int2 n = natural_texel(i, j, F, W * DIV4(C));
+    if (n.y >= H)
+    {
+        WR(dst, i, j, (float4)(0.f));
+        return;
+    }
+    int w = n.x % W, cb = n.x / W;
     float v[4];
     for (int k = 0; k < 4; k++)
     {
         int c = cb * 4 + k;
-        v[k] = c < C ? src[(c / p) * gs + (j * W + w) * p + c % p] : 0.f;
+        v[k] = c < C ? src[(c / p) * gs + (n.y * W + w) * p + c % p] : 0.f;
     }
     WR(dst, i, j, (float4)(v[0], v[1], v[2], v[3]));
 }
@@ -23,16 +41,20 @@ __kernel void mat_to_image(__global const float* src, __write_only image2d_t dst
 __kernel void image_to_mat(__read_only image2d_t src, __global float* dst, int C, int H, int W, int p, int gs)
 {
     int i = get_global_id(0), j = get_global_id(1);
-    if (i >= W * DIV4(C) || j >= H)
+    const int F = get_image_width(src);
+    if (i >= F || j >= get_image_height(src))
         return;
-    int w = i % W, cb = i / W;
+    int2 n = natural_texel(i, j, F, W * DIV4(C));
+    if (n.y >= H)
+        return;
+    int w = n.x % W, cb = n.x / W;
     float4 q = RD(src, i, j);
     float v[4] = {q.x, q.y, q.z, q.w};
     for (int k = 0; k < 4; k++)
     {
         int c = cb * 4 + k;
         if (c < C)
-            dst[(c / p) * gs + (j * W + w) * p + c % p] = v[k];
+            dst[(c / p) * gs + (n.y * W + w) * p + c % p] = v[k];
     }
 }
 

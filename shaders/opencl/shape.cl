@@ -12,6 +12,36 @@ inline float read_elem(__read_only image2d_t img, int c, int y, int x, int W)
     return lane(RD(img, (c / 4) * W + x, y), c % 4);
 }
 
+// natural texel (x, y) of an image whose natural width is niw, natural or
+// folded (cl_layout.h: texel t = y * niw + x at (t % F, t / F), F the image
+// width; folded exactly when F != niw)
+inline float4 rd_fold(__read_only image2d_t img, int x, int y, int niw)
+{
+    const int F = get_image_width(img);
+    if (F == niw)
+        return RD(img, x, y);
+    const int t = y * niw + x;
+    return RD(img, t % F, t / F);
+}
+
+inline void wr_fold(__write_only image2d_t img, int x, int y, int niw, float4 v)
+{
+    const int F = get_image_width(img);
+    if (F == niw)
+    {
+        WR(img, x, y, v);
+        return;
+    }
+    const int t = y * niw + x;
+    WR(img, t % F, t / F, v);
+}
+
+// element (c, y, x) of a channel-major (C, H, W) image, natural or folded
+inline float read_elem_fold(__read_only image2d_t img, int c, int y, int x, int C, int W)
+{
+    return lane(rd_fold(img, (c / 4) * W + x, y, W * DIV4(C)), c % 4);
+}
+
 // concatenate up to 4 tensors along C (unused inputs: pass any image, C = 0)
 __kernel void concat_c(__read_only image2d_t a, __read_only image2d_t b, __read_only image2d_t c,
                        __read_only image2d_t d, __write_only image2d_t out, int Ca, int Cb, int Cc, int Cd, int H, int W)
@@ -118,11 +148,11 @@ __kernel void softmax_c(__read_only image2d_t in, __write_only image2d_t out, in
     int w = get_global_id(0), y = get_global_id(1);
     if (w >= W || y >= H)
         return;
-    int CB = DIV4(C);
+    int CB = DIV4(C), NIW = W * CB; // natural or folded images (rd_fold)
     float m = -FLT_MAX;
     for (int cb = 0; cb < CB; cb++)
     {
-        float4 v = RD(in, cb * W + w, y);
+        float4 v = rd_fold(in, cb * W + w, y, NIW);
         int left = C - cb * 4;
         m = fmax(m, v.x);
         if (left > 1) m = fmax(m, v.y);
@@ -132,12 +162,12 @@ __kernel void softmax_c(__read_only image2d_t in, __write_only image2d_t out, in
     float s = 0.f;
     for (int cb = 0; cb < CB; cb++)
     {
-        float4 e = exp(RD(in, cb * W + w, y) - m);
+        float4 e = exp(rd_fold(in, cb * W + w, y, NIW) - m);
         int left = C - cb * 4;
         s += e.x + (left > 1 ? e.y : 0.f) + (left > 2 ? e.z : 0.f) + (left > 3 ? e.w : 0.f);
     }
     for (int cb = 0; cb < CB; cb++)
-        WR(out, cb * W + w, y, exp(RD(in, cb * W + w, y) - m) / s);
+        wr_fold(out, cb * W + w, y, NIW, exp(rd_fold(in, cb * W + w, y, NIW) - m) / s);
 }
 
 // along H (dir 0: x = pixel column, loop y) or W (dir 1: y = row, loop x within the block)
@@ -157,14 +187,16 @@ __kernel void softmax_hw(__read_only image2d_t in, __write_only image2d_t out, i
             return;
         n = W; x0 = i * W; y0 = j; stride_x = 1; stride_y = 0;
     }
+    const int NIW = W * CB; // natural or folded images (rd_fold)
     float4 m = (float4)(-FLT_MAX);
     for (int t = 0; t < n; t++)
-        m = fmax(m, RD(in, x0 + t * stride_x, y0 + t * stride_y));
+        m = fmax(m, rd_fold(in, x0 + t * stride_x, y0 + t * stride_y, NIW));
     float4 s = (float4)(0.f);
     for (int t = 0; t < n; t++)
-        s += exp(RD(in, x0 + t * stride_x, y0 + t * stride_y) - m);
+        s += exp(rd_fold(in, x0 + t * stride_x, y0 + t * stride_y, NIW) - m);
     for (int t = 0; t < n; t++)
-        WR(out, x0 + t * stride_x, y0 + t * stride_y, exp(RD(in, x0 + t * stride_x, y0 + t * stride_y) - m) / s);
+        wr_fold(out, x0 + t * stride_x, y0 + t * stride_y, NIW,
+                exp(rd_fold(in, x0 + t * stride_x, y0 + t * stride_y, NIW) - m) / s);
 }
 
 // out lane = input element named by the index map (global index over the
@@ -177,20 +209,21 @@ inline float gather_one(__read_only image2d_t i0, __read_only image2d_t i1, __re
     while (t + 1 < n && idx >= meta[(t + 1) * 4])
         t++;
     int li = idx - meta[t * 4];
-    int H = meta[t * 4 + 2], W = meta[t * 4 + 3];
+    int C = meta[t * 4 + 1], H = meta[t * 4 + 2], W = meta[t * 4 + 3];
     int xx = li % W;
     int r = li / W;
     int yy = r % H, c = r / H;
+    // inputs natural or folded (cl_layout.h)
     switch (t)
     {
-    case 0: return read_elem(i0, c, yy, xx, W);
-    case 1: return read_elem(i1, c, yy, xx, W);
-    case 2: return read_elem(i2, c, yy, xx, W);
-    case 3: return read_elem(i3, c, yy, xx, W);
-    case 4: return read_elem(i4, c, yy, xx, W);
-    case 5: return read_elem(i5, c, yy, xx, W);
-    case 6: return read_elem(i6, c, yy, xx, W);
-    default: return read_elem(i7, c, yy, xx, W);
+    case 0: return read_elem_fold(i0, c, yy, xx, C, W);
+    case 1: return read_elem_fold(i1, c, yy, xx, C, W);
+    case 2: return read_elem_fold(i2, c, yy, xx, C, W);
+    case 3: return read_elem_fold(i3, c, yy, xx, C, W);
+    case 4: return read_elem_fold(i4, c, yy, xx, C, W);
+    case 5: return read_elem_fold(i5, c, yy, xx, C, W);
+    case 6: return read_elem_fold(i6, c, yy, xx, C, W);
+    default: return read_elem_fold(i7, c, yy, xx, C, W);
     }
 }
 

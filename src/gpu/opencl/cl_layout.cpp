@@ -1,12 +1,99 @@
 #include "cl_layout.h"
 
+#include "../../layer.h"
 #include "../../log.h"
+#include "../cpu_fallback.h"
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 namespace kite {
 namespace cl {
+
+static std::atomic<int> g_test_limit(-1); // -1: not read from the environment yet
+
+void set_image_limit_for_tests(int n)
+{
+    g_test_limit = n > 0 ? n : 0;
+}
+
+static int test_limit()
+{
+    int n = g_test_limit;
+    if (n < 0)
+    {
+        const char* e = getenv("KITE_OPENCL_IMAGE_LIMIT");
+        n = e ? atoi(e) : 0;
+        n = n > 0 ? n : 0;
+        int expected = -1;
+        g_test_limit.compare_exchange_strong(expected, n);
+        n = g_test_limit;
+    }
+    return n;
+}
+
+int activation_image_size(const Context* ctx, int C, int H, int W, bool allow_fold, int& iw, int& ih)
+{
+    long long lw = (long long)ctx->image_max_w, lh = (long long)ctx->image_max_h;
+    const int t = test_limit();
+    if (t > 0)
+    {
+        lw = lw < t ? lw : t;
+        lh = lh < t ? lh : t;
+    }
+    const long long niw = (long long)W * div4(C), nih = H;
+    if (niw <= 0 || nih <= 0)
+    {
+        iw = (int)niw; // an empty blob: as before (the pool or the driver says no)
+        ih = (int)nih;
+        return 0;
+    }
+    if (niw <= lw && nih <= lh)
+    {
+        iw = (int)niw;
+        ih = (int)nih;
+        return 0;
+    }
+    if (!allow_fold || lw <= 0)
+        return KITE_GPU_CANNOT_HOLD;
+    const long long total = niw * nih;
+    const long long fh = (total + lw - 1) / lw;
+    // indices t = y * NIW + x stay in int in the kernels
+    if (fh > lh || total > 0x7fffffffLL - lw)
+        return KITE_GPU_CANNOT_HOLD;
+    iw = (int)lw;
+    ih = (int)fh;
+    return 0;
+}
+
+bool folded_ok(const Layer* consumer)
+{
+    // the drivers that read their inputs only through cl::ShapeCache's gather
+    // or the fold-aware kernels (shape.cl rd_fold), pass them on unread, or
+    // run the texel-by-texel activation kernel over the whole image
+    // (cl::run_activation: the unary layers of layer/opencl/unary_opencl.h and ReLU)
+    static const char* const types[] = {"Clip", "Concat", "Crop", "Flatten", "HardSigmoid", "HardSwish",
+                                        "MemoryData", "Mish", "Noop", "Padding", "Permute", "PriorBox",
+                                        "ReLU", "Reshape", "ShuffleChannel", "Sigmoid", "Slice", "Softmax",
+                                        "Split", "Swish", "TanH"};
+    if (!consumer)
+        return false;
+    for (const char* t : types)
+        if (consumer->type == t)
+            return true;
+    return false;
+}
+
+int Session::convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt)
+{
+    (void)opt;
+    const ClBlob* b = static_cast<const ClBlob*>(g.get());
+    if (b && is_folded(b) && !folded_ok(consumer))
+        return KITE_GPU_CANNOT_HOLD; // the consumer runs on the CPU (the Extractor downloads the blob)
+    return 0;
+}
 
 void mat_chw(const Mat& s, int& C, int& H, int& W)
 {

@@ -21,8 +21,32 @@
 //   dims 2 (w, h)      C = h, H = w,     W = 1   (packing axis h = channels)
 //   dims 3 (w, h, c)   C = c, H = h,     W = w
 //   dims 4 (w,h,d,c)   C = c, H = d * h, W = w
+//
+// Folded activations. The natural image of a blob, [W * (C+3)/4, H] above,
+// can be wider or taller than the device allows (CL_DEVICE_IMAGE2D_MAX_*:
+// 16384 on NVIDIA), e.g. an SSD head's 1 x 172494 confidences (43124 texels
+// in one row) or its 2 x 32120 priors (one texel column 32120 rows tall). Such
+// a blob is kept folded: the T = W*(C+3)/4 * H texels in raster order
+// (natural texel (x, y) is t = y * NIW + x, NIW = W*(C+3)/4) wrap over rows of
+// F texels, F = the width limit: texel t is stored at (t % F, t / F) of an
+// image [F, ceil(T / F)]. A blob is folded exactly when its image width is
+// not NIW (a folded image is never NIW wide), so kernels tell it from
+// get_image_width() and the shapes they already take; shape.cl's rd_fold /
+// wr_fold address both forms. Only drivers that address folded images ask
+// for them (Session::create_blob's allow_fold): uploads and downloads,
+// the gather of cl::ShapeCache (Flatten, Reshape, Permute, Crop, Slice,
+// ShuffleChannel, Padding, Concat on any axis), the constants of PriorBox
+// and MemoryData, Concat, Softmax, Split, Noop, and the activation kernel
+// that runs texel by texel (ReLU, Sigmoid, TanH, Clip, ...) (folded_ok). Any other layer
+// that meets a folded input runs on the CPU (Session::convert_for_layer
+// returns KITE_GPU_CANNOT_HOLD; the placement report shows it), and so does
+// a blob even the folded image cannot hold (T over F x the height limit).
 
 #include "cl_runtime.h"
+
+namespace kite {
+class Layer;
+}
 
 namespace kite {
 namespace cl {
@@ -38,6 +62,22 @@ enum SeedLayout
 };
 
 inline int div4(int x) { return (x + 3) / 4; }
+
+// The image of an activation of channel-major (C, H, W): the natural size,
+// or the folded one where the natural one is over the limit and allow_fold;
+// returns 0, or KITE_GPU_CANNOT_HOLD (nothing fits). The limit is the
+// device's, or smaller where set_image_limit_for_tests (or the environment's
+// KITE_OPENCL_IMAGE_LIMIT=N) says so.
+int activation_image_size(const Context* ctx, int C, int H, int W, bool allow_fold, int& iw, int& ih);
+// whether a blob's image is folded (see above)
+inline bool is_folded(const ClBlob* b)
+{
+    return b->image.width != b->W * div4(b->C);
+}
+// whether the OpenCL driver of `consumer` addresses folded inputs
+bool folded_ok(const Layer* consumer);
+// tests: treat the device's 2D image limit as n x n for activations (0: the device's own)
+void set_image_limit_for_tests(int n);
 
 // C, H, W of the channel-major image of a Mat shape
 void mat_chw(const Mat& shape, int& C, int& H, int& W);

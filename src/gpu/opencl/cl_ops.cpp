@@ -245,7 +245,7 @@ int ShapeCache::forward(const Layer* l, const std::vector<GpuBlobPtr>& bottoms, 
     {
         const ClBlob* map = e->outs[i].get();
         ClBlobPtr out;
-        int ret = s.create_blob(map->shape, out);
+        int ret = s.create_blob(map->shape, out, false, true); // folded like its map where over the limit
         if (ret != 0)
             return ret;
         KernelArgs a(k);
@@ -279,7 +279,9 @@ int run_activation(Session& s, const GpuBlobPtr& in, GpuBlobPtr& out, int act, f
 {
     const ClBlob* b = blob(in);
     ClBlobPtr o;
-    int ret = s.create_blob(b->shape, o);
+    // texel by texel over the whole image: a folded input (cl_layout.h) gives
+    // a folded output of the same shape
+    int ret = s.create_blob(b->shape, o, false, true);
     if (ret != 0)
         return ret;
     cl_kernel k = s.kernel("eltwise", "activation");

@@ -960,7 +960,7 @@ int Session::finish()
     return 0;
 }
 
-int Session::create_blob(const Mat& shape, ClBlobPtr& out, bool force_float)
+int Session::create_blob(const Mat& shape, ClBlobPtr& out, bool force_float, bool allow_fold)
 {
     ClBlobPtr b = std::make_shared<ClBlob>();
     b->backend = BACKEND_OPENCL;
@@ -975,8 +975,9 @@ int Session::create_blob(const Mat& shape, ClBlobPtr& out, bool force_float)
     b->shape = s;
     mat_chw(s, b->C, b->H, b->W);
     b->pool = own_images ? nullptr : pool;
-    const int iw = b->W * div4(b->C), ih = b->H;
-    if (own_images && iw > 0 && ih > 0 && ((size_t)iw > ctx->image_max_w || (size_t)ih > ctx->image_max_h))
+    // the natural image, or folded where allowed (cl_layout.h); too large: KITE_GPU_CANNOT_HOLD
+    int iw = 0, ih = 0;
+    if (activation_image_size(ctx, b->C, b->H, b->W, allow_fold, iw, ih) != 0)
         return KITE_GPU_CANNOT_HOLD;
     int ret = own_images ? ctx->create_image(iw, ih, half_storage && !force_float, b->image)
                          : pool->acquire(iw, ih, half_storage && !force_float, b->image);
@@ -998,9 +999,8 @@ static int mat_group_stride(const Mat& m)
 
 int Session::upload(const Mat& m0, GpuBlobPtr& out, const Layer* consumer, const Option& opt)
 {
-    (void)consumer;
     ClBlobPtr b;
-    int ret = upload_impl(m0, b, false, opt);
+    int ret = upload_impl(m0, b, false, opt, !consumer || folded_ok(consumer));
     if (ret == 0)
         out = b;
     return ret;
@@ -1008,10 +1008,10 @@ int Session::upload(const Mat& m0, GpuBlobPtr& out, const Layer* consumer, const
 
 int Session::upload_float(const Mat& m, ClBlobPtr& out, const Option& opt)
 {
-    return upload_impl(m, out, true, opt);
+    return upload_impl(m, out, true, opt, true);
 }
 
-int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const Option& opt)
+int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const Option& opt, bool allow_fold)
 {
     Mat m = m0;
     const bool int8 = m.elembits() == 8;
@@ -1039,7 +1039,7 @@ int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const 
     else
         shape.c = m.c * m.elempack;
     ClBlobPtr b;
-    int ret = create_blob(shape, b, force_float);
+    int ret = create_blob(shape, b, force_float, allow_fold);
     if (ret != 0)
         return ret;
     const Api* a = api();

@@ -200,10 +200,15 @@ public:
     int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws = nullptr);
 
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
-    // half when the session uses fp16 storage
-    int create_blob(const Mat& shape, ClBlobPtr& out, bool force_float = false);
-    // upload into a float image whatever the storage precision (index maps)
+    // half when the session uses fp16 storage; allow_fold: the caller's
+    // kernels address folded images (cl_layout.h), so a blob whose natural
+    // image is over the 2D image limit is folded instead of refused
+    int create_blob(const Mat& shape, ClBlobPtr& out, bool force_float = false, bool allow_fold = false);
+    // upload into a float image whatever the storage precision (index maps; may fold)
     int upload_float(const Mat& m, ClBlobPtr& out, const Option& opt);
+    // a folded blob goes only to a layer whose driver addresses folded
+    // images (cl_layout.h: folded_ok); others run on the CPU (defined in cl_layout.cpp)
+    int convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt) override;
 
     Context* ctx;
     cl_command_queue queue = nullptr;
@@ -212,7 +217,7 @@ public:
     std::shared_ptr<ImagePool> pool;
 
 private:
-    int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt);
+    int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt, bool allow_fold);
     // a launch or buffer write as enqueued (recording mode)
     struct Op
     {
