@@ -201,41 +201,64 @@ __kernel void dwconv2d_int8(__read_only image2d_t in, __read_only image2d_t filt
     WR(out, x, oy, int8_finish(sum, args, cb, has_bias, numerics, requant, act, p0, p1));
 }
 
+// group_sum64 (common.h.cl) on int32 sums (exact whatever the order)
+inline int4 group_isum64(__local int4* part, int lane, int4 v)
+{
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    int4 r = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
 // InnerProduct (fp32 output), the input viewed flat and the weights in the
-// conv-filter layout with H = W = 1 as innerproduct (conv.cl)
+// conv-filter layout with H = W = 1 as innerproduct (conv.cl): one work
+// group of 64 items per 4 outputs (cl::run_groups64), item lane covering the
+// (channel block, position) pairs lane, lane + 64, ..., then an int32
+// reduction in local memory (integer sums: the CPU's values in any order)
 __kernel void innerproduct_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
                                 __write_only image2d_t out, int C, int H, int W, int OB, int in_int8,
                                 float bottom_scale, int has_bias, int numerics, int act, float p0, float p1)
 {
-    int ob = get_global_id(0);
-    if (ob >= OB)
-        return;
+    __local int4 part[64];
+    int ob = get_group_id(0);
+    int lane = get_local_id(0);
     int4 sum = (int4)(0);
     int CB = DIV4(C), HW = H * W;
     float4 scale = (float4)(bottom_scale);
-    for (int cb = 0; cb < CB; cb++)
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++)
-            {
-                int4 q = int8_tap(in, true, cb * W + x, y, 0.f, in_int8, scale);
-                int base = cb * 4 * HW + y * W + x;
-                sum += q.x * RDI(filt, base, ob) + q.y * RDI(filt, base + HW, ob)
-                       + q.z * RDI(filt, base + 2 * HW, ob) + q.w * RDI(filt, base + 3 * HW, ob);
-            }
-    WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
+    for (int t = lane; t < CB * HW; t += 64)
+    {
+        int cb = t / HW, pos = t - cb * HW;
+        int y = pos / W, x = pos - y * W;
+        int4 q = int8_tap(in, true, cb * W + x, y, 0.f, in_int8, scale);
+        int base = cb * 4 * HW + pos;
+        sum += q.x * RDI(filt, base, ob) + q.y * RDI(filt, base + HW, ob) + q.z * RDI(filt, base + 2 * HW, ob)
+               + q.w * RDI(filt, base + 3 * HW, ob);
+    }
+    sum = group_isum64(part, lane, sum);
+    if (lane == 0 && ob < OB)
+        WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
 }
 
-// innerproduct_wide (conv.cl) with the int8 arithmetic of innerproduct_int8
+// innerproduct_wide (conv.cl) with the int8 arithmetic of innerproduct_int8:
+// one work group of 64 items per 4 outputs, the blocks of 4 inputs strided
+// over the items, then the int32 reduction
 __kernel void innerproduct_wide_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
                                      __write_only image2d_t out, int H, int W, int K, int O, int in_int8,
                                      float bottom_scale, int has_bias, int numerics, int act, float p0, float p1)
 {
-    int ob = get_global_id(0);
-    if (ob * 4 >= O)
-        return;
+    __local int4 part[64];
+    int ob = get_group_id(0);
+    int lane = get_local_id(0);
     int s[4] = {0, 0, 0, 0};
     float4 scale = (float4)(bottom_scale);
-    for (int kb = 0; kb < (K + 3) / 4; kb++)
+    for (int kb = lane; kb < (K + 3) / 4; kb += 64)
     {
         int k = kb * 4;
         float4 v = (float4)(read_linear(in, k, H, W), k + 1 < K ? read_linear(in, k + 1, H, W) : 0.f,
@@ -252,5 +275,7 @@ __kernel void innerproduct_wide_int8(__read_only image2d_t in, __read_only image
             }
         }
     }
-    WR(out, ob, 0, int8_finish((int4)(s[0], s[1], s[2], s[3]), args, ob, has_bias, numerics, 0, act, p0, p1));
+    int4 sum = group_isum64(part, lane, (int4)(s[0], s[1], s[2], s[3]));
+    if (lane == 0 && ob * 4 < O)
+        WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
 }
