@@ -42,6 +42,65 @@ __kernel void conv2d(__read_only image2d_t in, __read_only image2d_t filt, __rea
     WR(out, x, oy, activate(sum, act, p0, p1));
 }
 
+// conv2d with 4 output pixels along x per work item (ox0 .. ox0 + 3 of
+// output block ob): each filter texel read serves 4 pixels; positions past
+// OW read in-bounds taps or the pad and are not written
+__kernel void conv2d_x4(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                        __write_only image2d_t out, int C, int H, int W, int OB, int OH, int OW, int kw, int kh, int sw,
+                        int sh, int dw, int dh, int pl, int pt, float pad_value, int has_bias, int act, float p0, float p1)
+{
+    int OW4 = DIV4(OW);
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW4 * OB || oy >= OH)
+        return;
+    int ob = x / OW4, ox0 = (x % OW4) * 4;
+    float4 b = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    float4 s0 = b, s1 = b, s2 = b, s3 = b;
+    int taps = kh * kw;
+    int CB = DIV4(C);
+    const FLOAT4 padv = (FLOAT4)((FLOAT)pad_value);
+    int x0 = ox0 * sw - pl;
+    for (int cb = 0; cb < CB; cb++)
+    {
+        FLOAT4 q0 = (FLOAT4)(0), q1 = (FLOAT4)(0), q2 = (FLOAT4)(0), q3 = (FLOAT4)(0);
+        for (int ky = 0; ky < kh; ky++)
+        {
+            int iy = oy * sh + ky * dh - pt;
+            bool yin = iy >= 0 && iy < H;
+            for (int kx = 0; kx < kw; kx++)
+            {
+                int n = ob * taps + ky * kw + kx;
+                FLOAT4 w0 = RDH(filt, cb * 4 + 0, n), w1 = RDH(filt, cb * 4 + 1, n);
+                FLOAT4 w2 = RDH(filt, cb * 4 + 2, n), w3 = RDH(filt, cb * 4 + 3, n);
+                int ix = x0 + kx * dw;
+                FLOAT4 v0 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                ix += sw;
+                FLOAT4 v1 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                ix += sw;
+                FLOAT4 v2 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                ix += sw;
+                FLOAT4 v3 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                q0 += v0.x * w0 + v0.y * w1 + v0.z * w2 + v0.w * w3;
+                q1 += v1.x * w0 + v1.y * w1 + v1.z * w2 + v1.w * w3;
+                q2 += v2.x * w0 + v2.y * w1 + v2.z * w2 + v2.w * w3;
+                q3 += v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3;
+            }
+        }
+        s0 += TO_FLOAT4(q0);
+        s1 += TO_FLOAT4(q1);
+        s2 += TO_FLOAT4(q2);
+        s3 += TO_FLOAT4(q3);
+    }
+    int o = ob * OW + ox0;
+    WR(out, o, oy, activate(s0, act, p0, p1));
+    if (ox0 + 1 < OW)
+        WR(out, o + 1, oy, activate(s1, act, p0, p1));
+    if (ox0 + 2 < OW)
+        WR(out, o + 2, oy, activate(s2, act, p0, p1));
+    if (ox0 + 3 < OW)
+        WR(out, o + 3, oy, activate(s3, act, p0, p1));
+}
+
 // 1x1, stride 1, no padding: 4 output pixels along w per work item
 __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                          __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
