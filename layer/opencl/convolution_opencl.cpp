@@ -128,11 +128,20 @@ int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, c
     if ((size_t)T > w_.ctx->image_max_w || (size_t)16 * std::max(CB, OB) > w_.ctx->image_max_h)
         return 1;
     cl_kernel ki = s.kernel("winograd", "winograd_input");
-    // winograd_gemm48 (8 output channels x 4 tiles a work item), or with
+    // the GEMM per alpha: winograd_gemm_tiled (local-memory tiles of 64 x 64
+    // outputs x tiles, 32 x 32 where fewer than 256 work groups of the large
+    // ones), KITE_OPENCL_WINOGEMM=16 or 8 forces the tile, =48
+    // winograd_gemm48 (8 output channels x 4 tiles a work item); with
     // KITE_OPENCL_CONV=legacy winograd_gemm (4 x 1)
     const char* legacy = getenv("KITE_OPENCL_CONV");
-    const bool blocked = !(legacy && strcmp(legacy, "legacy") == 0);
-    cl_kernel kg = s.kernel("winograd", blocked ? "winograd_gemm48" : "winograd_gemm");
+    const char* wg = getenv("KITE_OPENCL_WINOGEMM");
+    const int gemm = legacy && strcmp(legacy, "legacy") == 0 ? 0
+                     : wg && strcmp(wg, "48") == 0        ? 48
+                     : wg && strcmp(wg, "16") == 0        ? 16
+                     : wg && strcmp(wg, "8") == 0         ? 8
+                                                          : -1;
+    const char* gname = gemm == 0 ? "winograd_gemm" : gemm == 48 ? "winograd_gemm48" : "winograd_gemm_tiled";
+    cl_kernel kg = s.kernel("winograd", gname);
     cl_kernel ko = s.kernel("winograd", "winograd_output");
     if (!ki || !kg || !ko)
         return -1;
@@ -154,8 +163,27 @@ int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, c
     {
         cl::KernelArgs ag(kg);
         ag.img(w_.images[2]).img(v).img(m).i(in->C).i(num_output).i(T);
-        ret = blocked ? cl::run2d(s, kg, "winograd_gemm48", cl::div4(T), (num_output + 7) / 8 * 16, ag)
-                      : cl::run2d(s, kg, "winograd_gemm", T, OB * 16, ag);
+        if (gemm == 0)
+            ret = cl::run2d(s, kg, gname, T, OB * 16, ag);
+        else if (gemm == 48)
+            ret = cl::run2d(s, kg, gname, cl::div4(T), (num_output + 7) / 8 * 16, ag);
+        else
+        {
+            int TS = gemm;
+            if (TS < 0)
+            {
+                const long long wgs64 = (long long)((T + 63) / 64) * ((num_output + 63) / 64) * 16;
+                TS = wgs64 >= 256 ? 16 : 8;
+            }
+            size_t kmax = 0;
+            cl::api()->clGetKernelWorkGroupInfo(kg, w_.ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kmax), &kmax, nullptr);
+            if (TS == 16 && kmax > 0 && kmax < 256)
+                TS = 8;
+            const size_t gws[3] = {(size_t)((T + 4 * TS - 1) / (4 * TS)) * TS,
+                                   (size_t)((num_output + 4 * TS - 1) / (4 * TS)) * TS, 16};
+            const size_t lws[3] = {(size_t)TS, (size_t)TS, 1};
+            ret = ag.error() ? -1 : s.dispatch(kg, gname, 3, gws, lws);
+        }
     }
     if (ret == 0)
     {
