@@ -427,6 +427,8 @@ int Convolution_opencl::forward_int8_gemm(const cl::Image& src, const cl::ClBlob
     // the partial sums' image: OQ * OW wide, 2 * splits * OH high
     while (splits > 1 && (size_t)2 * splits * OH > w_.ctx->image_max_h)
         splits--;
+    if ((size_t)OQ * OW > w_.ctx->image_max_w)
+        splits = 1;
     const int kchunk = (steps + splits - 1) / splits * 4;
     splits = (KQ + kchunk - 1) / kchunk;
     cl::Image part;
