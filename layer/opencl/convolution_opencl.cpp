@@ -1,9 +1,14 @@
 // Convolution on OpenCL images: the filter in the seeds' conv-filter layout,
-// conv2d_1x1 for 1x1/stride 1/no pad, conv2d otherwise (shaders/opencl/conv.cl);
+// conv2d_1x1 for 1x1/stride 1/no pad, conv2d_x4 otherwise (conv2d where the
+// output is narrower than 4 or with KITE_OPENCL_CONV=legacy;
+// shaders/opencl/conv.cl);
 // filters too large for the seed layout's image go through conv2d_wide.
-// int8 layers (int8_scale_term) run conv2d_int8_x4 (int8.cl) with the CPU's
-// int8 arithmetic on an input quantized once by quantize_int8 (or an int8
-// blob); their requantized outputs are int8 blobs. 3x3 stride-1
+// int8 layers (int8_scale_term) run with the CPU's int8 arithmetic on an
+// input quantized once by quantize_int8 (or an int8 blob): the tiled
+// implicit GEMM conv2d_int8_gemm (int8.cl; 64 x 64 or 32 x 32 output tiles,
+// K split over work groups where the tiles are few), or with
+// KITE_OPENCL_INT8CONV=x4 (or KITE_OPENCL_CONV=legacy) the earlier
+// conv2d_int8_x4; their requantized outputs are int8 blobs. 3x3 stride-1
 // convolutions with enough channels run Winograd F(2x2, 3x3) through the
 // seeds' height-/width-major images (winograd.cl).
 #include "convolution.h"
@@ -36,6 +41,11 @@ private:
     int num_input_ = 0;
     bool wide_ = false; // filter too large for the seed layout: conv2d_wide
     bool int8_ = false; // int8 weights: conv2d_int8 (wide int8 filters run on the CPU)
+    cl_mem gemm_w_ = nullptr; // conv2d_int8_gemm's weights (char4 words)
+    bool cpu_device_ = false;
+    int upload_int8_gemm();
+    int forward_int8_gemm(const cl::Image& src, const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
+                          cl::ClBlobPtr& out) const;
     int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
     bool winograd_ = false; // images[2]: the transformed filter U (winograd.cl)
     int upload_winograd_filter(bool half);
@@ -72,6 +82,8 @@ int Convolution_opencl::create_pipeline(const Option& opt)
         }
         ret = cl::upload_int8_arguments(w_.ctx, num_output, bias_term ? (const float*)bias_data : nullptr, scale_in.data(),
                                         scale_out.data(), nullptr, w_.add());
+        if (ret == 0)
+            ret = upload_int8_gemm();
         return ret != 0 ? ret : cl::prepare_programs(w_.ctx, opt, {"int8"});
     }
     // half images with fp16 storage (read_imagef/read_imageh convert: half
@@ -116,7 +128,20 @@ int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, c
     if ((size_t)T > w_.ctx->image_max_w || (size_t)16 * std::max(CB, OB) > w_.ctx->image_max_h)
         return 1;
     cl_kernel ki = s.kernel("winograd", "winograd_input");
-    cl_kernel kg = s.kernel("winograd", "winograd_gemm");
+    // the GEMM per alpha: winograd_gemm_tiled (local-memory tiles of 64 x 64
+    // outputs x tiles, 32 x 32 where fewer than 256 work groups of the large
+    // ones), KITE_OPENCL_WINOGEMM=16 or 8 forces the tile, =48
+    // winograd_gemm48 (8 output channels x 4 tiles a work item); with
+    // KITE_OPENCL_CONV=legacy winograd_gemm (4 x 1)
+    const char* legacy = getenv("KITE_OPENCL_CONV");
+    const char* wg = getenv("KITE_OPENCL_WINOGEMM");
+    const int gemm = legacy && strcmp(legacy, "legacy") == 0 ? 0
+                     : wg && strcmp(wg, "48") == 0        ? 48
+                     : wg && strcmp(wg, "16") == 0        ? 16
+                     : wg && strcmp(wg, "8") == 0         ? 8
+                                                          : -1;
+    const char* gname = gemm == 0 ? "winograd_gemm" : gemm == 48 ? "winograd_gemm48" : "winograd_gemm_tiled";
+    cl_kernel kg = s.kernel("winograd", gname);
     cl_kernel ko = s.kernel("winograd", "winograd_output");
     if (!ki || !kg || !ko)
         return -1;
@@ -138,7 +163,27 @@ int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, c
     {
         cl::KernelArgs ag(kg);
         ag.img(w_.images[2]).img(v).img(m).i(in->C).i(num_output).i(T);
-        ret = cl::run2d(s, kg, "winograd_gemm", T, OB * 16, ag);
+        if (gemm == 0)
+            ret = cl::run2d(s, kg, gname, T, OB * 16, ag);
+        else if (gemm == 48)
+            ret = cl::run2d(s, kg, gname, cl::div4(T), (num_output + 7) / 8 * 16, ag);
+        else
+        {
+            int TS = gemm;
+            if (TS < 0)
+            {
+                const long long wgs64 = (long long)((T + 63) / 64) * ((num_output + 63) / 64) * 16;
+                TS = wgs64 >= 256 ? 16 : 8;
+            }
+            size_t kmax = 0;
+            cl::api()->clGetKernelWorkGroupInfo(kg, w_.ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kmax), &kmax, nullptr);
+            if (TS == 16 && kmax > 0 && kmax < 256)
+                TS = 8;
+            const size_t gws[3] = {(size_t)((T + 4 * TS - 1) / (4 * TS)) * TS,
+                                   (size_t)((num_output + 4 * TS - 1) / (4 * TS)) * TS, 16};
+            const size_t lws[3] = {(size_t)TS, (size_t)TS, 1};
+            ret = ag.error() ? -1 : s.dispatch(kg, gname, 3, gws, lws);
+        }
     }
     if (ret == 0)
     {
@@ -154,9 +199,40 @@ int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, c
     return ret;
 }
 
+int Convolution_opencl::upload_int8_gemm()
+{
+    // word ((oq * KQ + kq) * 4 + l), lane j: weight of output channel
+    // 4 oq + j, tap kq / CB, input channel 4 (kq % CB) + l; 0 beyond the counts
+    const int taps = kernel_w * kernel_h, CB = cl::div4(num_input_), OQ = cl::div4(num_output);
+    const int KQ = taps * CB;
+    std::vector<signed char> w((size_t)OQ * KQ * 16, 0);
+    const signed char* src = (const signed char*)weight_data.data;
+    for (int oc = 0; oc < num_output; oc++)
+        for (int ic = 0; ic < num_input_; ic++)
+            for (int t = 0; t < taps; t++)
+            {
+                const int kq = t * CB + ic / 4;
+                w[(((size_t)(oc / 4) * KQ + kq) * 4 + ic % 4) * 4 + oc % 4] = src[((size_t)oc * num_input_ + ic) * taps + t];
+            }
+    cl_int err = 0;
+    gemm_w_ = cl::api()->clCreateBuffer(w_.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, w.size(), w.data(), &err);
+    if (!gemm_w_)
+    {
+        KITE_LOGE("Convolution '%s': OpenCL weight buffer of %zu bytes failed (%d)", name.c_str(), w.size(), (int)err);
+        return -100;
+    }
+    cl_device_type type = 0;
+    cl::api()->clGetDeviceInfo(w_.ctx->device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
+    cpu_device_ = (type & CL_DEVICE_TYPE_CPU) != 0;
+    return 0;
+}
+
 int Convolution_opencl::destroy_pipeline(const Option& opt)
 {
     w_.release();
+    if (gemm_w_)
+        cl::api()->clReleaseMemObject(gemm_w_);
+    gemm_w_ = nullptr;
     return Convolution::destroy_pipeline(opt);
 }
 
@@ -215,14 +291,19 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     }
     else
     {
-        cl_kernel k = s.kernel("conv", "conv2d");
+        // conv2d_x4 (4 output pixels a work item) where the map is at least
+        // 4 wide; conv2d with KITE_OPENCL_CONV=legacy
+        const char* legacy = getenv("KITE_OPENCL_CONV");
+        const bool x4 = OW >= 4 && !(legacy && strcmp(legacy, "legacy") == 0);
+        const char* kname = x4 ? "conv2d_x4" : "conv2d";
+        cl_kernel k = s.kernel("conv", kname);
         if (!k)
             return -1;
         cl::KernelArgs a(k);
         a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
         a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
         a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
-        ret = cl::run2d(s, k, "conv2d", OW * OB, OH, a);
+        ret = cl::run2d(s, k, kname, (x4 ? cl::div4(OW) : OW) * OB, OH, a);
     }
     if (ret != 0)
         return ret;
@@ -240,8 +321,13 @@ int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, c
     const int numerics = 1 | 2;
     // KITE_OPENCL_INT8CONV=direct: conv2d_int8, quantizing every tap (for
     // comparisons); else the input quantized once (quantize_int8, unless it
-    // holds int8 values) and conv2d_int8_x4 (4 output pixels a work item)
-    const bool direct = getenv("KITE_OPENCL_INT8CONV") && strcmp(getenv("KITE_OPENCL_INT8CONV"), "direct") == 0;
+    // holds int8 values) and conv2d_int8_gemm, or with
+    // KITE_OPENCL_INT8CONV=x4 or KITE_OPENCL_CONV=legacy conv2d_int8_x4 (4
+    // output pixels a work item)
+    const char* mode = getenv("KITE_OPENCL_INT8CONV");
+    const char* legacy = getenv("KITE_OPENCL_CONV");
+    const bool direct = mode && strcmp(mode, "direct") == 0;
+    const bool x4 = (mode && strcmp(mode, "x4") == 0) || (legacy && strcmp(legacy, "legacy") == 0);
     if (direct)
     {
         cl_kernel k = s.kernel("int8", "conv2d_int8");
@@ -256,7 +342,7 @@ int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, c
         out->int8 = requant;
         return ret;
     }
-    cl_kernel k = s.kernel("int8", "conv2d_int8_x4");
+    cl_kernel k = s.kernel("int8", x4 ? "conv2d_int8_x4" : "conv2d_int8_gemm");
     if (!k)
         return -1;
     cl::Image q;
@@ -277,7 +363,11 @@ int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, c
         ret = cl::run2d(s, kq, "quantize_int8", qw, in->H, aq);
         src = &q;
     }
-    if (ret == 0)
+    if (ret == 0 && !x4)
+    {
+        ret = forward_int8_gemm(*src, in, OW, OH, pads, s, out);
+    }
+    else if (ret == 0)
     {
         cl::KernelArgs a(k);
         a.img(*src).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
@@ -289,6 +379,95 @@ int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, c
     if (!in->int8)
         s.pool->release(q);
     out->int8 = requant;
+    return ret;
+}
+
+// conv2d_int8_gemm's tiles and K splits (the choices of the Vulkan driver,
+// layer/vulkan/conv_vulkan.h): 64 x 64 output tiles (16 x 16 items), 32 x 32
+// ones (8 x 8) where fewer than 256 of the large ones, split K where the work
+// groups are fewer than 512, each split at least 32 steps, at most 32
+// splits; a CPU device takes 64 x 64 and no split.
+// KITE_OPENCL_INT8CONV=16 or 8 forces the tile, KITE_OPENCL_INT8SPLITK=N
+// N splits (1: none).
+int Convolution_opencl::forward_int8_gemm(const cl::Image& src, const cl::ClBlob* in, int OW, int OH, const int* pads,
+                                          cl::Session& s, cl::ClBlobPtr& out) const
+{
+    const Activation act(activation_type, activation_params);
+    const bool requant = int8_scale_term > 100;
+    const int numerics = 1 | 2;
+    const int n = OW * OH, OQ = cl::div4(num_output);
+    const int KQ = kernel_w * kernel_h * cl::div4(in->C);
+    const int steps = (KQ + 3) / 4;
+    cl_kernel k = s.kernel("int8", "conv2d_int8_gemm");
+    if (!k || !gemm_w_)
+        return -1;
+    const char* mode = getenv("KITE_OPENCL_INT8CONV");
+    int T = mode && strcmp(mode, "16") == 0 ? 16 : mode && strcmp(mode, "8") == 0 ? 8 : 0;
+    if (T == 0)
+    {
+        const long long tiles64 = (long long)((n + 63) / 64) * ((OQ + 15) / 16);
+        T = cpu_device_ || tiles64 >= 256 ? 16 : 8;
+    }
+    size_t kmax = 0;
+    cl::api()->clGetKernelWorkGroupInfo(k, w_.ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kmax), &kmax, nullptr);
+    if (T == 16 && kmax > 0 && kmax < 256)
+        T = 8;
+    const long long wgs = (long long)((n + 4 * T - 1) / (4 * T)) * ((OQ + T - 1) / T);
+    const char* es = getenv("KITE_OPENCL_INT8SPLITK");
+    int splits = es ? atoi(es) : 0;
+    if (splits <= 0 && cpu_device_)
+        splits = 1;
+    if (splits <= 0)
+    {
+        splits = steps / 32;
+        splits = (int)std::min<long long>(splits, 512 / std::max(1LL, wgs));
+        splits = std::min(splits, 32);
+    }
+    splits = std::max(1, std::min(splits, steps));
+    // the partial sums' image: OQ * OW wide, 2 * splits * OH high
+    while (splits > 1 && (size_t)2 * splits * OH > w_.ctx->image_max_h)
+        splits--;
+    if ((size_t)OQ * OW > w_.ctx->image_max_w)
+        splits = 1;
+    const int kchunk = (steps + splits - 1) / splits * 4;
+    splits = (KQ + kchunk - 1) / kchunk;
+    cl::Image part;
+    int ret = 0;
+    if (splits > 1)
+    {
+        ret = s.pool->acquire(OQ * OW, 2 * splits * OH, false, part);
+        if (ret != 0)
+            return ret;
+    }
+    cl::KernelArgs a(k);
+    a.img(src).mem(gemm_w_).img(w_.images[1]).img(splits > 1 ? part : out->image).i(in->C).i(in->H).i(in->W).i(num_output);
+    a.i(OH).i(OW).i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]);
+    a.f((float)pad_value_int8(pad_value)).i(bias_term).i(numerics).i(requant).i(act.type).f(act.p0).f(act.p1);
+    a.i(splits).i(kchunk);
+    if (a.error())
+        ret = -1;
+    if (ret == 0)
+    {
+        const size_t gws[3] = {(size_t)((n + 4 * T - 1) / (4 * T)) * T, (size_t)((OQ + T - 1) / T) * T, (size_t)splits};
+        const size_t lws[3] = {(size_t)T, (size_t)T, 1};
+        ret = s.dispatch(k, "conv2d_int8_gemm", 3, gws, lws);
+    }
+    if (ret == 0 && splits > 1)
+    {
+        cl_kernel kf = s.kernel("int8", "conv2d_int8_splitk");
+        if (!kf)
+            ret = -1;
+        else
+        {
+            cl::KernelArgs af(kf);
+            af.img(part).img(w_.images[1]).img(out->image).i(OQ).i(OH).i(OW).i(splits).i(bias_term).i(numerics).i(requant);
+            af.i(act.type).f(act.p0).f(act.p1);
+            ret = cl::run2d(s, kf, "conv2d_int8_splitk", OQ * OW, OH, af);
+        }
+    }
+    // back to the pool: later users are queued after these kernels (in-order queue)
+    if (splits > 1)
+        s.pool->release(part);
     return ret;
 }
 

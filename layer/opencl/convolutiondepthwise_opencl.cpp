@@ -1,7 +1,9 @@
 // Depth-wise convolution (group == channels == num_output, multiplier 1) on
 // OpenCL images, the filter in the seeds' depth-wise layout; other groupings
-// (grouped convolution, depth multipliers) run conv2d_grouped with float
-// weight buffers (int8 ones run on the CPU). int8 layers run dwconv2d_int8 (int8.cl)
+// (grouped convolution, depth multipliers) run with float weight buffers:
+// conv2d_grouped4 (4 output channels x 4 pixels a work item) where every
+// group has a multiple of 4 output channels, conv2d_grouped otherwise or
+// with KITE_OPENCL_CONV=legacy (int8 ones run on the CPU). int8 layers run dwconv2d_int8 (int8.cl)
 // with the CPU's int8 arithmetic.
 #include "convolutiondepthwise.h"
 
@@ -10,6 +12,9 @@
 #include "common/int8.h"
 #include "gpu/opencl/cl_ops.h"
 #include "log.h"
+
+#include <cstdlib>
+#include <cstring>
 
 namespace kite {
 
@@ -117,7 +122,23 @@ private:
                                         (size_t)weight_data_size * sizeof(float), weight_data.data, &err);
         gb_ = cl::api()->clCreateBuffer(w_.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * sizeof(float),
                                         b.data(), &err);
-        return gw_ && gb_ ? 0 : -100;
+        if (!gw_ || !gb_)
+            return -100;
+        // conv2d_grouped4's order: [oq][ic of the group][tap] float4 of the
+        // quad's 4 output channels
+        const int taps = kernel_w * kernel_h, outch_g = num_output / group;
+        const int inch_g = weight_data_size / (num_output * taps);
+        if (outch_g % 4 != 0 || inch_g <= 0)
+            return 0;
+        const float* wsrc = (const float*)weight_data.data;
+        std::vector<float> w4((size_t)weight_data_size);
+        for (int oc = 0; oc < num_output; oc++)
+            for (int ic = 0; ic < inch_g; ic++)
+                for (int t = 0; t < taps; t++)
+                    w4[(((size_t)(oc / 4) * inch_g + ic) * taps + t) * 4 + oc % 4] = wsrc[((size_t)oc * inch_g + ic) * taps + t];
+        gw4_ = cl::api()->clCreateBuffer(w_.ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, w4.size() * sizeof(float),
+                                         w4.data(), &err);
+        return gw4_ ? 0 : -100;
     }
     void release_grouped()
     {
@@ -125,7 +146,9 @@ private:
             cl::api()->clReleaseMemObject(gw_);
         if (gb_)
             cl::api()->clReleaseMemObject(gb_);
-        gw_ = gb_ = nullptr;
+        if (gw4_)
+            cl::api()->clReleaseMemObject(gw4_);
+        gw_ = gb_ = gw4_ = nullptr;
     }
     int forward_grouped_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, const Activation& act, cl::Session& s,
                             cl::ClBlobPtr& out) const
@@ -138,14 +161,17 @@ private:
                       weight_data_size / (num_output * kernel_w * kernel_h) * group);
             return -1;
         }
-        cl_kernel k = s.kernel("conv", "conv2d_grouped");
+        const char* legacy = getenv("KITE_OPENCL_CONV");
+        const bool blocked = gw4_ && !(legacy && strcmp(legacy, "legacy") == 0);
+        const char* kname = blocked ? "conv2d_grouped4" : "conv2d_grouped";
+        cl_kernel k = s.kernel("conv", kname);
         if (!k)
             return -1;
         cl::KernelArgs a(k);
-        a.img(in->image).mem(gw_).mem(gb_).img(out->image).i(in->H).i(in->W).i(num_output).i(OH).i(OW).i(inch_g);
+        a.img(in->image).mem(blocked ? gw4_ : gw_).mem(gb_).img(out->image).i(in->H).i(in->W).i(num_output).i(OH).i(OW).i(inch_g);
         a.i(num_output / group).i(kernel_w).i(kernel_h).i(dilation_w).i(dilation_h).i(stride_w).i(stride_h);
         a.i(pads[0]).i(pads[2]).f(pad_value).i(bias_term).i(act.type).f(act.p0).f(act.p1);
-        return cl::run2d(s, k, "conv2d_grouped", OW * cl::div4(num_output), OH, a);
+        return cl::run2d(s, k, kname, (blocked ? cl::div4(OW) : OW) * cl::div4(num_output), OH, a);
     }
     int upload_int8(const Option& opt)
     {
@@ -187,6 +213,7 @@ private:
 
     cl::Weights w_;
     cl_mem gw_ = nullptr, gb_ = nullptr;
+    cl_mem gw4_ = nullptr; // conv2d_grouped4's weights (groups of 4k output channels)
     bool depthwise_ = true;
     bool int8_ = false;
     int numerics_ = 0;

@@ -3,7 +3,8 @@
 // device's image width in the width-major one ([(num_input+3)/4, num_output],
 // innerproduct_wide); the row mode (dims-2 input of w == num_input) runs on
 // the CPU.
-// int8 layers run innerproduct_int8 (int8.cl) with the CPU's int8 arithmetic.
+// int8 layers run innerproduct_int8 / innerproduct_wide_int8 (int8.cl) with
+// the CPU's int8 arithmetic; all four kernels reduce in work groups of 64.
 #include "innerproduct.h"
 
 #include "common/activation.h"
@@ -99,8 +100,8 @@ public:
         else
             a.i(bias_term);
         a.i(act.type).f(act.p0).f(act.p1);
-        // the float kernels reduce in work groups of 64 per 4 outputs
-        ret = int8_ ? cl::run2d(s, k, kname, OB, 1, a) : cl::run_groups64(s, k, kname, OB, a);
+        // every kernel reduces in work groups of 64 per 4 outputs
+        ret = cl::run_groups64(s, k, kname, OB, a);
         if (ret != 0)
             return ret;
         tops[0] = out;

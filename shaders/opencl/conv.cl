@@ -42,6 +42,65 @@ __kernel void conv2d(__read_only image2d_t in, __read_only image2d_t filt, __rea
     WR(out, x, oy, activate(sum, act, p0, p1));
 }
 
+// conv2d with 4 output pixels along x per work item (ox0 .. ox0 + 3 of
+// output block ob): each filter texel read serves 4 pixels; positions past
+// OW read in-bounds taps or the pad and are not written
+__kernel void conv2d_x4(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                        __write_only image2d_t out, int C, int H, int W, int OB, int OH, int OW, int kw, int kh, int sw,
+                        int sh, int dw, int dh, int pl, int pt, float pad_value, int has_bias, int act, float p0, float p1)
+{
+    int OW4 = DIV4(OW);
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW4 * OB || oy >= OH)
+        return;
+    int ob = x / OW4, ox0 = (x % OW4) * 4;
+    float4 b = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    float4 s0 = b, s1 = b, s2 = b, s3 = b;
+    int taps = kh * kw;
+    int CB = DIV4(C);
+    const FLOAT4 padv = (FLOAT4)((FLOAT)pad_value);
+    int x0 = ox0 * sw - pl;
+    for (int cb = 0; cb < CB; cb++)
+    {
+        FLOAT4 q0 = (FLOAT4)(0), q1 = (FLOAT4)(0), q2 = (FLOAT4)(0), q3 = (FLOAT4)(0);
+        for (int ky = 0; ky < kh; ky++)
+        {
+            int iy = oy * sh + ky * dh - pt;
+            bool yin = iy >= 0 && iy < H;
+            for (int kx = 0; kx < kw; kx++)
+            {
+                int n = ob * taps + ky * kw + kx;
+                FLOAT4 w0 = RDH(filt, cb * 4 + 0, n), w1 = RDH(filt, cb * 4 + 1, n);
+                FLOAT4 w2 = RDH(filt, cb * 4 + 2, n), w3 = RDH(filt, cb * 4 + 3, n);
+                int ix = x0 + kx * dw;
+                FLOAT4 v0 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                ix += sw;
+                FLOAT4 v1 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                ix += sw;
+                FLOAT4 v2 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                ix += sw;
+                FLOAT4 v3 = (yin && ix >= 0 && ix < W) ? RDH(in, cb * W + ix, iy) : padv;
+                q0 += v0.x * w0 + v0.y * w1 + v0.z * w2 + v0.w * w3;
+                q1 += v1.x * w0 + v1.y * w1 + v1.z * w2 + v1.w * w3;
+                q2 += v2.x * w0 + v2.y * w1 + v2.z * w2 + v2.w * w3;
+                q3 += v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3;
+            }
+        }
+        s0 += TO_FLOAT4(q0);
+        s1 += TO_FLOAT4(q1);
+        s2 += TO_FLOAT4(q2);
+        s3 += TO_FLOAT4(q3);
+    }
+    int o = ob * OW + ox0;
+    WR(out, o, oy, activate(s0, act, p0, p1));
+    if (ox0 + 1 < OW)
+        WR(out, o + 1, oy, activate(s1, act, p0, p1));
+    if (ox0 + 2 < OW)
+        WR(out, o + 2, oy, activate(s2, act, p0, p1));
+    if (ox0 + 3 < OW)
+        WR(out, o + 3, oy, activate(s3, act, p0, p1));
+}
+
 // 1x1, stride 1, no padding: 4 output pixels along w per work item
 __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                          __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
@@ -282,6 +341,106 @@ __kernel void conv2d_grouped(__read_only image2d_t in, __global const float* w, 
         r[k] = sum;
     }
     WR(out, xi, oy, activate((float4)(r[0], r[1], r[2], r[3]), act, p0, p1));
+}
+
+// Grouped 2-D convolution whose groups have a multiple of 4 output
+// channels (conv2d_grouped's arithmetic, blocked): one work item makes 4
+// output channels (quad oq, all in one group) at 4 consecutive x positions,
+// so every weight read serves 4 pixels and every input read 4 channels.
+// Weights w[(oq * inch_g + ic) * taps + t] hold the float4 of the quad's 4
+// output channels for input channel ic of the group and tap t. Groups whose
+// input channel count is a multiple of 4 read whole input texels (4
+// channels); others one lane per channel. Float arithmetic.
+inline float lane_of(float4 v, int l)
+{
+    return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
+}
+
+__kernel void conv2d_grouped4(__read_only image2d_t in, __global const float4* w, __global const float* bias,
+                              __write_only image2d_t out, int H, int W, int OC, int OH, int OW, int inch_g,
+                              int outch_g, int kw, int kh, int dw, int dh, int sw, int sh, int pl, int pt,
+                              float pad_value, int bias_term, int act, float p0, float p1)
+{
+    int OW4 = DIV4(OW), OQ = OC / 4;
+    int xi = get_global_id(0), oy = get_global_id(1);
+    if (xi >= OW4 * OQ || oy >= OH)
+        return;
+    int oq = xi / OW4, ox0 = (xi % OW4) * 4;
+    int grp = oq * 4 / outch_g;
+    float4 b = bias_term ? vload4(oq, bias) : (float4)(0.f);
+    float4 s0 = b, s1 = b, s2 = b, s3 = b;
+    int taps = kh * kw;
+    const float4 padv = (float4)(pad_value);
+    int x0 = ox0 * sw - pl;
+    if ((inch_g & 3) == 0)
+    {
+        int cb0 = grp * inch_g / 4;
+        for (int icb = 0; icb < inch_g / 4; icb++)
+        {
+            int cx = (cb0 + icb) * W;
+            __global const float4* wp = w + (oq * inch_g + icb * 4) * taps;
+            for (int ky = 0; ky < kh; ky++)
+            {
+                int iy = oy * sh + ky * dh - pt;
+                bool yin = iy >= 0 && iy < H;
+                for (int kx = 0; kx < kw; kx++)
+                {
+                    int t = ky * kw + kx;
+                    float4 w0 = wp[t], w1 = wp[taps + t], w2 = wp[2 * taps + t], w3 = wp[3 * taps + t];
+                    int ix = x0 + kx * dw;
+                    float4 v0 = (yin && ix >= 0 && ix < W) ? RD(in, cx + ix, iy) : padv;
+                    ix += sw;
+                    float4 v1 = (yin && ix >= 0 && ix < W) ? RD(in, cx + ix, iy) : padv;
+                    ix += sw;
+                    float4 v2 = (yin && ix >= 0 && ix < W) ? RD(in, cx + ix, iy) : padv;
+                    ix += sw;
+                    float4 v3 = (yin && ix >= 0 && ix < W) ? RD(in, cx + ix, iy) : padv;
+                    s0 += v0.x * w0 + v0.y * w1 + v0.z * w2 + v0.w * w3;
+                    s1 += v1.x * w0 + v1.y * w1 + v1.z * w2 + v1.w * w3;
+                    s2 += v2.x * w0 + v2.y * w1 + v2.z * w2 + v2.w * w3;
+                    s3 += v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3;
+                }
+            }
+        }
+    }
+    else
+    {
+        for (int ic = 0; ic < inch_g; ic++)
+        {
+            int c = grp * inch_g + ic;
+            int l = c & 3, cx = (c >> 2) * W;
+            __global const float4* wp = w + (oq * inch_g + ic) * taps;
+            for (int ky = 0; ky < kh; ky++)
+            {
+                int iy = oy * sh + ky * dh - pt;
+                bool yin = iy >= 0 && iy < H;
+                for (int kx = 0; kx < kw; kx++)
+                {
+                    float4 wt = wp[ky * kw + kx];
+                    int ix = x0 + kx * dw;
+                    float v0 = (yin && ix >= 0 && ix < W) ? lane_of(RD(in, cx + ix, iy), l) : pad_value;
+                    ix += sw;
+                    float v1 = (yin && ix >= 0 && ix < W) ? lane_of(RD(in, cx + ix, iy), l) : pad_value;
+                    ix += sw;
+                    float v2 = (yin && ix >= 0 && ix < W) ? lane_of(RD(in, cx + ix, iy), l) : pad_value;
+                    ix += sw;
+                    float v3 = (yin && ix >= 0 && ix < W) ? lane_of(RD(in, cx + ix, iy), l) : pad_value;
+                    s0 += v0 * wt;
+                    s1 += v1 * wt;
+                    s2 += v2 * wt;
+                    s3 += v3 * wt;
+                }
+            }
+        }
+    }
+    int o = oq * OW + ox0;
+    WR(out, o, oy, activate(s0, act, p0, p1));
+    if (ox0 + 1 < OW)
+        WR(out, o + 1, oy, activate(s1, act, p0, p1));
+    if (ox0 + 2 < OW)
+        WR(out, o + 2, oy, activate(s2, act, p0, p1));
+    if (ox0 + 3 < OW)
+        WR(out, o + 3, oy, activate(s3, act, p0, p1));
 }
 
 // InnerProduct whose conv-filter image would exceed the device's image width

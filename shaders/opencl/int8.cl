@@ -201,41 +201,64 @@ __kernel void dwconv2d_int8(__read_only image2d_t in, __read_only image2d_t filt
     WR(out, x, oy, int8_finish(sum, args, cb, has_bias, numerics, requant, act, p0, p1));
 }
 
+// group_sum64 (common.h.cl) on int32 sums (exact whatever the order)
+inline int4 group_isum64(__local int4* part, int lane, int4 v)
+{
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+            part[lane] += part[lane + step];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    int4 r = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
 // InnerProduct (fp32 output), the input viewed flat and the weights in the
-// conv-filter layout with H = W = 1 as innerproduct (conv.cl)
+// conv-filter layout with H = W = 1 as innerproduct (conv.cl): one work
+// group of 64 items per 4 outputs (cl::run_groups64), item lane covering the
+// (channel block, position) pairs lane, lane + 64, ..., then an int32
+// reduction in local memory (integer sums: the CPU's values in any order)
 __kernel void innerproduct_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
                                 __write_only image2d_t out, int C, int H, int W, int OB, int in_int8,
                                 float bottom_scale, int has_bias, int numerics, int act, float p0, float p1)
 {
-    int ob = get_global_id(0);
-    if (ob >= OB)
-        return;
+    __local int4 part[64];
+    int ob = get_group_id(0);
+    int lane = get_local_id(0);
     int4 sum = (int4)(0);
     int CB = DIV4(C), HW = H * W;
     float4 scale = (float4)(bottom_scale);
-    for (int cb = 0; cb < CB; cb++)
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++)
-            {
-                int4 q = int8_tap(in, true, cb * W + x, y, 0.f, in_int8, scale);
-                int base = cb * 4 * HW + y * W + x;
-                sum += q.x * RDI(filt, base, ob) + q.y * RDI(filt, base + HW, ob)
-                       + q.z * RDI(filt, base + 2 * HW, ob) + q.w * RDI(filt, base + 3 * HW, ob);
-            }
-    WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
+    for (int t = lane; t < CB * HW; t += 64)
+    {
+        int cb = t / HW, pos = t - cb * HW;
+        int y = pos / W, x = pos - y * W;
+        int4 q = int8_tap(in, true, cb * W + x, y, 0.f, in_int8, scale);
+        int base = cb * 4 * HW + pos;
+        sum += q.x * RDI(filt, base, ob) + q.y * RDI(filt, base + HW, ob) + q.z * RDI(filt, base + 2 * HW, ob)
+               + q.w * RDI(filt, base + 3 * HW, ob);
+    }
+    sum = group_isum64(part, lane, sum);
+    if (lane == 0 && ob < OB)
+        WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
 }
 
-// innerproduct_wide (conv.cl) with the int8 arithmetic of innerproduct_int8
+// innerproduct_wide (conv.cl) with the int8 arithmetic of innerproduct_int8:
+// one work group of 64 items per 4 outputs, the blocks of 4 inputs strided
+// over the items, then the int32 reduction
 __kernel void innerproduct_wide_int8(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t args,
                                      __write_only image2d_t out, int H, int W, int K, int O, int in_int8,
                                      float bottom_scale, int has_bias, int numerics, int act, float p0, float p1)
 {
-    int ob = get_global_id(0);
-    if (ob * 4 >= O)
-        return;
+    __local int4 part[64];
+    int ob = get_group_id(0);
+    int lane = get_local_id(0);
     int s[4] = {0, 0, 0, 0};
     float4 scale = (float4)(bottom_scale);
-    for (int kb = 0; kb < (K + 3) / 4; kb++)
+    for (int kb = lane; kb < (K + 3) / 4; kb += 64)
     {
         int k = kb * 4;
         float4 v = (float4)(read_linear(in, k, H, W), k + 1 < K ? read_linear(in, k + 1, H, W) : 0.f,
@@ -252,5 +275,184 @@ __kernel void innerproduct_wide_int8(__read_only image2d_t in, __read_only image
             }
         }
     }
-    WR(out, ob, 0, int8_finish((int4)(s[0], s[1], s[2], s[3]), args, ob, has_bias, numerics, 0, act, p0, p1));
+    int4 sum = group_isum64(part, lane, (int4)(s[0], s[1], s[2], s[3]));
+    if (lane == 0 && ob * 4 < O)
+        WR(out, ob, 0, int8_finish(sum, args, ob, has_bias, numerics, 0, act, p0, p1));
+}
+
+// Convolution (dense) as an implicit GEMM through local-memory tiles (the
+// design of shaders/vulkan/int8conv_gemm.comp): out[oc][pixel] = sum over
+// k = (tap, input quad) of W[oc][k] * in[k][pixel], any kernel, stride,
+// dilation and padding (the input tile is gathered tap by tap). A work group
+// of TX x TY items (its local size, 16 x 16 or 8 x 8) makes 4 TY output
+// channels x 4 TX output pixels; item (tx, ty) holds output quad ty of the
+// tile at pixels tx + TX j, j < 4. K advances GKS = 4 (tap, input quad)
+// pairs, 16 products, a step.
+//
+// Exact integer sums on the float pipeline: every operand is an integer of
+// magnitude <= 128, so a product is below 2^14 and a sum of at most 1024 of
+// them an integer below 2^24, which float holds exactly in any order. The
+// float partial sums go into int32 totals every GFLUSH steps (512 products
+// a lane); the totals are conv2d_int8's sums, and the epilogue is the same.
+//
+// Input: an image holding int8 values (quantize_int8's output or an int8
+// blob). Weights: wt[(oq * KQ + kq) * 4 + l] holds, in lane j, the weight
+// of output channel 4 oq + j, tap kq / CB and input channel 4 (kq % CB) + l
+// (0 beyond the channel counts), KQ = kh * kw * CB.
+//
+// Split K (splits > 1, layers with few tiles and a long K): the work groups
+// of split s = get_global_id(2) sum the pairs [s * kchunk, (s + 1) * kchunk)
+// and store their int32 sums as two exact float halves (high 16 bits, low 16
+// bits) in `part` rows (s * 2 + half) * OH + oy; conv2d_int8_splitk adds the
+// splits and runs the epilogue.
+#define GKS 4
+#define GFLUSH 32
+#define GMAXPX 64
+#define GMAXOQ 16
+
+__kernel void conv2d_int8_gemm(__read_only image2d_t in, __global const char4* wt, __read_only image2d_t args,
+                               __write_only image2d_t out, int C, int H, int W, int O, int OH, int OW, int kw, int kh,
+                               int sw, int sh, int dw, int dh, int pl, int pt, float pad_q, int has_bias, int numerics,
+                               int requant, int act, float p0, float p1, int splits, int kchunk)
+{
+    __local float4 Is[GKS][GMAXPX];
+    __local float4 Ws[GKS * 4][GMAXOQ + 1];
+    const int TX = get_local_size(0), TY = get_local_size(1);
+    const int NT = TX * TY, NPX = 4 * TX;
+    int tx = get_local_id(0), ty = get_local_id(1);
+    int lid = ty * TX + tx;
+    int n = OW * OH;
+    int CB = DIV4(C), OQ = DIV4(O);
+    int kq_total = kh * kw * CB;
+    int split = get_global_id(2);
+    int kbeg = split * kchunk;
+    int kend = min(kq_total, kbeg + kchunk);
+    int j0 = (get_global_id(0) / TX) * NPX;
+    int oq0 = (get_global_id(1) / TY) * TY;
+
+    // this item's input staging: pixel spx of the tile for the K pairs
+    // lid / NPX + i * (NT / NPX) of each step (ei of them)
+    int spx = lid % NPX;
+    int sj = j0 + spx;
+    bool svalid = sj < n;
+    int soy = svalid ? sj / OW : 0;
+    int ix0 = (sj - soy * OW) * sw - pl;
+    int iy0 = soy * sh - pt;
+    int ei = (GKS * NPX) / NT;
+    int kstep = NT / NPX;
+    int sky[4], skx[4], sq[4];
+    for (int i = 0; i < 4; i++)
+    {
+        int kq = kbeg + lid / NPX + i * kstep;
+        int t = kq / CB;
+        sq[i] = kq - t * CB;
+        sky[i] = t / kw;
+        skx[i] = t - sky[i] * kw;
+    }
+
+    float4 acc[4];
+    int4 tot[4];
+    for (int j = 0; j < 4; j++)
+    {
+        acc[j] = (float4)(0.f);
+        tot[j] = (int4)(0);
+    }
+    int since = 0;
+    const float4 padv = (float4)(pad_q);
+    for (int k0 = kbeg; k0 < kend; k0 += GKS)
+    {
+        for (int i = 0; i < ei; i++)
+        {
+            int kql = lid / NPX + i * kstep;
+            float4 v = (float4)(0.f);
+            if (k0 + kql < kend && svalid)
+            {
+                int y = iy0 + sky[i] * dh;
+                int x = ix0 + skx[i] * dw;
+                v = (y >= 0 && y < H && x >= 0 && x < W) ? RD(in, sq[i] * W + x, y) : padv;
+            }
+            Is[kql][spx] = v;
+            // the next step's pair of this slot
+            sq[i] += GKS;
+            while (sq[i] >= CB)
+            {
+                sq[i] -= CB;
+                if (++skx[i] == kw)
+                {
+                    skx[i] = 0;
+                    sky[i]++;
+                }
+            }
+        }
+        for (int e = lid; e < GKS * 4 * TY; e += NT)
+        {
+            int wk = e % (GKS * 4);
+            int woq = e / (GKS * 4);
+            int kq = k0 + wk / 4;
+            float4 wv = (float4)(0.f);
+            if (oq0 + woq < OQ && kq < kend)
+                wv = convert_float4(wt[((oq0 + woq) * kq_total + kq) * 4 + wk % 4]);
+            Ws[wk][woq] = wv;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = 0; s < GKS; s++)
+        {
+            float4 w0 = Ws[s * 4][ty], w1 = Ws[s * 4 + 1][ty], w2 = Ws[s * 4 + 2][ty], w3 = Ws[s * 4 + 3][ty];
+            for (int j = 0; j < 4; j++)
+            {
+                float4 v = Is[s][tx + TX * j];
+                acc[j] += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (++since == GFLUSH)
+        {
+            since = 0;
+            for (int j = 0; j < 4; j++)
+            {
+                tot[j] += convert_int4(acc[j]);
+                acc[j] = (float4)(0.f);
+            }
+        }
+    }
+    for (int j = 0; j < 4; j++)
+        tot[j] += convert_int4(acc[j]);
+
+    int oq = oq0 + ty;
+    if (oq >= OQ)
+        return;
+    for (int j = 0; j < 4; j++)
+    {
+        int jj = j0 + tx + TX * j;
+        if (jj >= n)
+            continue;
+        int oy = jj / OW, ox = jj - oy * OW;
+        if (splits > 1)
+        {
+            int4 hi = tot[j] >> 16;
+            int4 lo = tot[j] & 0xffff;
+            WR(out, oq * OW + ox, (split * 2) * OH + oy, convert_float4(hi));
+            WR(out, oq * OW + ox, (split * 2 + 1) * OH + oy, convert_float4(lo));
+        }
+        else
+            WR(out, oq * OW + ox, oy, int8_finish(tot[j], args, oq, has_bias, numerics, requant, act, p0, p1));
+    }
+}
+
+// the splits of conv2d_int8_gemm added up (exact int32 sums) and finished
+__kernel void conv2d_int8_splitk(__read_only image2d_t part, __read_only image2d_t args, __write_only image2d_t out,
+                                 int OQ, int OH, int OW, int splits, int has_bias, int numerics, int requant, int act,
+                                 float p0, float p1)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OQ * OW || oy >= OH)
+        return;
+    int4 sum = (int4)(0);
+    for (int s = 0; s < splits; s++)
+    {
+        int4 hi = convert_int4(RD(part, x, (s * 2) * OH + oy));
+        int4 lo = convert_int4(RD(part, x, (s * 2 + 1) * OH + oy));
+        sum += hi * 65536 + lo;
+    }
+    WR(out, x, oy, int8_finish(sum, args, x / OW, has_bias, numerics, requant, act, p0, p1));
 }

@@ -67,6 +67,123 @@ __kernel void winograd_gemm(__read_only image2d_t u, __read_only image2d_t v, __
     WR(m, t, ob * 16 + alpha, sum);
 }
 
+// winograd_gemm blocked: one work item makes 8 output channels (two quads,
+// rows o .. o + 7 of U) of 4 consecutive tiles at one alpha, so each V
+// texel read serves 8 outputs and each U texel 4 tiles (12 reads per 128
+// products instead of 5 per 16). Rows past O are read clamped to O - 1 and
+// their sums zeroed; tiles past T read the image border and are not written.
+__kernel void winograd_gemm48(__read_only image2d_t u, __read_only image2d_t v, __write_only image2d_t m, int C,
+                              int O, int T)
+{
+    int t0 = get_global_id(0) * 4, y = get_global_id(1);
+    int OB = DIV4(O), O8 = (O + 7) / 8;
+    if (t0 >= T || y >= O8 * 16)
+        return;
+    int ob8 = y / 16, alpha = y % 16;
+    int o = ob8 * 8;
+    int rows[8];
+    for (int r = 0; r < 8; r++)
+        rows[r] = alpha * O + min(o + r, O - 1);
+    float4 s0[2], s1[2], s2[2], s3[2];
+    for (int h = 0; h < 2; h++)
+        s0[h] = s1[h] = s2[h] = s3[h] = (float4)(0.f);
+    for (int cb = 0; cb < DIV4(C); cb++)
+    {
+        int vy = cb * 16 + alpha;
+        FLOAT4 x0 = RDH(v, t0, vy), x1 = RDH(v, t0 + 1, vy), x2 = RDH(v, t0 + 2, vy), x3 = RDH(v, t0 + 3, vy);
+        for (int h = 0; h < 2; h++)
+        {
+            FLOAT4 ua = RDH(u, cb, rows[h * 4]), ub = RDH(u, cb, rows[h * 4 + 1]);
+            FLOAT4 uc = RDH(u, cb, rows[h * 4 + 2]), ud = RDH(u, cb, rows[h * 4 + 3]);
+            s0[h] += (float4)((float)dot(ua, x0), (float)dot(ub, x0), (float)dot(uc, x0), (float)dot(ud, x0));
+            s1[h] += (float4)((float)dot(ua, x1), (float)dot(ub, x1), (float)dot(uc, x1), (float)dot(ud, x1));
+            s2[h] += (float4)((float)dot(ua, x2), (float)dot(ub, x2), (float)dot(uc, x2), (float)dot(ud, x2));
+            s3[h] += (float4)((float)dot(ua, x3), (float)dot(ub, x3), (float)dot(uc, x3), (float)dot(ud, x3));
+        }
+    }
+    for (int h = 0; h < 2; h++)
+    {
+        int ob = ob8 * 2 + h;
+        if (ob >= OB)
+            break;
+        int4 valid = (int4)(ob * 4) + (int4)(0, 1, 2, 3) < (int4)(O);
+        int my = ob * 16 + alpha;
+        WR(m, t0, my, select((float4)(0.f), s0[h], valid));
+        if (t0 + 1 < T)
+            WR(m, t0 + 1, my, select((float4)(0.f), s1[h], valid));
+        if (t0 + 2 < T)
+            WR(m, t0 + 2, my, select((float4)(0.f), s2[h], valid));
+        if (t0 + 3 < T)
+            WR(m, t0 + 3, my, select((float4)(0.f), s3[h], valid));
+    }
+}
+
+// winograd_gemm through local-memory tiles (the design of Vulkan's gemm.comp
+// that its Winograd path runs): per alpha (get_global_id(2)), M = U V with
+// M rows the O outputs, columns the T tiles, K the C input channels in
+// quads. A work group of TX x TY items (its local size, 16 x 16 or 8 x 8)
+// makes 4 TY outputs x 4 TX tiles; item (tx, ty) holds output quad ty of
+// the tile at tiles tx + TX j, j < 4. K advances WKS = 4 input quads a
+// step: the V texels of the step's tiles and the U texels of its outputs are
+// staged in local memory once for the whole group. Rows past O (the next
+// alpha's), tiles past T and quads past C stage zeros. Float arithmetic.
+#define WKS 4
+#define WMAXT 64
+#define WMAXO 64
+
+__kernel void winograd_gemm_tiled(__read_only image2d_t u, __read_only image2d_t v, __write_only image2d_t m, int C,
+                                  int O, int T)
+{
+    __local float4 Vs[WKS][WMAXT];
+    __local float4 Us[WKS][WMAXO + 1];
+    const int TX = get_local_size(0), TY = get_local_size(1);
+    const int NT = TX * TY, NPT = 4 * TX, NO = 4 * TY;
+    int tx = get_local_id(0), ty = get_local_id(1);
+    int lid = ty * TX + tx;
+    int alpha = get_global_id(2);
+    int CB = DIV4(C), OB = DIV4(O);
+    int t0 = (get_global_id(0) / TX) * NPT;
+    int o0 = (get_global_id(1) / TY) * NO;
+    float4 acc[4];
+    for (int j = 0; j < 4; j++)
+        acc[j] = (float4)(0.f);
+    for (int k0 = 0; k0 < CB; k0 += WKS)
+    {
+        for (int e = lid; e < WKS * NPT; e += NT)
+        {
+            int kq = e / NPT, tl = e - kq * NPT;
+            int t = t0 + tl, cb = k0 + kq;
+            Vs[kq][tl] = (t < T && cb < CB) ? RD(v, t, cb * 16 + alpha) : (float4)(0.f);
+        }
+        for (int e = lid; e < WKS * NO; e += NT)
+        {
+            int kq = e / NO, ol = e - kq * NO;
+            int o = o0 + ol, cb = k0 + kq;
+            Us[kq][ol] = (o < O && cb < CB) ? RD(u, cb, alpha * O + o) : (float4)(0.f);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = 0; s < WKS; s++)
+        {
+            float4 w0 = Us[s][ty * 4], w1 = Us[s][ty * 4 + 1], w2 = Us[s][ty * 4 + 2], w3 = Us[s][ty * 4 + 3];
+            for (int j = 0; j < 4; j++)
+            {
+                float4 x = Vs[s][tx + TX * j];
+                acc[j] += (float4)(dot(w0, x), dot(w1, x), dot(w2, x), dot(w3, x));
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    int ob = o0 / 4 + ty;
+    if (ob >= OB)
+        return;
+    for (int j = 0; j < 4; j++)
+    {
+        int t = t0 + tx + TX * j;
+        if (t < T)
+            WR(m, t, ob * 16 + alpha, acc[j]);
+    }
+}
+
 __kernel void winograd_output(__read_only image2d_t m, __read_only image2d_t bias, __write_only image2d_t out, int O,
                               int OH, int OW, int TW, int T, int has_bias, int act, float p0, float p1)
 {

@@ -582,8 +582,8 @@ static std::string run_conv_int8_case(const Int8ConvCase& t)
 }
 
 // the GPUs' int8 convolution paths (Vulkan: int8conv_gemm.comp's 64 x 64
-// and 32 x 32 tiles with and without split K, and int8conv_q.comp; OpenCL: conv2d_int8_x4 and
-// conv2d_int8): K long enough to flush the
+// and 32 x 32 tiles with and without split K, and int8conv_q.comp; OpenCL: conv2d_int8_gemm with
+// the same tiles and splits, conv2d_int8_x4 and conv2d_int8): K long enough to flush the
 // float partial sums into int32 several times (128 channels x 9 taps),
 // partial tiles in both directions, 1x1 with stride, kxk with stride,
 // dilation, asymmetric pads and a pad value, odd channel counts (quads
@@ -604,7 +604,7 @@ TEST(Convolution, int8_gpu_paths)
     // (tile size, K splits): the default choice (on a GPU small layers take
     // 32 x 32 tiles and 2 splits where K is long; lavapipe 64 x 64, no
     // split), each tile size without and with uneven splits
-    const char* modes[][2] = {{"", ""}, {"16", "1"}, {"8", "1"}, {"16", "3"}, {"8", "5"}, {"direct", ""}};
+    const char* modes[][2] = {{"", ""}, {"16", "1"}, {"8", "1"}, {"16", "3"}, {"8", "5"}, {"direct", ""}, {"x4", ""}};
     for (const auto& ms : modes)
     {
         const char* mode = ms[0];
@@ -612,9 +612,11 @@ TEST(Convolution, int8_gpu_paths)
             setenv("KITE_VULKAN_INT8GEMM", mode, 1);
         if (*ms[1])
             setenv("KITE_VULKAN_INT8SPLITK", ms[1], 1);
-        // OpenCL: conv2d_int8_x4 (default) and conv2d_int8
-        if (strcmp(mode, "direct") == 0)
-            setenv("KITE_OPENCL_INT8CONV", "direct", 1);
+        // OpenCL: conv2d_int8_gemm with the same tile sizes and splits, conv2d_int8_x4 ("x4") and conv2d_int8
+        if (*mode)
+            setenv("KITE_OPENCL_INT8CONV", mode, 1);
+        if (*ms[1])
+            setenv("KITE_OPENCL_INT8SPLITK", ms[1], 1);
         for (const Int8ConvCase& t : cases)
         {
             // the forced modes: the kxk, odd-channel, int8-input and long-K cases
@@ -628,5 +630,6 @@ TEST(Convolution, int8_gpu_paths)
         unsetenv("KITE_VULKAN_INT8GEMM");
         unsetenv("KITE_VULKAN_INT8SPLITK");
         unsetenv("KITE_OPENCL_INT8CONV");
+        unsetenv("KITE_OPENCL_INT8SPLITK");
     }
 }

@@ -149,6 +149,32 @@ TEST(ConvolutionDepthWise, grouped_any_group_count)
     KITE_EXPECT_LAYER_OK(run_dw(6, 5, 12, 12, 2, 3, 1, 1, 0, 0, {}, 0.f, false)); // no padding, no bias
 }
 
+// OpenCL's conv2d_grouped4 (groups of 4k output channels: 4 channels x 4
+// pixels a work item) on both of its input paths (whole texels where the
+// group's input channels are a multiple of 4, single lanes otherwise), maps
+// narrower than its 4 pixels, pixels past the last block of 4, strides,
+// dilation, pad values; KITE_OPENCL_CONV=legacy runs conv2d_grouped instead
+TEST(ConvolutionDepthWise, grouped_output_quads)
+{
+    reseed(21);
+    for (const char* mode : {"", "legacy"})
+    {
+        if (*mode)
+            setenv("KITE_OPENCL_CONV", mode, 1);
+        SCOPED_TRACE(std::string("KITE_OPENCL_CONV=") + mode);
+        KITE_EXPECT_LAYER_OK(run_dw(13, 11, 32, 32, 2, 3, 1, 1, 1, 1, {}));           // AlexNet-like: 2 groups of 16
+        KITE_EXPECT_LAYER_OK(run_dw(7, 5, 48, 24, 2, 3, 1, 1, 1, 0, {}, 0.f, false)); // 24 -> 12, no bias
+        KITE_EXPECT_LAYER_OK(run_dw(9, 7, 60, 24, 3, 1, 1, 1, 0, 1, {}));             // ShuffleNet 1x1: 20 -> 8
+        KITE_EXPECT_LAYER_OK(run_dw(6, 7, 24, 60, 3, 1, 1, 1, 0, 0, {}));             // 8 -> 20
+        KITE_EXPECT_LAYER_OK(run_dw(11, 9, 15, 24, 3, 5, 1, 2, 2, 2, {0.1f}, 0.3f));  // 5 in per group: lanes
+        KITE_EXPECT_LAYER_OK(run_dw(3, 5, 6, 16, 2, 3, 1, 1, 1, 0, {}));              // 3 in per group, 3 wide
+        KITE_EXPECT_LAYER_OK(run_dw(10, 9, 64, 128, 4, 3, 2, 3, 2, 3, {-0.5f, 0.7f})); // 16 -> 32, stride 3, dilation 2
+        KITE_EXPECT_LAYER_OK(run_dw(5, 4, 256, 256, 8, 3, 1, 1, 1, 0, {}, -0.4f));    // 8 groups of 32
+        KITE_EXPECT_LAYER_OK(run_dw(2, 2, 16, 8, 2, 1, 1, 1, 0, 4, {}));              // 2 x 2 map
+        unsetenv("KITE_OPENCL_CONV");
+    }
+}
+
 TEST(ConvolutionDepthWise, activations)
 {
     reseed(3);

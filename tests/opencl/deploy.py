@@ -84,7 +84,7 @@ def main():
                 tuned_text = f.read()
         entries = [line.split()[0].split(":")[0] for line in tuned_text.splitlines()]
         # (innerproduct reduces in work groups of a fixed 64 items: never tuned)
-        for k in ("conv2d", "pool2d", "conv2d_1x1", "softmax_c"):
+        for k in ("conv2d_x4", "pool2d", "conv2d_1x1", "softmax_c"):
             if k not in entries:
                 failures.append("cold start: tuned file has no entry for %s:\n%s" % (k, tuned_text))
         for line in tuned_text.splitlines():
