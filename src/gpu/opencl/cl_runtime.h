@@ -73,6 +73,26 @@ public:
 };
 typedef std::shared_ptr<ClBlob> ClBlobPtr;
 
+// cl_khr_command_buffer's entry points (declared here: the Khronos headers
+// of older systems lack them), loaded per platform through
+// clGetExtensionFunctionAddressForPlatform. The signatures are those of the
+// provisional extension 0.9.0 - 0.9.4, the versions kite uses.
+struct CommandBufferApi
+{
+    typedef struct _kite_cl_command_buffer* Buffer;
+    typedef cl_uint SyncPoint;
+    Buffer(CL_API_CALL* create)(cl_uint, const cl_command_queue*, const cl_ulong*, cl_int*) = nullptr;
+    cl_int(CL_API_CALL* finalize)(Buffer) = nullptr;
+    cl_int(CL_API_CALL* release)(Buffer) = nullptr;
+    cl_int(CL_API_CALL* ndrange)(Buffer, cl_command_queue, const cl_ulong*, cl_kernel, cl_uint, const size_t*, const size_t*,
+                                 const size_t*, cl_uint, const SyncPoint*, SyncPoint*, void**) = nullptr;
+    cl_int(CL_API_CALL* enqueue)(cl_uint, cl_command_queue*, Buffer, cl_uint, const cl_event*, cl_event*) = nullptr;
+    // why it is not used (empty when it is)
+    std::string why_not;
+    std::string version; // "0.9.0"
+    bool usable() const { return why_not.empty(); }
+};
+
 // One device: context, a queue for weight uploads, programs.
 class Context
 {
@@ -92,6 +112,9 @@ public:
     size_t max_work_group = 1;
     size_t image_max_w = 0, image_max_h = 0;
     int index = 0;
+    cl_platform_id platform = nullptr;
+    // replays submit one command buffer per segment where this is usable
+    CommandBufferApi command_buffer;
 
     // kernel `name` of shaders/opencl/<program>.cl built with `options`; the
     // program is built once per (program, options) and its binary cached on
@@ -177,6 +200,8 @@ public:
     int replay_upload(int slot, const Mat& m, const Option& opt) override;
     int replay_segment(int segment) override;
     int replay_download(int slot, Mat& m, const Option& opt) override;
+    // replayed segments that ran as one command buffer (cl_khr_command_buffer)
+    long long command_buffer_replays() const { return cbuf_replays_; }
     // recording mode on or off for a while (constants a layer uploads and
     // keeps are not uploaded again at each replay); returns the old mode
     bool swap_recording(bool on)
@@ -214,12 +239,14 @@ public:
 private:
     int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt);
     // a launch or buffer write as enqueued (recording mode)
+    // The kernel of a recorded launch is its own (created at record time
+    // from the shared kernel's program, its arguments set once): a replay
+    // only enqueues it.
     struct Op
     {
         cl_kernel kernel = nullptr; // nullptr: write upload slot `slot`'s host copy to its buffer
         const char* name = "";
         int slot = -1;
-        std::vector<std::vector<unsigned char> > args;
         cl_uint dims = 0;
         bool offset = false, local = false;
         size_t off[3] = {0, 0, 0}, g[3] = {0, 0, 0}, l[3] = {0, 0, 0};
@@ -239,11 +266,25 @@ private:
     };
     int enqueue(const Op& op);
     int replay_ops(int segment);
+    int build_command_buffer(int segment);
     void close_segment();
+    // a kernel of its own for a recorded launch of `k`, with k's arguments
+    cl_kernel record_kernel(cl_kernel k);
     std::map<std::string, cl_kernel> kernels_;
     bool rec_ = false;
     std::vector<Op> open_;
     std::vector<std::vector<Op> > segs_;
+    std::vector<cl_kernel> recorded_kernels_; // released with the session
+    // per segment: its command buffer (built at its first replay), or null
+    std::vector<CommandBufferApi::Buffer> cbufs_;
+    std::vector<char> cbuf_failed_;
+    bool use_cbuf_ = false; // the device has a usable cl_khr_command_buffer and KITE_OPENCL_COMMAND_BUFFER is not 0
+    // KITE_OPENCL_REPLAY_FLUSH=n: a replay without command buffer flushes
+    // the queue after every n launches (0, the default: only the final wait)
+    int flush_every_ = 0;
+    // host time spent enqueueing replays (KITE_OPENCL_VERBOSE reports it)
+    double replay_host_ms_ = 0, replay_cpu_ms_ = 0;
+    long long replay_launches_ = 0, replays_ = 0, cbuf_replays_ = 0;
     std::vector<UploadSlot> ups_;
     std::vector<DownloadSlot> downs_;
 };

@@ -1,0 +1,125 @@
+// Recorded OpenCL forwards replayed (cl::Session): every recorded launch has a
+// kernel of its own with its arguments set once, so launches of one kernel
+// with different arguments must each keep theirs at a replay; where the
+// device has cl_khr_command_buffer (PoCL does) a segment replays as one
+// command buffer, and KITE_OPENCL_COMMAND_BUFFER=0 replays launch by launch.
+// Both are checked against the same arithmetic on the host with new input
+// data at every replay.
+#include "testutil.h"
+
+#include "gpu/opencl/cl_ops.h"
+#include "gpu/opencl/cl_runtime.h"
+#include "common/activation.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+using namespace kite;
+using namespace kite::cl;
+using namespace kite::test;
+
+namespace {
+
+// relu(x), then leaky(relu(x)) with slope 0.25 (no change: all >= 0), and
+// clip(x, -0.3, 0.4): three launches of eltwise.cl's activation
+void reference(const Mat& x, Mat& a2, Mat& a3)
+{
+    a2.create(x.w, x.h, x.c);
+    a3.create(x.w, x.h, x.c);
+    for (int q = 0; q < x.c; q++)
+        for (int i = 0; i < x.w * x.h; i++)
+        {
+            const float v = x.channel(q)[i];
+            const float r = std::max(v, 0.f);
+            a2.channel(q)[i] = r > 0 ? r : r * 0.25f;
+            a3.channel(q)[i] = std::min(std::max(v, -0.3f), 0.4f);
+        }
+}
+
+void expect_equal(const Mat& got, const Mat& want, const std::string& what)
+{
+    ASSERT_EQ(got.w, want.w) << what;
+    ASSERT_EQ(got.h, want.h) << what;
+    ASSERT_EQ(got.c, want.c) << what;
+    for (int q = 0; q < want.c; q++)
+        for (int i = 0; i < want.w * want.h; i++)
+            ASSERT_NEAR(got.channel(q)[i], want.channel(q)[i], 1e-6f) << what << " channel " << q << " element " << i << " (seed " << seed() << ")";
+}
+
+// whether the device lists cl_khr_command_buffer (a whole word)
+bool device_has_command_buffer(Context* ctx)
+{
+    size_t n = 0;
+    api()->clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, nullptr, &n);
+    std::string ext(n, '\0');
+    api()->clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, n, &ext[0], nullptr);
+    ext = " " + std::string(ext.c_str()) + " ";
+    return ext.find(" cl_khr_command_buffer ") != std::string::npos;
+}
+
+void run(bool command_buffer)
+{
+    Context* ctx = Context::get(0);
+    if (!ctx)
+        GTEST_SKIP() << "no OpenCL device";
+    setenv("KITE_OPENCL_COMMAND_BUFFER", command_buffer ? "1" : "0", 1);
+    Option opt;
+    opt.use_fp16_storage = false;
+    opt.use_fp16_arithmetic = false;
+    opt.use_packing_layout = false;
+    Session s(ctx, opt);
+    ASSERT_NE(s.queue, nullptr);
+    ASSERT_TRUE(s.start_recording());
+    reseed(17);
+    Mat x = RandomMat(13, 7, 6);
+    GpuBlobPtr g, a1, a2, a3;
+    ASSERT_EQ(s.upload(x, g, nullptr, opt), 0);
+    ASSERT_EQ(run_activation(s, g, a1, ACTIVATION_RELU, 0.f, 0.f), 0);
+    ASSERT_EQ(run_activation(s, a1, a2, ACTIVATION_LEAKYRELU, 0.25f, 0.f), 0);
+    ASSERT_EQ(run_activation(s, g, a3, ACTIVATION_CLIP, -0.3f, 0.4f), 0);
+    Mat m2, m3, r2, r3;
+    ASSERT_EQ(s.download(a2, m2, opt), 0);
+    ASSERT_EQ(s.download(a3, m3, opt), 0);
+    reference(x, r2, r3);
+    expect_equal(m2, r2, "recorded relu+leaky");
+    expect_equal(m3, r3, "recorded clip");
+    s.stop_recording();
+    ASSERT_EQ(s.upload_slots(), 1);
+    ASSERT_EQ(s.download_slots(), 2);
+    for (int it = 0; it < 3; it++)
+    {
+        Mat y = RandomMat(13, 7, 6, -2.f, 2.f);
+        ASSERT_EQ(s.replay_upload(0, y, opt), 0);
+        ASSERT_EQ(s.replay_download(0, m2, opt), 0);
+        ASSERT_EQ(s.replay_download(1, m3, opt), 0);
+        reference(y, r2, r3);
+        expect_equal(m2, r2, "replay " + std::to_string(it) + " relu+leaky");
+        expect_equal(m3, r3, "replay " + std::to_string(it) + " clip");
+    }
+    const CommandBufferApi& cb = ctx->command_buffer;
+    const bool listed = device_has_command_buffer(ctx);
+    if (listed && cb.version.compare(0, 4, "0.9.") == 0)
+        EXPECT_TRUE(cb.usable()) << cb.why_not;
+    if (command_buffer && cb.usable())
+        EXPECT_EQ(s.command_buffer_replays(), 6) << "each replayed segment is one command buffer";
+    else
+        EXPECT_EQ(s.command_buffer_replays(), 0);
+    printf("%s: cl_khr_command_buffer %s (%s), %lld command-buffer replays\n", ctx->device_name.c_str(),
+           listed ? cb.version.c_str() : "absent", cb.usable() ? "usable" : cb.why_not.c_str(), s.command_buffer_replays());
+    unsetenv("KITE_OPENCL_COMMAND_BUFFER");
+}
+
+TEST(OpenCLReplay, CommandBuffer)
+{
+    run(true);
+}
+
+TEST(OpenCLReplay, LaunchByLaunch)
+{
+    run(false);
+}
+
+} // namespace
