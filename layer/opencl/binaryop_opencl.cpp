@@ -1,5 +1,6 @@
-// BinaryOp on OpenCL images: two same-shaped inputs or one input and the
-// scalar in one launch. Broadcasting shapes follow the reference exactly:
+// BinaryOp on OpenCL images: two same-shaped inputs, one input and the
+// scalar, or an input with one value per channel of the other ([W, H, C] and
+// [1, 1, C] or [C], either side) in one launch. Other broadcasting shapes follow the reference exactly:
 // each input is first gathered into the output shape (cl::ShapeCache with an
 // index map from the reference: an ADD of that input's element numbers and
 // zeros for the other), then the two run as same-shaped inputs.
@@ -71,7 +72,15 @@ public:
         const cl::ClBlob* b = bottoms.size() > 1 ? cl::blob(bottoms[1]) : nullptr;
         const bool scalar = with_scalar != 0 || !b;
         std::vector<GpuBlobPtr> in(bottoms);
-        if (!scalar && (b->dims() != a->dims() || b->C != a->C || b->H != a->H || b->W != a->W))
+        const bool same = scalar || (b->dims() == a->dims() && b->C == a->C && b->H == a->H && b->W == a->W);
+        if (!same)
+        {
+            // one value per channel (per row of a 2-D blob) either way round: one launch
+            const int small = per_channel(b, a) ? 1 : per_channel(a, b) ? 0 : -1;
+            if (small >= 0)
+                return run_per_channel(s, small == 1 ? a : b, a, b, small, tops);
+        }
+        if (!same)
         {
             // broadcasting: both inputs gathered into the output shape
             const long long n = (long long)a->C * a->H * a->W + (long long)b->C * b->H * b->W;
@@ -105,6 +114,46 @@ public:
     }
 
 private:
+    // whether the reference broadcasts `small` as one value per channel of
+    // `full` (per row where full is 2-D: layer/binaryop.cpp expand), which in
+    // the channel-major image is one pixel per channel block, at (block, 0)
+    static bool per_channel(const cl::ClBlob* small, const cl::ClBlob* full)
+    {
+        const Mat& m = small->shape;
+        const Mat& f = full->shape;
+        bool ok;
+        if (f.dims == 2)
+            ok = (m.dims == 1 && m.w == f.h) || (m.dims == 2 && m.w == 1 && m.h == f.h);
+        else if (f.dims == 3)
+            ok = (m.dims == 1 && m.w == f.c) || (m.dims == 3 && m.w == 1 && m.h == 1 && m.c == f.c);
+        else if (f.dims == 4)
+            ok = (m.dims == 1 && m.w == f.c) || (m.dims == 4 && m.w == 1 && m.h == 1 && m.d == 1 && m.c == f.c);
+        else
+            ok = false;
+        // and the images are laid out so (cl_layout.h)
+        return ok && small->C == full->C && small->H == 1 && small->W == 1 && small->image.width == (full->C + 3) / 4 &&
+               small->image.height == 1 && full->image.width == full->W * ((full->C + 3) / 4);
+    }
+
+    int run_per_channel(cl::Session& s, const cl::ClBlob* full, const cl::ClBlob* a, const cl::ClBlob* b, int small,
+                    std::vector<GpuBlobPtr>& tops) const
+    {
+        cl::ClBlobPtr out;
+        int ret = s.create_blob(full->shape, out);
+        if (ret != 0)
+            return ret;
+        cl_kernel k = s.kernel("transformer", "binaryop_c");
+        if (!k)
+            return -1;
+        cl::KernelArgs ar(k);
+        ar.img(a->image).img(b->image).img(out->image).i(full->image.width).i(full->image.height).i(full->W);
+        ar.i(op_type).i(small);
+        ret = cl::run2d(s, k, "binaryop_c", full->image.width, full->image.height, ar);
+        if (ret == 0)
+            tops[0] = out;
+        return ret;
+    }
+
     BroadcastSide side_[2] = {BroadcastSide(0), BroadcastSide(1)};
     mutable cl::ShapeCache cache_[2] = {cl::ShapeCache(cl::ShapeCache::GATHER), cl::ShapeCache(cl::ShapeCache::GATHER)};
 };

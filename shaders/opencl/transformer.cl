@@ -144,6 +144,20 @@ __kernel void binaryop(__read_only image2d_t a, __read_only image2d_t b, __write
     WR(out, x, y, binary(RD(a, x, y), vb, op));
 }
 
+// BinaryOp of a [W, H, C] image and a per-channel [1, 1, C] one (the
+// squeeze-excitation scale), in one launch: `small` is the per-channel side
+// (1: b, 0: a), read at pixel (channel block, 0); W the full side's width
+__kernel void binaryop_c(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
+                         int W, int op, int small)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    float4 va = small == 0 ? RD(a, x / W, 0) : RD(a, x, y);
+    float4 vb = small == 1 ? RD(b, x / W, 0) : RD(b, x, y);
+    WR(out, x, y, binary(va, vb, op));
+}
+
 // LRN across channels: x * (bias + alpha/size * sum of squares over the window)^-beta
 __kernel void lrn_across(__read_only image2d_t in, __write_only image2d_t out, int C, int H, int W, int size,
                          float alpha_div_size, float beta, float bias)
