@@ -4,8 +4,13 @@
 // device has cl_khr_command_buffer (PoCL does) a segment replays as one
 // command buffer, and KITE_OPENCL_COMMAND_BUFFER=0 replays launch by launch.
 // Both are checked against the same arithmetic on the host with new input
-// data at every replay.
+// data at every replay. Also a graph of channel shuffles and slices against
+// the CPU: a ShuffleChannel's launch is put off, a Slice reads through it, and
+// the shuffle runs only where something else reads its output (a ReLU, a
+// download, another shuffle).
 #include "testutil.h"
+
+#include "net.h"
 
 #include "gpu/opencl/cl_ops.h"
 #include "gpu/opencl/cl_runtime.h"
@@ -14,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -110,6 +116,64 @@ void run(bool command_buffer)
     printf("%s: cl_khr_command_buffer %s (%s), %lld command-buffer replays\n", ctx->device_name.c_str(),
            listed ? cb.version.c_str() : "absent", cb.usable() ? "usable" : cb.why_not.c_str(), s.command_buffer_replays());
     unsetenv("KITE_OPENCL_COMMAND_BUFFER");
+}
+
+// shuffles read by a Slice (5 + 7 channels: unaligned), by a ReLU, by a
+// download, by another shuffle then a 3-way Slice; a Slice of a plain blob
+const char kShuffles[] = "7767517\n"
+                         "11 19\n"
+                         "Input in 0 1 data\n"
+                         "Split sp 1 5 data a b c d e\n"
+                         "ShuffleChannel sh1 1 1 a s1 0=2\n"
+                         "Slice sl 1 2 s1 p q -23300=2,5,-233\n"
+                         "ShuffleChannel sh2 1 1 b s2 0=3 1=1\n"
+                         "ReLU r 1 1 s2 r2 0=0.1\n"
+                         "ShuffleChannel sh3 1 1 c s3 0=4\n"
+                         "ShuffleChannel sh4 1 1 d s4 0=2\n"
+                         "ShuffleChannel sh5 1 1 s4 s5 0=3\n"
+                         "Slice sl2 1 3 s5 u v w -23300=3,4,4,-233\n"
+                         "Slice sl3 1 2 e x y -23300=2,8,-233\n";
+
+bool load(Net& net, bool gpu)
+{
+    net.opt.use_opencl = gpu;
+    net.opt.use_vulkan_compute = false;
+    net.opt.use_fp16_storage = false;
+    net.opt.use_fp16_arithmetic = false;
+    return net.load_param_mem(kShuffles) == 0 && net.load_model_empty() == 0; // no weights
+}
+
+TEST(OpenCLReplay, ShuffleSliceGraph)
+{
+    if (!Context::get(0))
+        GTEST_SKIP() << "no OpenCL device";
+    Net gpu, cpu;
+    ASSERT_TRUE(load(gpu, true));
+    ASSERT_TRUE(load(cpu, false));
+    const char* outs[] = {"p", "q", "r2", "s3", "u", "v", "w", "x", "y"};
+    reseed(23);
+    for (int it = 0; it < 3; it++) // recorded, then replayed
+    {
+        Mat in = RandomMat(9, 7, 12);
+        Extractor eg = gpu.create_extractor(), ec = cpu.create_extractor();
+        ASSERT_EQ(eg.input("data", in), 0);
+        ASSERT_EQ(ec.input("data", in), 0);
+        for (const char* o : outs)
+        {
+            Mat g, c;
+            ASSERT_EQ(eg.extract(o, g), 0) << o;
+            ASSERT_EQ(ec.extract(o, c), 0) << o;
+            ASSERT_EQ(g.w, c.w) << o;
+            ASSERT_EQ(g.h, c.h) << o;
+            ASSERT_EQ(g.c, c.c) << o;
+            for (int q = 0; q < c.c; q++)
+                for (int i = 0; i < c.w * c.h; i++)
+                    ASSERT_NEAR(g.channel(q)[i], c.channel(q)[i], 1e-4f * std::max(1.f, std::fabs(c.channel(q)[i])))
+                        << o << " forward " << it << " channel " << q << " element " << i << " (seed " << seed() << ")";
+        }
+        if (it > 0)
+            EXPECT_GT(eg.gpu_run_stats().replayed, 0) << "forward " << it;
+    }
 }
 
 TEST(OpenCLReplay, CommandBuffer)

@@ -557,6 +557,8 @@ void ImagePool::release(const Image& img)
 
 ClBlob::~ClBlob()
 {
+    if (deferred)
+        deferred->settled = true; // nobody read it: never run
     if (pool)
         pool->release(image);
     else if (image.mem)
@@ -1036,9 +1038,70 @@ static double launch_ms(cl_command_queue q, cl_kernel k, int dims, const size_t*
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
 }
 
+void Session::defer(ClBlob& out, std::function<int()> run)
+{
+    std::shared_ptr<Deferred> d = std::make_shared<Deferred>();
+    d->image = out.image.mem;
+    d->run = std::move(run);
+    out.deferred = d;
+    deferred_.push_back(d);
+}
+
+int Session::settle(const ClBlob* b)
+{
+    if (!b || !b->deferred || b->deferred->settled)
+        return 0;
+    b->deferred->settled = true;
+    return b->deferred->run();
+}
+
+int Session::settle_for(cl_kernel k)
+{
+    deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+                                   [](const std::shared_ptr<Deferred>& d) { return d->settled; }),
+                    deferred_.end());
+    if (deferred_.empty())
+        return 0;
+    const std::vector<std::vector<unsigned char> > args = shadowed_args(k);
+    bool ran = false;
+    const std::vector<std::shared_ptr<Deferred> > pending = deferred_; // a run changes deferred_
+    for (const std::shared_ptr<Deferred>& d : pending)
+    {
+        if (d->settled)
+            continue;
+        for (const std::vector<unsigned char>& arg : args)
+            if (arg.size() == sizeof(cl_mem) && memcmp(arg.data(), &d->image, sizeof(cl_mem)) == 0)
+            {
+                d->settled = true;
+                ran = true;
+                int ret = d->run();
+                if (ret != 0)
+                    return ret;
+                break;
+            }
+    }
+    if (ran)
+    {
+        // the put-off launch may have used k itself: its arguments again
+        for (size_t i = 0; i < args.size(); i++)
+        {
+            shadow_arg(k, (cl_uint)i, args[i].size(), args[i].data());
+            if (api()->clSetKernelArg(k, (cl_uint)i, args[i].size(), args[i].data()) != CL_SUCCESS)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws)
 {
     const Api* a = api();
+    if (!deferred_.empty())
+    {
+        int ret = settle_for(k);
+        if (ret != 0)
+            return ret;
+    }
     for (int d = 0; d < dims; d++)
         if (gws[d] == 0)
             return 0;

@@ -12,6 +12,7 @@
 #include "cl_api.h"
 #include "opencl.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,19 +60,36 @@ enum ImageLayout
 
 // A blob on the device. C, H, W is how the Mat maps to the channel-major
 // image (see cl_layout.h).
+// A launch put off until something reads its output image (Session::defer).
+struct Deferred
+{
+    cl_mem image = nullptr;   // the output it writes
+    std::function<int()> run; // enqueues it (through Session::dispatch)
+    bool settled = false;     // run already, or never to run (its blob is gone)
+};
+
+class ClBlob;
+typedef std::shared_ptr<ClBlob> ClBlobPtr;
+
 class ClBlob : public GpuBlob
 {
 public:
     ~ClBlob() override;
     Image image;
     int C = 0, H = 0, W = 0;
+    // set while the launch that writes `image` is put off: the blob is
+    // `perm_src` with its channels shuffled as ShuffleChannel (perm_group,
+    // perm_reverse) does; a consumer that can read through the permutation
+    // (Slice) does so, and any launch that reads `image` runs it first
+    std::shared_ptr<Deferred> deferred;
+    ClBlobPtr perm_src;
+    int perm_group = 0, perm_reverse = 0;
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
     bool int8 = false;
     std::shared_ptr<ImagePool> pool; // where image goes back to; null: owned
 };
-typedef std::shared_ptr<ClBlob> ClBlobPtr;
 
 // cl_khr_command_buffer's entry points (declared here: the Khronos headers
 // of older systems lack them), loaded per platform through
@@ -224,6 +242,15 @@ public:
     // fixed_lws: the local size the kernel needs (work-group reductions): no tuning, no split
     int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws = nullptr);
 
+    // Put off the launch `run` that writes out's image until a launch reads
+    // that image (its kernel arguments name it; a download included): then
+    // it runs first, in order. It never runs when out goes away unread (its
+    // readers read through out->perm_src instead). run must keep what it
+    // reads alive.
+    void defer(ClBlob& out, std::function<int()> run);
+    // run b's put-off launch now if it has one
+    int settle(const ClBlob* b);
+
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
     // half when the session uses fp16 storage
     int create_blob(const Mat& shape, ClBlobPtr& out, bool force_float = false);
@@ -264,6 +291,9 @@ private:
         bool int8 = false;
         int segment = -1;
     };
+    // run the put-off launches that write an image k's arguments name
+    int settle_for(cl_kernel k);
+    std::vector<std::shared_ptr<Deferred> > deferred_;
     int enqueue(const Op& op);
     int replay_ops(int segment);
     int build_command_buffer(int segment);
