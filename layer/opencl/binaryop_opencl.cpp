@@ -78,7 +78,7 @@ public:
             // one value per channel (per row of a 2-D blob) either way round: one launch
             const int small = per_channel(b, a) ? 1 : per_channel(a, b) ? 0 : -1;
             if (small >= 0)
-                return run_per_channel(s, small == 1 ? a : b, a, b, small, tops);
+                return run_per_channel(s, small == 1 ? bottoms[0] : bottoms[1], bottoms[0], bottoms[1], small, tops);
         }
         if (!same)
         {
@@ -101,15 +101,22 @@ public:
         int ret = s.create_blob(a->shape, out);
         if (ret != 0)
             return ret;
-        cl_kernel k = s.kernel("transformer", "binaryop");
-        if (!k)
-            return -1;
-        cl::KernelArgs ar(k);
-        ar.img(a->image).img(scalar ? a->image : b->image).img(out->image).i(a->image.width).i(a->image.height);
-        ar.i(op_type).i(scalar ? 1 : 0).f(this->b);
-        ret = cl::run2d(s, k, "binaryop", a->image.width, a->image.height, ar);
-        if (ret == 0)
-            tops[0] = out;
+        // put off: an activation layer that follows runs in the same launch
+        cl::Session* sp = &s;
+        const cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(in[0]);
+        const cl::ClBlobPtr pb = scalar ? pa : std::static_pointer_cast<cl::ClBlob>(in[1]);
+        const int op = op_type, sc = scalar ? 1 : 0;
+        const float value = this->b;
+        s.defer_elementwise(*out, [sp, pa, pb, op, sc, value](int act, float p0, float p1, const cl::Image& dst) {
+            cl_kernel k = sp->kernel("transformer", "binaryop");
+            if (!k)
+                return -1;
+            cl::KernelArgs ar(k);
+            ar.img(pa->image).img(pb->image).img(dst).i(pa->image.width).i(pa->image.height);
+            ar.i(op).i(sc).f(value).i(act).f(p0).f(p1);
+            return cl::run2d(*sp, k, "binaryop", pa->image.width, pa->image.height, ar);
+        });
+        tops[0] = out;
         return ret;
     }
 
@@ -135,23 +142,28 @@ private:
                small->image.height == 1 && full->image.width == full->W * ((full->C + 3) / 4);
     }
 
-    int run_per_channel(cl::Session& s, const cl::ClBlob* full, const cl::ClBlob* a, const cl::ClBlob* b, int small,
-                    std::vector<GpuBlobPtr>& tops) const
+    int run_per_channel(cl::Session& s, const GpuBlobPtr& full, const GpuBlobPtr& a, const GpuBlobPtr& b, int small,
+                        std::vector<GpuBlobPtr>& tops) const
     {
         cl::ClBlobPtr out;
         int ret = s.create_blob(full->shape, out);
         if (ret != 0)
             return ret;
-        cl_kernel k = s.kernel("transformer", "binaryop_c");
-        if (!k)
-            return -1;
-        cl::KernelArgs ar(k);
-        ar.img(a->image).img(b->image).img(out->image).i(full->image.width).i(full->image.height).i(full->W);
-        ar.i(op_type).i(small);
-        ret = cl::run2d(s, k, "binaryop_c", full->image.width, full->image.height, ar);
-        if (ret == 0)
-            tops[0] = out;
-        return ret;
+        cl::Session* sp = &s;
+        const cl::ClBlobPtr pf = std::static_pointer_cast<cl::ClBlob>(full);
+        const cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(a), pb = std::static_pointer_cast<cl::ClBlob>(b);
+        const int op = op_type;
+        s.defer_elementwise(*out, [sp, pf, pa, pb, op, small](int act, float p0, float p1, const cl::Image& dst) {
+            cl_kernel k = sp->kernel("transformer", "binaryop_c");
+            if (!k)
+                return -1;
+            cl::KernelArgs ar(k);
+            ar.img(pa->image).img(pb->image).img(dst).i(pf->image.width).i(pf->image.height).i(pf->W);
+            ar.i(op).i(small).i(act).f(p0).f(p1);
+            return cl::run2d(*sp, k, "binaryop_c", pf->image.width, pf->image.height, ar);
+        });
+        tops[0] = out;
+        return 0;
     }
 
     BroadcastSide side_[2] = {BroadcastSide(0), BroadcastSide(1)};

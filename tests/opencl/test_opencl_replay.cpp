@@ -134,32 +134,62 @@ const char kShuffles[] = "7767517\n"
                          "Slice sl2 1 3 s5 u v w -23300=3,4,4,-233\n"
                          "Slice sl3 1 2 e x y -23300=2,8,-233\n";
 
-bool load(Net& net, bool gpu)
+// element-wise layers put off and the activation after them in their
+// launch: BinaryOp + ReLU, per-channel BinaryOp + Sigmoid, scalar BinaryOp +
+// HardSwish, Eltwise + leaky ReLU; an Eltwise read by an activation and by a
+// download (it runs alone too), a BinaryOp of a put-off BinaryOp, a Swish on
+// a plain blob
+const char kElementwise[] = "7767517\n"
+                            "15 24\n"
+                            "Input in 0 1 data\n"
+                            "Input in2 0 1 chan\n"
+                            "Split sp 1 6 data a b c d e f\n"
+                            "BinaryOp add 2 1 a b ab 0=0\n"
+                            "ReLU r1 1 1 ab r1\n"
+                            "BinaryOp mul 2 1 c chan cm 0=2\n"
+                            "Sigmoid sg 1 1 cm sg\n"
+                            "BinaryOp rsub 1 1 d ds 0=7 1=1 2=0.5\n"
+                            "HardSwish hs 1 1 ds hs\n"
+                            "Eltwise sum 2 1 e f ef 0=1 -23301=2,0.5,2.0\n"
+                            "Split sp2 1 2 ef ef0 ef1\n"
+                            "ReLU r2 1 1 ef0 r2 0=0.1\n"
+                            "BinaryOp sub 2 1 ab cm abc 0=1\n"
+                            "Swish sw 1 1 abc sw\n"
+                            "Split sp3 1 1 ef1 ef2\n";
+
+bool load(Net& net, bool gpu, const char* param)
 {
     net.opt.use_opencl = gpu;
     net.opt.use_vulkan_compute = false;
     net.opt.use_fp16_storage = false;
     net.opt.use_fp16_arithmetic = false;
-    return net.load_param_mem(kShuffles) == 0 && net.load_model_empty() == 0; // no weights
+    return net.load_param_mem(param) == 0 && net.load_model_empty() == 0; // no weights
 }
 
-TEST(OpenCLReplay, ShuffleSliceGraph)
+// the graph on the GPU and on the CPU, three forwards (recorded, then replayed)
+void compare_graph(const char* param, const std::vector<std::string>& outs, bool two_inputs)
 {
     if (!Context::get(0))
         GTEST_SKIP() << "no OpenCL device";
     Net gpu, cpu;
-    ASSERT_TRUE(load(gpu, true));
-    ASSERT_TRUE(load(cpu, false));
-    const char* outs[] = {"p", "q", "r2", "s3", "u", "v", "w", "x", "y"};
+    ASSERT_TRUE(load(gpu, true, param));
+    ASSERT_TRUE(load(cpu, false, param));
     reseed(23);
-    for (int it = 0; it < 3; it++) // recorded, then replayed
+    for (int it = 0; it < 3; it++)
     {
-        Mat in = RandomMat(9, 7, 12);
+        Mat in = RandomMat(9, 7, 12, -3.f, 3.f);
+        Mat chan = RandomMat(1, 1, 12);
         Extractor eg = gpu.create_extractor(), ec = cpu.create_extractor();
         ASSERT_EQ(eg.input("data", in), 0);
         ASSERT_EQ(ec.input("data", in), 0);
-        for (const char* o : outs)
+        if (two_inputs)
         {
+            ASSERT_EQ(eg.input("chan", chan), 0);
+            ASSERT_EQ(ec.input("chan", chan), 0);
+        }
+        for (const std::string& os : outs)
+        {
+            const char* o = os.c_str();
             Mat g, c;
             ASSERT_EQ(eg.extract(o, g), 0) << o;
             ASSERT_EQ(ec.extract(o, c), 0) << o;
@@ -174,6 +204,16 @@ TEST(OpenCLReplay, ShuffleSliceGraph)
         if (it > 0)
             EXPECT_GT(eg.gpu_run_stats().replayed, 0) << "forward " << it;
     }
+}
+
+TEST(OpenCLReplay, ShuffleSliceGraph)
+{
+    compare_graph(kShuffles, {"p", "q", "r2", "s3", "u", "v", "w", "x", "y"}, false);
+}
+
+TEST(OpenCLReplay, ActivationAfterElementwise)
+{
+    compare_graph(kElementwise, {"r1", "sg", "hs", "r2", "ef2", "sw"}, true);
 }
 
 TEST(OpenCLReplay, CommandBuffer)

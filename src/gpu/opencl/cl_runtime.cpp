@@ -1055,6 +1055,28 @@ int Session::settle(const ClBlob* b)
     return b->deferred->run();
 }
 
+int Session::activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)
+{
+    const ClBlob* b = static_cast<const ClBlob*>(in.get());
+    if (!b || !b->deferred || b->deferred->settled || !b->with_activation)
+        return 1;
+    ClBlobPtr o;
+    int ret = create_blob(b->shape, o);
+    if (ret != 0)
+        return ret;
+    ret = b->with_activation(act, p0, p1, o->image);
+    if (ret == 0)
+        out = o;
+    return ret;
+}
+
+void Session::defer_elementwise(ClBlob& out, std::function<int(int, float, float, const Image&)> run)
+{
+    out.with_activation = run;
+    const Image dst = out.image;
+    defer(out, [run, dst]() { return run(0, 0.f, 0.f, dst); });
+}
+
 int Session::settle_for(cl_kernel k)
 {
     deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),

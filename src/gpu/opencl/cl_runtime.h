@@ -84,6 +84,10 @@ public:
     std::shared_ptr<Deferred> deferred;
     ClBlobPtr perm_src;
     int perm_group = 0, perm_reverse = 0;
+    // set with `deferred` by an element-wise launch that can apply an
+    // activation before it writes (BinaryOp, Eltwise): runs it into dst with
+    // activation act (p0, p1) of layer/gpu/gpu_activation.h
+    std::function<int(int act, float p0, float p1, const Image& dst)> with_activation;
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
@@ -250,6 +254,12 @@ public:
     void defer(ClBlob& out, std::function<int()> run);
     // run b's put-off launch now if it has one
     int settle(const ClBlob* b);
+    // an activation layer on `in`: where in's launch is put off and can
+    // apply it (ClBlob::with_activation), that launch with the activation
+    // into a new blob `out` (0), else 1 (the caller runs the activation)
+    int activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
+    // put off `run(0, 0, 0, out's image)`, with run as out's with_activation
+    void defer_elementwise(ClBlob& out, std::function<int(int, float, float, const Image&)> run);
 
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
     // half when the session uses fp16 storage
