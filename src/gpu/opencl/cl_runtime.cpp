@@ -779,10 +779,11 @@ void Session::close_segment()
     segs_.push_back(open_);
     cbufs_.push_back(nullptr);
     cbuf_failed_.push_back(0);
+    owned_.push_back(0);
     open_.clear();
 }
 
-cl_kernel Session::record_kernel(cl_kernel k)
+cl_kernel Session::own_kernel(cl_kernel k, const std::vector<std::vector<unsigned char> >& args)
 {
     const Api* a = api();
     cl_program p = nullptr;
@@ -800,7 +801,6 @@ cl_kernel Session::record_kernel(cl_kernel k)
         KITE_LOGE("OpenCL: a kernel of its own for the recorded launch of %s: %s", name.c_str(), error_string(err));
         return nullptr;
     }
-    const std::vector<std::vector<unsigned char> > args = shadowed_args(k);
     for (size_t i = 0; i < args.size() && err == CL_SUCCESS; i++)
         err = a->clSetKernelArg(own, (cl_uint)i, args[i].size(), args[i].data());
     if (err != CL_SUCCESS)
@@ -811,6 +811,34 @@ cl_kernel Session::record_kernel(cl_kernel k)
     }
     recorded_kernels_.push_back(own);
     return own;
+}
+
+int Session::own_kernels(int segment)
+{
+    if (owned_[segment])
+        return 0;
+    std::vector<Op>& ops = segs_[segment];
+    for (size_t i = 0; i < ops.size(); i++)
+    {
+        Op& op = ops[i];
+        if (!op.kernel || op.own)
+            continue;
+        // the chunks of a split launch (one after the other) share one
+        cl_kernel own = nullptr;
+        if (i > 0 && ops[i - 1].own && ops[i - 1].src == op.kernel && ops[i - 1].args == op.args)
+            own = ops[i - 1].kernel;
+        if (!own)
+            own = own_kernel(op.kernel, op.args);
+        if (!own)
+            return -1;
+        op.src = op.kernel;
+        op.kernel = own;
+        op.own = true;
+    }
+    for (Op& op : ops)
+        std::vector<std::vector<unsigned char> >().swap(op.args);
+    owned_[segment] = 1;
+    return 0;
 }
 
 int Session::enqueue(const Op& op)
@@ -888,6 +916,8 @@ int Session::replay_ops(int segment)
                         cb.usable() ? "KITE_OPENCL_COMMAND_BUFFER=0" : cb.why_not.c_str());
         });
     }
+    if (own_kernels(segment) != 0)
+        return -1;
     replays_++;
     const auto t0 = std::chrono::steady_clock::now();
     const double c0 = thread_cpu_ms();
@@ -1212,7 +1242,6 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
     if (verbose && measured && chunks > 1)
         fprintf(stderr, "kite: OpenCL %s split into %zu launches (one launch %.3f ms, limit %.3f ms)\n", key,
                 (g[last] + per - 1) / per, t.ms, limit);
-    cl_kernel own = nullptr; // the recorded launches' kernel (all chunks share it)
     for (size_t start = 0; start < g[last]; start += per)
     {
         size_t off[3] = {0, 0, 0};
@@ -1227,12 +1256,9 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
         }
         if (rec_)
         {
-            if (!own)
-                own = record_kernel(k);
-            if (!own)
-                return -1;
             Op op;
-            op.kernel = own;
+            op.kernel = k;
+            op.args = shadowed_args(k);
             op.name = name;
             op.dims = (cl_uint)dims;
             op.offset = chunks > 1;

@@ -276,14 +276,18 @@ public:
 private:
     int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt);
     // a launch or buffer write as enqueued (recording mode)
-    // The kernel of a recorded launch is its own (created at record time
-    // from the shared kernel's program, its arguments set once): a replay
-    // only enqueues it.
+    // A recorded launch keeps the session's shared kernel and the arguments
+    // it had; at the segment's first replay it gets a kernel of its own
+    // (from the same program, its arguments set once), so that a replay only
+    // enqueues it and the first forward pays nothing for it.
     struct Op
     {
         cl_kernel kernel = nullptr; // nullptr: write upload slot `slot`'s host copy to its buffer
         const char* name = "";
         int slot = -1;
+        std::vector<std::vector<unsigned char> > args; // until the kernel is its own
+        bool own = false;
+        cl_kernel src = nullptr; // the shared kernel it was recorded with
         cl_uint dims = 0;
         bool offset = false, local = false;
         size_t off[3] = {0, 0, 0}, g[3] = {0, 0, 0}, l[3] = {0, 0, 0};
@@ -308,8 +312,10 @@ private:
     int replay_ops(int segment);
     int build_command_buffer(int segment);
     void close_segment();
-    // a kernel of its own for a recorded launch of `k`, with k's arguments
-    cl_kernel record_kernel(cl_kernel k);
+    // a kernel of its own for a recorded launch of `k` with `args`
+    cl_kernel own_kernel(cl_kernel k, const std::vector<std::vector<unsigned char> >& args);
+    // every launch of the segment with a kernel of its own
+    int own_kernels(int segment);
     std::map<std::string, cl_kernel> kernels_;
     bool rec_ = false;
     std::vector<Op> open_;
@@ -318,6 +324,7 @@ private:
     // per segment: its command buffer (built at its first replay), or null
     std::vector<CommandBufferApi::Buffer> cbufs_;
     std::vector<char> cbuf_failed_;
+    std::vector<char> owned_; // per segment: its launches have their own kernels
     bool use_cbuf_ = false; // the device has a usable cl_khr_command_buffer and KITE_OPENCL_COMMAND_BUFFER is not 0
     // KITE_OPENCL_REPLAY_FLUSH=n: a replay without command buffer flushes
     // the queue after every n launches (0, the default: only the final wait)
