@@ -119,11 +119,12 @@ void run(bool command_buffer)
 }
 
 // shuffles read by a Slice (5 + 7 channels: unaligned), by a ReLU, by a
-// download, by another shuffle then a 3-way Slice; a Slice of a plain blob
+// download, by another shuffle then a 3-way Slice, by a channel Crop; a
+// Slice and a Crop of a plain blob
 const char kShuffles[] = "7767517\n"
-                         "11 19\n"
+                         "14 24\n"
                          "Input in 0 1 data\n"
-                         "Split sp 1 5 data a b c d e\n"
+                         "Split sp 1 7 data a b c d e f g\n"
                          "ShuffleChannel sh1 1 1 a s1 0=2\n"
                          "Slice sl 1 2 s1 p q -23300=2,5,-233\n"
                          "ShuffleChannel sh2 1 1 b s2 0=3 1=1\n"
@@ -132,7 +133,10 @@ const char kShuffles[] = "7767517\n"
                          "ShuffleChannel sh4 1 1 d s4 0=2\n"
                          "ShuffleChannel sh5 1 1 s4 s5 0=3\n"
                          "Slice sl2 1 3 s5 u v w -23300=3,4,4,-233\n"
-                         "Slice sl3 1 2 e x y -23300=2,8,-233\n";
+                         "Slice sl3 1 2 e x y -23300=2,8,-233\n"
+                         "ShuffleChannel sh6 1 1 f s6 0=2\n"
+                         "Crop cr 1 1 s6 z -23309=1,3 -23310=1,8 -23311=1,0\n"
+                         "Crop cr2 1 1 g zz -23309=1,4 -23310=1,12 -23311=1,0\n";
 
 // element-wise layers put off and the activation after them in their
 // launch: BinaryOp + ReLU, per-channel BinaryOp + Sigmoid, scalar BinaryOp +
@@ -208,7 +212,7 @@ void compare_graph(const char* param, const std::vector<std::string>& outs, bool
 
 TEST(OpenCLReplay, ShuffleSliceGraph)
 {
-    compare_graph(kShuffles, {"p", "q", "r2", "s3", "u", "v", "w", "x", "y"}, false);
+    compare_graph(kShuffles, {"p", "q", "r2", "s3", "u", "v", "w", "x", "y", "z", "zz"}, false);
 }
 
 TEST(OpenCLReplay, ActivationAfterElementwise)
