@@ -151,15 +151,28 @@ private:
             return ret;
         cl::Session* sp = &s;
         const cl::ClBlobPtr pf = std::static_pointer_cast<cl::ClBlob>(full);
-        const cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(a), pb = std::static_pointer_cast<cl::ClBlob>(b);
+        cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(a), pb = std::static_pointer_cast<cl::ClBlob>(b);
+        // a put-off activation on the small side (mobilenet_v3's HardSigmoid
+        // scales): read its input and apply it here
+        cl::ClBlobPtr& ps = small == 1 ? pb : pa;
+        int sact = 0;
+        float sp0 = 0.f, sp1 = 0.f;
+        if (ps->deferred && !ps->deferred->settled && ps->act_src && ps->act_src->C == ps->C && ps->act_src->H == ps->H &&
+            ps->act_src->W == ps->W && ps->act_src->image.width == ps->image.width && ps->act_src->image.height == ps->image.height)
+        {
+            sact = ps->act_type;
+            sp0 = ps->act_p0;
+            sp1 = ps->act_p1;
+            ps = ps->act_src;
+        }
         const int op = op_type;
-        s.defer_elementwise(*out, [sp, pf, pa, pb, op, small](int act, float p0, float p1, const cl::Image& dst) {
+        s.defer_elementwise(*out, [sp, pf, pa, pb, op, small, sact, sp0, sp1](int act, float p0, float p1, const cl::Image& dst) {
             cl_kernel k = sp->kernel("transformer", "binaryop_c");
             if (!k)
                 return -1;
             cl::KernelArgs ar(k);
             ar.img(pa->image).img(pb->image).img(dst).i(pf->image.width).i(pf->image.height).i(pf->W);
-            ar.i(op).i(small).i(act).f(p0).f(p1);
+            ar.i(op).i(small).i(act).f(p0).f(p1).i(sact).f(sp0).f(sp1);
             return cl::run2d(*sp, k, "binaryop_c", pf->image.width, pf->image.height, ar);
         });
         tops[0] = out;

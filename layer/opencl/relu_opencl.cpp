@@ -18,6 +18,10 @@ public:
         int ret = cl::session(gs).activation_of_deferred(bottoms[0], tops[0], act, slope, 0.f);
         if (ret <= 0)
             return ret;
+        // else put off: a per-channel BinaryOp applies it as it reads
+        ret = cl::session(gs).defer_activation(bottoms[0], tops[0], act, slope, 0.f);
+        if (ret <= 0)
+            return ret;
         return cl::run_activation(cl::session(gs), bottoms[0], tops[0], act, slope, 0.f);
     }
 };

@@ -28,6 +28,10 @@ public:
         int ret = session(gs).activation_of_deferred(bottoms[0], tops[0], type, p0, p1);
         if (ret <= 0)
             return ret;
+        // else put off: a per-channel BinaryOp applies it as it reads (SE scales)
+        ret = session(gs).defer_activation(bottoms[0], tops[0], type, p0, p1);
+        if (ret <= 0)
+            return ret;
         return run_activation(session(gs), bottoms[0], tops[0], type, p0, p1);
     }
 

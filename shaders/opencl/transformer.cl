@@ -148,16 +148,17 @@ __kernel void binaryop(__read_only image2d_t a, __read_only image2d_t b, __write
 
 // BinaryOp of a [W, H, C] image and a per-channel [1, 1, C] one (the
 // squeeze-excitation scale), in one launch: `small` is the per-channel side
-// (1: b, 0: a), read at pixel (channel block, 0); W the full side's width;
-// act as binaryop
+// (1: b, 0: a), read at pixel (channel block, 0), with the activation sact
+// (sp0, sp1) of a layer before it applied (0: none); W the full side's
+// width; act as binaryop
 __kernel void binaryop_c(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
-                         int W, int op, int small, int act, float p0, float p1)
+                         int W, int op, int small, int act, float p0, float p1, int sact, float sp0, float sp1)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= ih)
         return;
-    float4 va = small == 0 ? RD(a, x / W, 0) : RD(a, x, y);
-    float4 vb = small == 1 ? RD(b, x / W, 0) : RD(b, x, y);
+    float4 va = small == 0 ? activate(RD(a, x / W, 0), sact, sp0, sp1) : RD(a, x, y);
+    float4 vb = small == 1 ? activate(RD(b, x / W, 0), sact, sp0, sp1) : RD(b, x, y);
     WR(out, x, y, activate(binary(va, vb, op), act, p0, p1));
 }
 

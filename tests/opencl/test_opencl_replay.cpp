@@ -142,15 +142,17 @@ const char kShuffles[] = "7767517\n"
 // launch: BinaryOp + ReLU, per-channel BinaryOp + Sigmoid, scalar BinaryOp +
 // HardSwish, Eltwise + leaky ReLU; an Eltwise read by an activation and by a
 // download (it runs alone too), a BinaryOp of a put-off BinaryOp, a Swish on
-// a plain blob
+// a plain blob; put-off activations read by a per-channel BinaryOp (the small
+// side, either way round), by another activation and by a download
 const char kElementwise[] = "7767517\n"
-                            "15 24\n"
+                            "23 36\n"
                             "Input in 0 1 data\n"
                             "Input in2 0 1 chan\n"
-                            "Split sp 1 6 data a b c d e f\n"
+                            "Split sp 1 8 data a b c d e f g h\n"
+                            "Split spc 1 3 chan chan0 chan1 chan2\n"
                             "BinaryOp add 2 1 a b ab 0=0\n"
                             "ReLU r1 1 1 ab r1\n"
-                            "BinaryOp mul 2 1 c chan cm 0=2\n"
+                            "BinaryOp mul 2 1 c chan0 cm 0=2\n"
                             "Sigmoid sg 1 1 cm sg\n"
                             "BinaryOp rsub 1 1 d ds 0=7 1=1 2=0.5\n"
                             "HardSwish hs 1 1 ds hs\n"
@@ -159,7 +161,14 @@ const char kElementwise[] = "7767517\n"
                             "ReLU r2 1 1 ef0 r2 0=0.1\n"
                             "BinaryOp sub 2 1 ab cm abc 0=1\n"
                             "Swish sw 1 1 abc sw\n"
-                            "Split sp3 1 1 ef1 ef2\n";
+                            "Split sp3 1 1 ef1 ef2\n"
+                            "HardSigmoid hsg 1 1 chan1 hsg 0=0.2 1=0.5\n"
+                            "BinaryOp smul 2 1 g hsg sm 0=2\n"
+                            "Sigmoid sg2 1 1 chan2 sg2\n"
+                            "Split sp4 1 2 sg2 sg2a sg2b\n"
+                            "BinaryOp sdiv 2 1 sg2a h sd 0=3\n"
+                            "ReLU r3 1 1 sg2b r3a\n"
+                            "TanH th 1 1 r3a th\n";
 
 bool load(Net& net, bool gpu, const char* param)
 {
@@ -217,7 +226,7 @@ TEST(OpenCLReplay, ShuffleSliceGraph)
 
 TEST(OpenCLReplay, ActivationAfterElementwise)
 {
-    compare_graph(kElementwise, {"r1", "sg", "hs", "r2", "ef2", "sw"}, true);
+    compare_graph(kElementwise, {"r1", "sg", "hs", "r2", "ef2", "sw", "sm", "sd", "sg2b", "th"}, true);
 }
 
 TEST(OpenCLReplay, CommandBuffer)

@@ -1107,6 +1107,52 @@ void Session::defer_elementwise(ClBlob& out, std::function<int(int, float, float
     defer(out, [run, dst]() { return run(0, 0.f, 0.f, dst); });
 }
 
+int Session::defer_activation(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)
+{
+    ClBlobPtr b = std::static_pointer_cast<ClBlob>(in);
+    if (!b || b->int8 || b->image.width != b->W * div4(b->C) || b->image.height != b->H)
+        return 1;
+    ClBlobPtr o;
+    int ret = create_blob(b->shape, o);
+    if (ret != 0)
+        return ret;
+    o->act_src = b;
+    o->act_type = act;
+    o->act_p0 = p0;
+    o->act_p1 = p1;
+    Session* sp = this;
+    const Image dst = o->image;
+    defer(*o, [sp, b, dst, act, p0, p1]() {
+        cl_kernel k = sp->kernel("eltwise", "activation");
+        if (!k)
+            return -1;
+        KernelArgs a(k);
+        a.img(b->image).img(dst).i(dst.width).i(dst.height).i(act).f(p0).f(p1);
+        if (a.error())
+            return -1;
+        size_t gws[2] = {(size_t)dst.width, (size_t)dst.height};
+        return sp->dispatch(k, "activation", dst.height > 1 ? 2 : 1, gws);
+    });
+    out = o;
+    return 0;
+}
+
+int Session::settle_all()
+{
+    const std::vector<std::shared_ptr<Deferred> > pending = deferred_; // a run changes deferred_
+    for (const std::shared_ptr<Deferred>& d : pending)
+    {
+        if (d->settled)
+            continue;
+        d->settled = true;
+        int ret = d->run();
+        if (ret != 0)
+            return ret;
+    }
+    deferred_.clear();
+    return 0;
+}
+
 int Session::settle_for(cl_kernel k)
 {
     deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
@@ -1450,6 +1496,15 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     cl_mem buf = a->clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, nullptr, &err);
     if (!buf)
         return -100;
+    // every put-off launch whose output is still alive runs now, in this
+    // submission: a later extract of such a blob (a recorded forward's next
+    // chapter) downloads it without running any layer
+    int sret = settle_all();
+    if (sret != 0)
+    {
+        a->clReleaseMemObject(buf);
+        return sret;
+    }
     cl_kernel k = kernel("layout", "image_to_mat");
     int ret = -1;
     bool slot = false; // the buffer stays with a download slot

@@ -88,6 +88,12 @@ public:
     // activation before it writes (BinaryOp, Eltwise): runs it into dst with
     // activation act (p0, p1) of layer/gpu/gpu_activation.h
     std::function<int(int act, float p0, float p1, const Image& dst)> with_activation;
+    // set with `deferred` by an activation layer: the blob is act_type
+    // (act_p0, act_p1) of act_src; a consumer that can apply it as it reads
+    // (a per-channel BinaryOp's small side) reads act_src
+    ClBlobPtr act_src;
+    int act_type = 0;
+    float act_p0 = 0.f, act_p1 = 0.f;
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
@@ -247,10 +253,10 @@ public:
     int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws = nullptr);
 
     // Put off the launch `run` that writes out's image until a launch reads
-    // that image (its kernel arguments name it; a download included): then
-    // it runs first, in order. It never runs when out goes away unread (its
-    // readers read through out->perm_src instead). run must keep what it
-    // reads alive.
+    // that image (its kernel arguments name it) or the next download: then
+    // it runs first, in order. It never runs when out goes away before
+    // (its readers read through it: ClBlob::perm_src, act_src). run must
+    // keep what it reads alive.
     void defer(ClBlob& out, std::function<int()> run);
     // run b's put-off launch now if it has one
     int settle(const ClBlob* b);
@@ -260,6 +266,10 @@ public:
     int activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
     // put off `run(0, 0, 0, out's image)`, with run as out's with_activation
     void defer_elementwise(ClBlob& out, std::function<int(int, float, float, const Image&)> run);
+    // an activation layer on `in` (after activation_of_deferred): put off
+    // (ClBlob::act_src) where in's image is plain, 0; else 1 (the caller runs
+    // it)
+    int defer_activation(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
 
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
     // half when the session uses fp16 storage
@@ -307,6 +317,9 @@ private:
     };
     // run the put-off launches that write an image k's arguments name
     int settle_for(cl_kernel k);
+    // run every put-off launch still pending (a download: the end of a
+    // recorded chapter)
+    int settle_all();
     std::vector<std::shared_ptr<Deferred> > deferred_;
     int enqueue(const Op& op);
     int replay_ops(int segment);
