@@ -1,5 +1,6 @@
-// BinaryOp on OpenCL images: two same-shaped inputs or one input and the
-// scalar in one launch. Broadcasting shapes follow the reference exactly:
+// BinaryOp on OpenCL images: two same-shaped inputs, one input and the
+// scalar, or an input with one value per channel of the other ([W, H, C] and
+// [1, 1, C] or [C], either side) in one launch. Other broadcasting shapes follow the reference exactly:
 // each input is first gathered into the output shape (cl::ShapeCache with an
 // index map from the reference: an ADD of that input's element numbers and
 // zeros for the other), then the two run as same-shaped inputs.
@@ -71,7 +72,15 @@ public:
         const cl::ClBlob* b = bottoms.size() > 1 ? cl::blob(bottoms[1]) : nullptr;
         const bool scalar = with_scalar != 0 || !b;
         std::vector<GpuBlobPtr> in(bottoms);
-        if (!scalar && (b->dims() != a->dims() || b->C != a->C || b->H != a->H || b->W != a->W))
+        const bool same = scalar || (b->dims() == a->dims() && b->C == a->C && b->H == a->H && b->W == a->W);
+        if (!same)
+        {
+            // one value per channel (per row of a 2-D blob) either way round: one launch
+            const int small = per_channel(b, a) ? 1 : per_channel(a, b) ? 0 : -1;
+            if (small >= 0)
+                return run_per_channel(s, small == 1 ? bottoms[0] : bottoms[1], bottoms[0], bottoms[1], small, tops);
+        }
+        if (!same)
         {
             // broadcasting: both inputs gathered into the output shape
             const long long n = (long long)a->C * a->H * a->W + (long long)b->C * b->H * b->W;
@@ -92,19 +101,84 @@ public:
         int ret = s.create_blob(a->shape, out);
         if (ret != 0)
             return ret;
-        cl_kernel k = s.kernel("transformer", "binaryop");
-        if (!k)
-            return -1;
-        cl::KernelArgs ar(k);
-        ar.img(a->image).img(scalar ? a->image : b->image).img(out->image).i(a->image.width).i(a->image.height);
-        ar.i(op_type).i(scalar ? 1 : 0).f(this->b);
-        ret = cl::run2d(s, k, "binaryop", a->image.width, a->image.height, ar);
-        if (ret == 0)
-            tops[0] = out;
+        // put off: an activation layer that follows runs in the same launch
+        cl::Session* sp = &s;
+        const cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(in[0]);
+        const cl::ClBlobPtr pb = scalar ? pa : std::static_pointer_cast<cl::ClBlob>(in[1]);
+        const int op = op_type, sc = scalar ? 1 : 0;
+        const float value = this->b;
+        s.defer_elementwise(*out, [sp, pa, pb, op, sc, value](int act, float p0, float p1, const cl::Image& dst) {
+            cl_kernel k = sp->kernel("transformer", "binaryop");
+            if (!k)
+                return -1;
+            cl::KernelArgs ar(k);
+            ar.img(pa->image).img(pb->image).img(dst).i(pa->image.width).i(pa->image.height);
+            ar.i(op).i(sc).f(value).i(act).f(p0).f(p1);
+            return cl::run2d(*sp, k, "binaryop", pa->image.width, pa->image.height, ar);
+        });
+        tops[0] = out;
         return ret;
     }
 
 private:
+    // whether the reference broadcasts `small` as one value per channel of
+    // `full` (per row where full is 2-D: layer/binaryop.cpp expand), which in
+    // the channel-major image is one pixel per channel block, at (block, 0)
+    static bool per_channel(const cl::ClBlob* small, const cl::ClBlob* full)
+    {
+        const Mat& m = small->shape;
+        const Mat& f = full->shape;
+        bool ok;
+        if (f.dims == 2)
+            ok = (m.dims == 1 && m.w == f.h) || (m.dims == 2 && m.w == 1 && m.h == f.h);
+        else if (f.dims == 3)
+            ok = (m.dims == 1 && m.w == f.c) || (m.dims == 3 && m.w == 1 && m.h == 1 && m.c == f.c);
+        else if (f.dims == 4)
+            ok = (m.dims == 1 && m.w == f.c) || (m.dims == 4 && m.w == 1 && m.h == 1 && m.d == 1 && m.c == f.c);
+        else
+            ok = false;
+        // and the images are laid out so (cl_layout.h)
+        return ok && small->C == full->C && small->H == 1 && small->W == 1 && small->image.width == (full->C + 3) / 4 &&
+               small->image.height == 1 && full->image.width == full->W * ((full->C + 3) / 4);
+    }
+
+    int run_per_channel(cl::Session& s, const GpuBlobPtr& full, const GpuBlobPtr& a, const GpuBlobPtr& b, int small,
+                        std::vector<GpuBlobPtr>& tops) const
+    {
+        cl::ClBlobPtr out;
+        int ret = s.create_blob(full->shape, out);
+        if (ret != 0)
+            return ret;
+        cl::Session* sp = &s;
+        const cl::ClBlobPtr pf = std::static_pointer_cast<cl::ClBlob>(full);
+        cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(a), pb = std::static_pointer_cast<cl::ClBlob>(b);
+        // a put-off activation on the small side (mobilenet_v3's HardSigmoid
+        // scales): read its input and apply it here
+        cl::ClBlobPtr& ps = small == 1 ? pb : pa;
+        int sact = 0;
+        float sp0 = 0.f, sp1 = 0.f;
+        if (ps->deferred && !ps->deferred->settled && ps->act_src && ps->act_src->C == ps->C && ps->act_src->H == ps->H &&
+            ps->act_src->W == ps->W && ps->act_src->image.width == ps->image.width && ps->act_src->image.height == ps->image.height)
+        {
+            sact = ps->act_type;
+            sp0 = ps->act_p0;
+            sp1 = ps->act_p1;
+            ps = ps->act_src;
+        }
+        const int op = op_type;
+        s.defer_elementwise(*out, [sp, pf, pa, pb, op, small, sact, sp0, sp1](int act, float p0, float p1, const cl::Image& dst) {
+            cl_kernel k = sp->kernel("transformer", "binaryop_c");
+            if (!k)
+                return -1;
+            cl::KernelArgs ar(k);
+            ar.img(pa->image).img(pb->image).img(dst).i(pf->image.width).i(pf->image.height).i(pf->W);
+            ar.i(op).i(small).i(act).f(p0).f(p1).i(sact).f(sp0).f(sp1);
+            return cl::run2d(*sp, k, "binaryop_c", pf->image.width, pf->image.height, ar);
+        });
+        tops[0] = out;
+        return 0;
+    }
+
     BroadcastSide side_[2] = {BroadcastSide(0), BroadcastSide(1)};
     mutable cl::ShapeCache cache_[2] = {cl::ShapeCache(cl::ShapeCache::GATHER), cl::ShapeCache(cl::ShapeCache::GATHER)};
 };

@@ -1,5 +1,6 @@
 // Eltwise (prod, sum with coefficients, max) on OpenCL images, two inputs
-// per launch.
+// per launch; the last launch is put off (cl::Session::defer_elementwise) so
+// that an activation layer after it (ShuffleNet's sum + ReLU) runs in it.
 #include "eltwise.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -25,22 +26,31 @@ public:
             return cl::run_on_cpu(this, bottoms, tops, s, opt);
         const float* co = coeffs.empty() ? nullptr : (const float*)coeffs.data;
         GpuBlobPtr acc = bottoms[0];
+        cl::Session* sp = &s;
         for (size_t i = 1; i < bottoms.size(); i++)
         {
             cl::ClBlobPtr out;
             int ret = s.create_blob(b0->shape, out);
             if (ret != 0)
                 return ret;
-            cl_kernel k = s.kernel("eltwise", "eltwise2");
-            if (!k)
-                return -1;
             const float ca = (i == 1 && co && op_type == 1) ? co[0] : 1.f;
             const float cb = (co && op_type == 1) ? co[i] : 1.f;
-            cl::KernelArgs a(k);
-            a.img(cl::blob(acc)->image).img(cl::blob(bottoms[i])->image).img(out->image).i(out->image.width).i(out->image.height);
-            a.i(op_type).f(ca).f(cb);
-            ret = cl::run2d(s, k, "eltwise2", out->image.width, out->image.height, a);
-            if (ret != 0)
+            const cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(acc);
+            const cl::ClBlobPtr pb = std::static_pointer_cast<cl::ClBlob>(bottoms[i]);
+            const int op = op_type;
+            auto run = [sp, pa, pb, op, ca, cb](int act, float p0, float p1, const cl::Image& dst) {
+                cl_kernel k = sp->kernel("eltwise", "eltwise2");
+                if (!k)
+                    return -1;
+                cl::KernelArgs a(k);
+                a.img(pa->image).img(pb->image).img(dst).i(dst.width).i(dst.height);
+                a.i(op).f(ca).f(cb).i(act).f(p0).f(p1);
+                return cl::run2d(*sp, k, "eltwise2", dst.width, dst.height, a);
+            };
+            // the last sum is put off: an activation layer that follows runs in its launch
+            if (i + 1 == bottoms.size())
+                s.defer_elementwise(*out, run);
+            else if ((ret = run(0, 0.f, 0.f, out->image)) != 0)
                 return ret;
             acc = out;
         }

@@ -1,6 +1,7 @@
 // Reduction on OpenCL (shape.cl reduce): every operation, axis set and
-// keepdims of the reference (layer/gpu/reduction_plan.h), one work item per
-// output pixel (4 output elements).
+// keepdims of the reference (layer/gpu/reduction_plan.h); one work item per
+// output pixel (4 output elements), or a work group of 64 per output pixel
+// where each output sums 64 elements or more (reduce_wg).
 #include "reduction.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -11,6 +12,9 @@ namespace kite {
 class Reduction_opencl : public Reduction
 {
 public:
+    // elements per output from which the work-group kernel runs
+    static const int kGroupMin = 64;
+
     Reduction_opencl() { support_opencl = true; }
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& gs,
                     const Option& opt) const override
@@ -25,7 +29,11 @@ public:
         int ret = s.create_blob(plan.out, out);
         if (ret != 0)
             return ret;
-        cl_kernel k = s.kernel("shape", "reduce");
+        // long reductions (the squeeze-excitation means over H x W): a work
+        // group of 64 per output pixel; short ones: one work item each
+        const bool wg = plan.rcount >= kGroupMin;
+        const char* name = wg ? "reduce_wg" : "reduce";
+        cl_kernel k = s.kernel("shape", name);
         if (!k)
             return -1;
         cl::KernelArgs a(k);
@@ -35,7 +43,8 @@ public:
         for (int i = 0; i < 4; i++)
             a.i(plan.red[i]);
         a.i(plan.rcount).i(operation).f(coeff);
-        ret = cl::run2d(s, k, "reduce", out->image.width, out->image.height, a);
+        ret = wg ? cl::run_groups64(s, k, name, out->image.width * out->image.height, a)
+                 : cl::run2d(s, k, name, out->image.width, out->image.height, a);
         if (ret == 0)
             tops[0] = out;
         return ret;

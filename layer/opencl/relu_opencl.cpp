@@ -13,7 +13,16 @@ public:
                     const Option& opt) const override
     {
         (void)opt;
-        return cl::run_activation(cl::session(gs), bottoms[0], tops[0], slope == 0.f ? 1 : 2, slope, 0.f);
+        const int act = slope == 0.f ? 1 : 2;
+        // in the launch of an element-wise layer before it where that was put off
+        int ret = cl::session(gs).activation_of_deferred(bottoms[0], tops[0], act, slope, 0.f);
+        if (ret <= 0)
+            return ret;
+        // else put off: a per-channel BinaryOp applies it as it reads
+        ret = cl::session(gs).defer_activation(bottoms[0], tops[0], act, slope, 0.f);
+        if (ret <= 0)
+            return ret;
+        return cl::run_activation(cl::session(gs), bottoms[0], tops[0], act, slope, 0.f);
     }
 };
 

@@ -24,6 +24,14 @@ public:
         int type;
         float p0, p1;
         params(type, p0, p1);
+        // in the launch of an element-wise layer before it where that was put off
+        int ret = session(gs).activation_of_deferred(bottoms[0], tops[0], type, p0, p1);
+        if (ret <= 0)
+            return ret;
+        // else put off: a per-channel BinaryOp applies it as it reads (SE scales)
+        ret = session(gs).defer_activation(bottoms[0], tops[0], type, p0, p1);
+        if (ret <= 0)
+            return ret;
         return run_activation(session(gs), bottoms[0], tops[0], type, p0, p1);
     }
 

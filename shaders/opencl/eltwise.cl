@@ -25,16 +25,20 @@ __kernel void gelu(__read_only image2d_t in, __write_only image2d_t out, int iw,
     WR(out, x, y, r);
 }
 
-// Eltwise of two images: op 0 prod, 1 sum (a*ca + b*cb), 2 max
+// Eltwise of two images: op 0 prod, 1 sum (a*ca + b*cb), 2 max; then the
+// activation act (p0, p1) of a layer that followed (0: none)
 __kernel void eltwise2(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
-                       int op, float ca, float cb)
+                       int op, float ca, float cb, int act, float p0, float p1)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= ih)
         return;
     FLOAT4 va = RDH(a, x, y), vb = RDH(b, x, y);
     FLOAT4 r = op == 0 ? va * vb : op == 1 ? va * (FLOAT)ca + vb * (FLOAT)cb : fmax(va, vb);
-    WRH(out, x, y, r);
+    if (act == 0)
+        WRH(out, x, y, r);
+    else
+        WR(out, x, y, activate(TO_FLOAT4(r), act, p0, p1));
 }
 
 // out = x * b[c] + a[c] per channel (BatchNorm's folded scale and shift);

@@ -302,6 +302,103 @@ inline float reduce_one(__read_only image2d_t in, int IH, int IW, int4 ext, int4
     return acc * coeff;
 }
 
+// partial results of a work group of 64 combined as Reduction's op does
+inline float4 group_reduce64(__local float4* part, int lane, float4 v, int op)
+{
+    part[lane] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 32; step > 0; step >>= 1)
+    {
+        if (lane < step)
+        {
+            float4 a = part[lane], b = part[lane + step];
+            part[lane] = op == 4 ? fmax(a, b) : op == 5 ? fmin(a, b) : op == 6 ? a * b : a + b;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return part[0];
+}
+
+// reduce with one work group of 64 per output pixel (4 output elements):
+// lane l takes elements l, l + 64, ... of each output's rcount; for long
+// reductions over few outputs (the squeeze-excitation means over H x W)
+__kernel void reduce_wg(__read_only image2d_t in, __write_only image2d_t out, int IH, int IW, int OC, int OH, int OW,
+                        int e0, int e1, int e2, int e3, int r0, int r1, int r2, int r3, int rcount, int op, float coeff)
+{
+    __local float4 part[64];
+    const int lane = get_local_id(0), pix = get_group_id(0);
+    const int xi = pix % (OW * ((OC + 3) / 4)), y = pix / (OW * ((OC + 3) / 4));
+    const int cb = xi / OW, x = xi % OW;
+    int e[4] = {e0, e1, e2, e3};
+    int rd[4] = {r0, r1, r2, r3};
+    const float init = op == 4 ? -FLT_MAX : (op == 5 ? FLT_MAX : (op == 6 ? 1.f : 0.f));
+    float acc[4] = {init, init, init, init};
+    for (int k = 0; k < 4; k++)
+    {
+        const int c = cb * 4 + k;
+        if (c >= OC)
+            break;
+        // the kept axes' coordinates of output element o (w fastest)
+        int o = (c * OH + y) * OW + x;
+        int b[4];
+        for (int a = 3; a >= 0; a--)
+        {
+            b[a] = 0;
+            if (rd[a] == 0)
+            {
+                b[a] = o % e[a];
+                o /= e[a];
+            }
+        }
+        float t = init;
+        for (int r = lane; r < rcount; r += 64)
+        {
+            int cc[4] = {b[0], b[1], b[2], b[3]};
+            int u = r;
+            for (int a = 3; a >= 0; a--)
+            {
+                if (rd[a] != 0)
+                {
+                    cc[a] = u % e[a];
+                    u /= e[a];
+                }
+            }
+            const float v = read_linear(in, ((cc[0] * e[1] + cc[1]) * e[2] + cc[2]) * e[3] + cc[3], IH, IW);
+            if (op == 1 || op == 7)
+                t += fabs(v);
+            else if (op == 2 || op == 8)
+                t += v * v;
+            else if (op == 4)
+                t = fmax(t, v);
+            else if (op == 5)
+                t = fmin(t, v);
+            else if (op == 6)
+                t *= v;
+            else if (op == 10)
+                t += exp(v);
+            else
+                t += v;
+        }
+        acc[k] = t;
+    }
+    float4 r = group_reduce64(part, lane, (float4)(acc[0], acc[1], acc[2], acc[3]), op);
+    if (lane != 0 || y >= OH)
+        return;
+    float res[4] = {r.x, r.y, r.z, r.w};
+    for (int k = 0; k < 4; k++)
+    {
+        float a = res[k];
+        if (op == 3)
+            a = a / (float)rcount;
+        else if (op == 8)
+            a = sqrt(a);
+        else if (op == 9 || op == 10)
+            a = log(a);
+        res[k] = cb * 4 + k < OC ? a * coeff : 0.f;
+    }
+    WR(out, xi, y, (float4)(res[0], res[1], res[2], res[3]));
+}
+
 __kernel void reduce(__read_only image2d_t in, __write_only image2d_t out, int IH, int IW, int OC, int OH, int OW,
                      int e0, int e1, int e2, int e3, int r0, int r1, int r2, int r3, int rcount, int op, float coeff)
 {
@@ -359,4 +456,42 @@ __kernel void interp(__read_only image2d_t in, __global const float* t, __write_
         r[k] = v;
     }
     WR(out, xi, y, (float4)(r[0], r[1], r[2], r[3]));
+}
+
+// Slice along the channel-major C (axis 0 of any dims) into up to 4 outputs
+// in one launch: output k takes channels [s_k, s_k + n_k) of the input seen
+// through a ShuffleChannel not yet applied (g > 0: channel c of the shuffled
+// blob is input channel (c % g) * (C / g) + c / g, reverse as shuffle_c;
+// g = 0: none). iw: the widest output image's width.
+inline float4 slice_texel(__read_only image2d_t in, int C, int W, int g, int reverse, int s, int n, int x, int y)
+{
+    int ob = x / W, w = x % W;
+    if (g == 0 && (s & 3) == 0 && ob * 4 + 3 < n)
+        return RD(in, (s / 4 + ob) * W + w, y);
+    int cpg = g > 0 ? C / g : 1;
+    float v[4];
+    for (int k = 0; k < 4; k++)
+    {
+        int ch = ob * 4 + k, c = s + ch;
+        int src = g == 0 ? c : reverse ? (c % cpg) * g + c / cpg : (c % g) * cpg + c / g;
+        v[k] = ch < n ? read_elem(in, src, y, w, W) : 0.f;
+    }
+    return (float4)(v[0], v[1], v[2], v[3]);
+}
+
+__kernel void slice_c(__read_only image2d_t in, __write_only image2d_t o0, __write_only image2d_t o1,
+                      __write_only image2d_t o2, __write_only image2d_t o3, int nout, int C, int H, int W, int g,
+                      int reverse, int s0, int s1, int s2, int s3, int n0, int n1, int n2, int n3, int iw)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= H)
+        return;
+    if (x < W * DIV4(n0))
+        WR(o0, x, y, slice_texel(in, C, W, g, reverse, s0, n0, x, y));
+    if (nout > 1 && x < W * DIV4(n1))
+        WR(o1, x, y, slice_texel(in, C, W, g, reverse, s1, n1, x, y));
+    if (nout > 2 && x < W * DIV4(n2))
+        WR(o2, x, y, slice_texel(in, C, W, g, reverse, s2, n2, x, y));
+    if (nout > 3 && x < W * DIV4(n3))
+        WR(o3, x, y, slice_texel(in, C, W, g, reverse, s3, n3, x, y));
 }

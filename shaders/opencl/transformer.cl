@@ -133,15 +133,33 @@ inline float4 binary(float4 a, float4 b, int op)
     }
 }
 
-// BinaryOp of two same-shaped images, or of an image and a scalar (b_is_scalar)
+// BinaryOp of two same-shaped images, or of an image and a scalar
+// (b_is_scalar); then the activation act (p0, p1) of a layer that followed
+// (0: none)
 __kernel void binaryop(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
-                       int op, int b_is_scalar, float scalar)
+                       int op, int b_is_scalar, float scalar, int act, float p0, float p1)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= ih)
         return;
     float4 vb = b_is_scalar ? (float4)(scalar) : RD(b, x, y);
-    WR(out, x, y, binary(RD(a, x, y), vb, op));
+    WR(out, x, y, activate(binary(RD(a, x, y), vb, op), act, p0, p1));
+}
+
+// BinaryOp of a [W, H, C] image and a per-channel [1, 1, C] one (the
+// squeeze-excitation scale), in one launch: `small` is the per-channel side
+// (1: b, 0: a), read at pixel (channel block, 0), with the activation sact
+// (sp0, sp1) of a layer before it applied (0: none); W the full side's
+// width; act as binaryop
+__kernel void binaryop_c(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
+                         int W, int op, int small, int act, float p0, float p1, int sact, float sp0, float sp1)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= iw || y >= ih)
+        return;
+    float4 va = small == 0 ? activate(RD(a, x / W, 0), sact, sp0, sp1) : RD(a, x, y);
+    float4 vb = small == 1 ? activate(RD(b, x / W, 0), sact, sp0, sp1) : RD(b, x, y);
+    WR(out, x, y, activate(binary(va, vb, op), act, p0, p1));
 }
 
 // LRN across channels: x * (bias + alpha/size * sum of squares over the window)^-beta

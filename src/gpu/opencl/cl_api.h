@@ -35,6 +35,8 @@ namespace cl {
     X(clReleaseProgram, cl_int, (cl_program))                                                                          \
     X(clCreateKernel, cl_kernel, (cl_program, const char*, cl_int*))                                                   \
     X(clReleaseKernel, cl_int, (cl_kernel))                                                                            \
+    X(clGetKernelInfo, cl_int, (cl_kernel, cl_kernel_info, size_t, void*, size_t*))                                    \
+    X(clGetExtensionFunctionAddressForPlatform, void*, (cl_platform_id, const char*))                                  \
     X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, size_t, const void*))                                               \
     X(clGetKernelWorkGroupInfo, cl_int, (cl_kernel, cl_device_id, cl_kernel_work_group_info, size_t, void*, size_t*))  \
     X(clEnqueueNDRangeKernel, cl_int, (cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint, const cl_event*, cl_event*)) \

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace kite {
@@ -75,6 +76,16 @@ static void make_dirs(const std::string& path)
     for (size_t p = 1; p <= path.size(); p++)
         if (p == path.size() || path[p] == '/')
             mkdir(path.substr(0, p).c_str(), 0755);
+}
+
+// CPU time of the calling thread (ms): host cost without the time the
+// scheduler gave to others (PoCL's worker threads run the kernels meanwhile)
+static double thread_cpu_ms()
+{
+    timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 static uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull)
@@ -146,6 +157,77 @@ static std::string device_string(cl_device_id d, cl_device_info what)
     return s;
 }
 
+// what CL_DEVICE_EXTENSIONS_WITH_VERSION returns (OpenCL 3.0; the headers
+// kite builds with may predate it)
+struct NameVersion
+{
+    cl_uint version;
+    char name[64];
+};
+static const cl_device_info kDeviceExtensionsWithVersion = 0x1060;
+static const cl_device_info kCommandBufferRequiredQueueProperties = 0x12AA; // CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR
+
+static bool has_extension(const std::string& list, const char* name)
+{
+    const size_t n = strlen(name);
+    for (size_t p = list.find(name); p != std::string::npos; p = list.find(name, p + 1))
+        if ((p == 0 || list[p - 1] == ' ') && (p + n == list.size() || list[p + n] == ' '))
+            return true;
+    return false;
+}
+
+// cl_khr_command_buffer where the device lists it in a version whose entry
+// points kite declares (provisional 0.9.x)
+static void load_command_buffer(Context* c)
+{
+    CommandBufferApi& cb = c->command_buffer;
+    const Api* a = api();
+    if (!has_extension(device_string(c->device, CL_DEVICE_EXTENSIONS), "cl_khr_command_buffer"))
+    {
+        cb.why_not = "the device has no cl_khr_command_buffer";
+        return;
+    }
+    size_t n = 0;
+    std::vector<NameVersion> exts;
+    if (a->clGetDeviceInfo(c->device, kDeviceExtensionsWithVersion, 0, nullptr, &n) == CL_SUCCESS && n >= sizeof(NameVersion))
+    {
+        exts.resize(n / sizeof(NameVersion));
+        if (a->clGetDeviceInfo(c->device, kDeviceExtensionsWithVersion, exts.size() * sizeof(NameVersion), exts.data(), nullptr) != CL_SUCCESS)
+            exts.clear();
+    }
+    cl_uint version = 0;
+    bool found = false;
+    for (const NameVersion& e : exts)
+        if (strncmp(e.name, "cl_khr_command_buffer", sizeof(e.name)) == 0)
+        {
+            version = e.version;
+            found = true;
+        }
+    const unsigned major = version >> 22, minor = (version >> 12) & 0x3ff, patch = version & 0xfff;
+    char vs[32];
+    snprintf(vs, sizeof(vs), "%u.%u.%u", major, minor, patch);
+    cb.version = found ? vs : "unknown";
+    if (!found || major != 0 || minor != 9)
+    {
+        cb.why_not = "cl_khr_command_buffer version " + cb.version + " (kite knows 0.9.x)";
+        return;
+    }
+    cl_command_queue_properties required = 0;
+    if (a->clGetDeviceInfo(c->device, kCommandBufferRequiredQueueProperties, sizeof(required), &required, nullptr) == CL_SUCCESS && required != 0)
+    {
+        cb.why_not = "cl_khr_command_buffer needs queue properties kite does not set";
+        return;
+    }
+    cl_platform_id p = c->platform;
+    cb.create = reinterpret_cast<decltype(cb.create)>(a->clGetExtensionFunctionAddressForPlatform(p, "clCreateCommandBufferKHR"));
+    cb.finalize = reinterpret_cast<decltype(cb.finalize)>(a->clGetExtensionFunctionAddressForPlatform(p, "clFinalizeCommandBufferKHR"));
+    cb.release = reinterpret_cast<decltype(cb.release)>(a->clGetExtensionFunctionAddressForPlatform(p, "clReleaseCommandBufferKHR"));
+    cb.ndrange = reinterpret_cast<decltype(cb.ndrange)>(a->clGetExtensionFunctionAddressForPlatform(p, "clCommandNDRangeKernelKHR"));
+    cb.enqueue = reinterpret_cast<decltype(cb.enqueue)>(a->clGetExtensionFunctionAddressForPlatform(p, "clEnqueueCommandBufferKHR"));
+    if (!cb.create || !cb.finalize || !cb.release || !cb.ndrange || !cb.enqueue)
+        cb.why_not = "the platform does not give cl_khr_command_buffer's entry points";
+}
+
 int Context::device_count()
 {
     static int n = (int)list_devices().size();
@@ -175,6 +257,7 @@ Context* Context::get(int index)
     Context* c = new Context;
     c->index = index;
     c->device = devs[index].device;
+    c->platform = devs[index].platform;
     cl_int err = 0;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)devs[index].platform, 0};
     c->context = a->clCreateContext(props, 1, &c->device, nullptr, nullptr, &err);
@@ -198,6 +281,7 @@ Context* Context::get(int index)
     a->clGetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &c->max_work_group, nullptr);
     a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &c->image_max_w, nullptr);
     a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &c->image_max_h, nullptr);
+    load_command_buffer(c);
     made[index] = c; // kept for the process: drivers dislike teardown at exit
     failed[index] = false;
     return c;
@@ -473,6 +557,8 @@ void ImagePool::release(const Image& img)
 
 ClBlob::~ClBlob()
 {
+    if (deferred)
+        deferred->settled = true; // nobody read it: never run
     if (pool)
         pool->release(image);
     else if (image.mem)
@@ -643,6 +729,10 @@ Session::Session(Context* c, const Option& opt)
         });
     }
     pool = std::make_shared<ImagePool>(ctx);
+    const char* cbe = getenv("KITE_OPENCL_COMMAND_BUFFER");
+    use_cbuf_ = ctx->command_buffer.usable() && !(cbe && cbe[0] == '0');
+    const char* fe = getenv("KITE_OPENCL_REPLAY_FLUSH");
+    flush_every_ = fe ? std::max(0, atoi(fe)) : 0;
 }
 
 static void create_like(Mat& m, const Mat& s, size_t elemsize, const Option& opt);
@@ -663,6 +753,17 @@ Session::~Session()
         forget_args(kv.second);
         api()->clReleaseKernel(kv.second);
     }
+    for (CommandBufferApi::Buffer b : cbufs_)
+        if (b)
+            ctx->command_buffer.release(b);
+    for (cl_kernel k : recorded_kernels_)
+        api()->clReleaseKernel(k);
+    if (replays_ > 0 && settings().verbose)
+    {
+        const double per = replay_launches_ ? 1000.0 / (double)replay_launches_ : 0.0;
+        fprintf(stderr, "kite: OpenCL replays: %lld segments, %lld launches; enqueueing took %.3f ms (%.2f us per launch), %.3f ms of this thread's CPU time (%.2f us per launch)\n",
+                replays_, replay_launches_, replay_host_ms_, replay_host_ms_ * per, replay_cpu_ms_, replay_cpu_ms_ * per);
+    }
 }
 
 bool Session::start_recording()
@@ -676,7 +777,68 @@ bool Session::start_recording()
 void Session::close_segment()
 {
     segs_.push_back(open_);
+    cbufs_.push_back(nullptr);
+    cbuf_failed_.push_back(0);
+    owned_.push_back(0);
     open_.clear();
+}
+
+cl_kernel Session::own_kernel(cl_kernel k, const std::vector<std::vector<unsigned char> >& args)
+{
+    const Api* a = api();
+    cl_program p = nullptr;
+    size_t n = 0;
+    if (a->clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof(p), &p, nullptr) != CL_SUCCESS ||
+        a->clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+        return nullptr;
+    std::string name(n, '\0');
+    if (a->clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, &name[0], nullptr) != CL_SUCCESS)
+        return nullptr;
+    cl_int err = 0;
+    cl_kernel own = a->clCreateKernel(p, name.c_str(), &err);
+    if (!own)
+    {
+        KITE_LOGE("OpenCL: a kernel of its own for the recorded launch of %s: %s", name.c_str(), error_string(err));
+        return nullptr;
+    }
+    for (size_t i = 0; i < args.size() && err == CL_SUCCESS; i++)
+        err = a->clSetKernelArg(own, (cl_uint)i, args[i].size(), args[i].data());
+    if (err != CL_SUCCESS)
+    {
+        KITE_LOGE("OpenCL: setting the arguments of the recorded launch of %s failed (%s)", name.c_str(), error_string(err));
+        a->clReleaseKernel(own);
+        return nullptr;
+    }
+    recorded_kernels_.push_back(own);
+    return own;
+}
+
+int Session::own_kernels(int segment)
+{
+    if (owned_[segment])
+        return 0;
+    std::vector<Op>& ops = segs_[segment];
+    for (size_t i = 0; i < ops.size(); i++)
+    {
+        Op& op = ops[i];
+        if (!op.kernel || op.own)
+            continue;
+        // the chunks of a split launch (one after the other) share one
+        cl_kernel own = nullptr;
+        if (i > 0 && ops[i - 1].own && ops[i - 1].src == op.kernel && ops[i - 1].args == op.args)
+            own = ops[i - 1].kernel;
+        if (!own)
+            own = own_kernel(op.kernel, op.args);
+        if (!own)
+            return -1;
+        op.src = op.kernel;
+        op.kernel = own;
+        op.own = true;
+    }
+    for (Op& op : ops)
+        std::vector<std::vector<unsigned char> >().swap(op.args);
+    owned_[segment] = 1;
+    return 0;
 }
 
 int Session::enqueue(const Op& op)
@@ -689,18 +851,51 @@ int Session::enqueue(const Op& op)
         err = a->clEnqueueWriteBuffer(queue, u.buf, CL_FALSE, 0, u.host.total() * u.host.elemsize, u.host.data, 0, nullptr, nullptr);
     }
     else
-    {
-        err = CL_SUCCESS;
-        for (size_t i = 0; i < op.args.size() && err == CL_SUCCESS; i++)
-            err = a->clSetKernelArg(op.kernel, (cl_uint)i, op.args[i].size(), op.args[i].data());
-        if (err == CL_SUCCESS)
-            err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
-    }
+        err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
     if (err != CL_SUCCESS)
     {
-        KITE_LOGE("OpenCL: replaying a recorded %s %s failed (%s; %d arguments)", op.kernel ? "launch of" : "upload", op.name, error_string(err), (int)op.args.size());
+        KITE_LOGE("OpenCL: replaying a recorded %s %s failed (%s)", op.kernel ? "launch of" : "upload", op.name, error_string(err));
         return -1;
     }
+    return 0;
+}
+
+// The segment's launches as one command buffer, each after the one before
+// (a sync point chain: the order of the in-order queue they were recorded
+// on). 0, or 1 where the driver refused it (the segment is then replayed
+// launch by launch).
+int Session::build_command_buffer(int segment)
+{
+    const CommandBufferApi& cb = ctx->command_buffer;
+    cl_int err = 0;
+    CommandBufferApi::Buffer b = cb.create(1, &queue, nullptr, &err);
+    if (!b)
+    {
+        KITE_LOGW("OpenCL: clCreateCommandBufferKHR failed (%s); replaying launch by launch", error_string(err));
+        return 1;
+    }
+    CommandBufferApi::SyncPoint prev = 0, sp = 0;
+    bool chained = false;
+    for (const Op& op : segs_[segment])
+    {
+        if (!op.kernel)
+            continue; // uploads are written on the queue before the buffer runs
+        err = cb.ndrange(b, nullptr, nullptr, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr,
+                         chained ? 1 : 0, chained ? &prev : nullptr, &sp, nullptr);
+        if (err != CL_SUCCESS)
+            break;
+        prev = sp;
+        chained = true;
+    }
+    if (err == CL_SUCCESS)
+        err = cb.finalize(b);
+    if (err != CL_SUCCESS)
+    {
+        KITE_LOGW("OpenCL: recording a command buffer failed (%s); replaying launch by launch", error_string(err));
+        cb.release(b);
+        return 1;
+    }
+    cbufs_[segment] = b;
     return 0;
 }
 
@@ -708,9 +903,62 @@ int Session::replay_ops(int segment)
 {
     if (segment < 0 || segment >= (int)segs_.size())
         return -1;
-    for (const Op& op : segs_[segment])
-        if (enqueue(op) != 0)
+    if (replays_ == 0 && settings().verbose)
+    {
+        static std::once_flag once;
+        const bool cbuf = use_cbuf_;
+        const CommandBufferApi& cb = ctx->command_buffer;
+        std::call_once(once, [&] {
+            if (cbuf)
+                fprintf(stderr, "kite: OpenCL replay: one command buffer per segment (cl_khr_command_buffer %s)\n", cb.version.c_str());
+            else
+                fprintf(stderr, "kite: OpenCL replay: recorded launches enqueued one by one, each with a kernel of its own (%s)\n",
+                        cb.usable() ? "KITE_OPENCL_COMMAND_BUFFER=0" : cb.why_not.c_str());
+        });
+    }
+    if (own_kernels(segment) != 0)
+        return -1;
+    replays_++;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = thread_cpu_ms();
+    const std::vector<Op>& ops = segs_[segment];
+    if (use_cbuf_ && !cbufs_[segment] && !cbuf_failed_[segment] && build_command_buffer(segment) != 0)
+        cbuf_failed_[segment] = 1;
+    int ret = 0;
+    if (cbufs_[segment])
+    {
+        for (const Op& op : ops)
+            if (!op.kernel && (ret = enqueue(op)) != 0)
+                return ret;
+        cl_int err = ctx->command_buffer.enqueue(1, &queue, cbufs_[segment], 0, nullptr, nullptr);
+        if (err != CL_SUCCESS)
+        {
+            KITE_LOGE("OpenCL: clEnqueueCommandBufferKHR failed (%s)", error_string(err));
             return -1;
+        }
+        cbuf_replays_++;
+    }
+    else
+    {
+        int since_flush = 0;
+        for (const Op& op : ops)
+        {
+            if ((ret = enqueue(op)) != 0)
+                return ret;
+            // hand the first launches to the device while the rest are
+            // enqueued (a driver that submits only at a flush or a wait
+            // would leave it idle for the whole loop)
+            if (flush_every_ > 0 && op.kernel && ++since_flush >= flush_every_)
+            {
+                api()->clFlush(queue);
+                since_flush = 0;
+            }
+        }
+    }
+    replay_host_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    replay_cpu_ms_ += thread_cpu_ms() - c0;
+    for (const Op& op : ops)
+        replay_launches_ += op.kernel ? 1 : 0;
     return 0;
 }
 
@@ -820,9 +1068,138 @@ static double launch_ms(cl_command_queue q, cl_kernel k, int dims, const size_t*
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
 }
 
+void Session::defer(ClBlob& out, std::function<int()> run)
+{
+    std::shared_ptr<Deferred> d = std::make_shared<Deferred>();
+    d->image = out.image.mem;
+    d->run = std::move(run);
+    out.deferred = d;
+    deferred_.push_back(d);
+}
+
+int Session::settle(const ClBlob* b)
+{
+    if (!b || !b->deferred || b->deferred->settled)
+        return 0;
+    b->deferred->settled = true;
+    return b->deferred->run();
+}
+
+int Session::activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)
+{
+    const ClBlob* b = static_cast<const ClBlob*>(in.get());
+    if (!b || !b->deferred || b->deferred->settled || !b->with_activation)
+        return 1;
+    ClBlobPtr o;
+    int ret = create_blob(b->shape, o);
+    if (ret != 0)
+        return ret;
+    ret = b->with_activation(act, p0, p1, o->image);
+    if (ret == 0)
+        out = o;
+    return ret;
+}
+
+void Session::defer_elementwise(ClBlob& out, std::function<int(int, float, float, const Image&)> run)
+{
+    out.with_activation = run;
+    const Image dst = out.image;
+    defer(out, [run, dst]() { return run(0, 0.f, 0.f, dst); });
+}
+
+int Session::defer_activation(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)
+{
+    ClBlobPtr b = std::static_pointer_cast<ClBlob>(in);
+    if (!b || b->int8 || b->image.width != b->W * div4(b->C) || b->image.height != b->H)
+        return 1;
+    ClBlobPtr o;
+    int ret = create_blob(b->shape, o);
+    if (ret != 0)
+        return ret;
+    o->act_src = b;
+    o->act_type = act;
+    o->act_p0 = p0;
+    o->act_p1 = p1;
+    Session* sp = this;
+    const Image dst = o->image;
+    defer(*o, [sp, b, dst, act, p0, p1]() {
+        cl_kernel k = sp->kernel("eltwise", "activation");
+        if (!k)
+            return -1;
+        KernelArgs a(k);
+        a.img(b->image).img(dst).i(dst.width).i(dst.height).i(act).f(p0).f(p1);
+        if (a.error())
+            return -1;
+        size_t gws[2] = {(size_t)dst.width, (size_t)dst.height};
+        return sp->dispatch(k, "activation", dst.height > 1 ? 2 : 1, gws);
+    });
+    out = o;
+    return 0;
+}
+
+int Session::settle_all()
+{
+    const std::vector<std::shared_ptr<Deferred> > pending = deferred_; // a run changes deferred_
+    for (const std::shared_ptr<Deferred>& d : pending)
+    {
+        if (d->settled)
+            continue;
+        d->settled = true;
+        int ret = d->run();
+        if (ret != 0)
+            return ret;
+    }
+    deferred_.clear();
+    return 0;
+}
+
+int Session::settle_for(cl_kernel k)
+{
+    deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+                                   [](const std::shared_ptr<Deferred>& d) { return d->settled; }),
+                    deferred_.end());
+    if (deferred_.empty())
+        return 0;
+    const std::vector<std::vector<unsigned char> > args = shadowed_args(k);
+    bool ran = false;
+    const std::vector<std::shared_ptr<Deferred> > pending = deferred_; // a run changes deferred_
+    for (const std::shared_ptr<Deferred>& d : pending)
+    {
+        if (d->settled)
+            continue;
+        for (const std::vector<unsigned char>& arg : args)
+            if (arg.size() == sizeof(cl_mem) && memcmp(arg.data(), &d->image, sizeof(cl_mem)) == 0)
+            {
+                d->settled = true;
+                ran = true;
+                int ret = d->run();
+                if (ret != 0)
+                    return ret;
+                break;
+            }
+    }
+    if (ran)
+    {
+        // the put-off launch may have used k itself: its arguments again
+        for (size_t i = 0; i < args.size(); i++)
+        {
+            shadow_arg(k, (cl_uint)i, args[i].size(), args[i].data());
+            if (api()->clSetKernelArg(k, (cl_uint)i, args[i].size(), args[i].data()) != CL_SUCCESS)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws)
 {
     const Api* a = api();
+    if (!deferred_.empty())
+    {
+        int ret = settle_for(k);
+        if (ret != 0)
+            return ret;
+    }
     for (int d = 0; d < dims; d++)
         if (gws[d] == 0)
             return 0;
@@ -927,8 +1304,8 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
         {
             Op op;
             op.kernel = k;
-            op.name = name;
             op.args = shadowed_args(k);
+            op.name = name;
             op.dims = (cl_uint)dims;
             op.offset = chunks > 1;
             op.local = lws != nullptr;
@@ -1119,6 +1496,15 @@ int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
     cl_mem buf = a->clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, nullptr, &err);
     if (!buf)
         return -100;
+    // every put-off launch whose output is still alive runs now, in this
+    // submission: a later extract of such a blob (a recorded forward's next
+    // chapter) downloads it without running any layer
+    int sret = settle_all();
+    if (sret != 0)
+    {
+        a->clReleaseMemObject(buf);
+        return sret;
+    }
     cl_kernel k = kernel("layout", "image_to_mat");
     int ret = -1;
     bool slot = false; // the buffer stays with a download slot

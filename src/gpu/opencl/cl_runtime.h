@@ -12,6 +12,7 @@
 #include "cl_api.h"
 #include "opencl.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,19 +60,66 @@ enum ImageLayout
 
 // A blob on the device. C, H, W is how the Mat maps to the channel-major
 // image (see cl_layout.h).
+// A launch put off until something reads its output image (Session::defer).
+struct Deferred
+{
+    cl_mem image = nullptr;   // the output it writes
+    std::function<int()> run; // enqueues it (through Session::dispatch)
+    bool settled = false;     // run already, or never to run (its blob is gone)
+};
+
+class ClBlob;
+typedef std::shared_ptr<ClBlob> ClBlobPtr;
+
 class ClBlob : public GpuBlob
 {
 public:
     ~ClBlob() override;
     Image image;
     int C = 0, H = 0, W = 0;
+    // set while the launch that writes `image` is put off: the blob is
+    // `perm_src` with its channels shuffled as ShuffleChannel (perm_group,
+    // perm_reverse) does; a consumer that can read through the permutation
+    // (Slice) does so, and any launch that reads `image` runs it first
+    std::shared_ptr<Deferred> deferred;
+    ClBlobPtr perm_src;
+    int perm_group = 0, perm_reverse = 0;
+    // set with `deferred` by an element-wise launch that can apply an
+    // activation before it writes (BinaryOp, Eltwise): runs it into dst with
+    // activation act (p0, p1) of layer/gpu/gpu_activation.h
+    std::function<int(int act, float p0, float p1, const Image& dst)> with_activation;
+    // set with `deferred` by an activation layer: the blob is act_type
+    // (act_p0, act_p1) of act_src; a consumer that can apply it as it reads
+    // (a per-channel BinaryOp's small side) reads act_src
+    ClBlobPtr act_src;
+    int act_type = 0;
+    float act_p0 = 0.f, act_p1 = 0.f;
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
     bool int8 = false;
     std::shared_ptr<ImagePool> pool; // where image goes back to; null: owned
 };
-typedef std::shared_ptr<ClBlob> ClBlobPtr;
+
+// cl_khr_command_buffer's entry points (declared here: the Khronos headers
+// of older systems lack them), loaded per platform through
+// clGetExtensionFunctionAddressForPlatform. The signatures are those of the
+// provisional extension 0.9.0 - 0.9.4, the versions kite uses.
+struct CommandBufferApi
+{
+    typedef struct _kite_cl_command_buffer* Buffer;
+    typedef cl_uint SyncPoint;
+    Buffer(CL_API_CALL* create)(cl_uint, const cl_command_queue*, const cl_ulong*, cl_int*) = nullptr;
+    cl_int(CL_API_CALL* finalize)(Buffer) = nullptr;
+    cl_int(CL_API_CALL* release)(Buffer) = nullptr;
+    cl_int(CL_API_CALL* ndrange)(Buffer, cl_command_queue, const cl_ulong*, cl_kernel, cl_uint, const size_t*, const size_t*,
+                                 const size_t*, cl_uint, const SyncPoint*, SyncPoint*, void**) = nullptr;
+    cl_int(CL_API_CALL* enqueue)(cl_uint, cl_command_queue*, Buffer, cl_uint, const cl_event*, cl_event*) = nullptr;
+    // why it is not used (empty when it is)
+    std::string why_not;
+    std::string version; // "0.9.0"
+    bool usable() const { return why_not.empty(); }
+};
 
 // One device: context, a queue for weight uploads, programs.
 class Context
@@ -92,6 +140,9 @@ public:
     size_t max_work_group = 1;
     size_t image_max_w = 0, image_max_h = 0;
     int index = 0;
+    cl_platform_id platform = nullptr;
+    // replays submit one command buffer per segment where this is usable
+    CommandBufferApi command_buffer;
 
     // kernel `name` of shaders/opencl/<program>.cl built with `options`; the
     // program is built once per (program, options) and its binary cached on
@@ -177,6 +228,8 @@ public:
     int replay_upload(int slot, const Mat& m, const Option& opt) override;
     int replay_segment(int segment) override;
     int replay_download(int slot, Mat& m, const Option& opt) override;
+    // replayed segments that ran as one command buffer (cl_khr_command_buffer)
+    long long command_buffer_replays() const { return cbuf_replays_; }
     // recording mode on or off for a while (constants a layer uploads and
     // keeps are not uploaded again at each replay); returns the old mode
     bool swap_recording(bool on)
@@ -199,6 +252,25 @@ public:
     // fixed_lws: the local size the kernel needs (work-group reductions): no tuning, no split
     int dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws = nullptr);
 
+    // Put off the launch `run` that writes out's image until a launch reads
+    // that image (its kernel arguments name it) or the next download: then
+    // it runs first, in order. It never runs when out goes away before
+    // (its readers read through it: ClBlob::perm_src, act_src). run must
+    // keep what it reads alive.
+    void defer(ClBlob& out, std::function<int()> run);
+    // run b's put-off launch now if it has one
+    int settle(const ClBlob* b);
+    // an activation layer on `in`: where in's launch is put off and can
+    // apply it (ClBlob::with_activation), that launch with the activation
+    // into a new blob `out` (0), else 1 (the caller runs the activation)
+    int activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
+    // put off `run(0, 0, 0, out's image)`, with run as out's with_activation
+    void defer_elementwise(ClBlob& out, std::function<int(int, float, float, const Image&)> run);
+    // an activation layer on `in` (after activation_of_deferred): put off
+    // (ClBlob::act_src) where in's image is plain, 0; else 1 (the caller runs
+    // it)
+    int defer_activation(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
+
     // a new activation blob shaped like `shape` (dims/w/h/d/c), stored as
     // half when the session uses fp16 storage; allow_fold: the caller's
     // kernels address folded images (cl_layout.h), so a blob whose natural
@@ -219,12 +291,18 @@ public:
 private:
     int upload_impl(const Mat& m, ClBlobPtr& out, bool force_float, const Option& opt, bool allow_fold);
     // a launch or buffer write as enqueued (recording mode)
+    // A recorded launch keeps the session's shared kernel and the arguments
+    // it had; at the segment's first replay it gets a kernel of its own
+    // (from the same program, its arguments set once), so that a replay only
+    // enqueues it and the first forward pays nothing for it.
     struct Op
     {
         cl_kernel kernel = nullptr; // nullptr: write upload slot `slot`'s host copy to its buffer
         const char* name = "";
         int slot = -1;
-        std::vector<std::vector<unsigned char> > args;
+        std::vector<std::vector<unsigned char> > args; // until the kernel is its own
+        bool own = false;
+        cl_kernel src = nullptr; // the shared kernel it was recorded with
         cl_uint dims = 0;
         bool offset = false, local = false;
         size_t off[3] = {0, 0, 0}, g[3] = {0, 0, 0}, l[3] = {0, 0, 0};
@@ -242,13 +320,36 @@ private:
         bool int8 = false;
         int segment = -1;
     };
+    // run the put-off launches that write an image k's arguments name
+    int settle_for(cl_kernel k);
+    // run every put-off launch still pending (a download: the end of a
+    // recorded chapter)
+    int settle_all();
+    std::vector<std::shared_ptr<Deferred> > deferred_;
     int enqueue(const Op& op);
     int replay_ops(int segment);
+    int build_command_buffer(int segment);
     void close_segment();
+    // a kernel of its own for a recorded launch of `k` with `args`
+    cl_kernel own_kernel(cl_kernel k, const std::vector<std::vector<unsigned char> >& args);
+    // every launch of the segment with a kernel of its own
+    int own_kernels(int segment);
     std::map<std::string, cl_kernel> kernels_;
     bool rec_ = false;
     std::vector<Op> open_;
     std::vector<std::vector<Op> > segs_;
+    std::vector<cl_kernel> recorded_kernels_; // released with the session
+    // per segment: its command buffer (built at its first replay), or null
+    std::vector<CommandBufferApi::Buffer> cbufs_;
+    std::vector<char> cbuf_failed_;
+    std::vector<char> owned_; // per segment: its launches have their own kernels
+    bool use_cbuf_ = false; // the device has a usable cl_khr_command_buffer and KITE_OPENCL_COMMAND_BUFFER is not 0
+    // KITE_OPENCL_REPLAY_FLUSH=n: a replay without command buffer flushes
+    // the queue after every n launches (0, the default: only the final wait)
+    int flush_every_ = 0;
+    // host time spent enqueueing replays (KITE_OPENCL_VERBOSE reports it)
+    double replay_host_ms_ = 0, replay_cpu_ms_ = 0;
+    long long replay_launches_ = 0, replays_ = 0, cbuf_replays_ = 0;
     std::vector<UploadSlot> ups_;
     std::vector<DownloadSlot> downs_;
 };
