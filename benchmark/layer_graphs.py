@@ -45,6 +45,11 @@ CASES = {
     "yf_1x1_120_255": (20, 20, 120, "Convolution", "0=255 1=1 5=1 6=30600"),
     "yf_1x1_8_32": (80, 80, 8, "Convolution", "0=32 1=1 5=1 6=256 " + LEAKY),
     "yf_1x1_96_16": (40, 40, 96, "Convolution", "0=16 1=1 5=1 6=1536"),
+    # first layers: 3 planar channels, 3x3 stride 2 pad 1 (issue 18)
+    "stem_sn_24": (224, 224, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 9=1"),
+    "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),
+    "stem_mv2_32": (224, 224, 3, "Convolution", "0=32 1=3 3=2 4=1 5=1 6=864 9=1"),
+    "stem_nd_24": (320, 320, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 " + LEAKY),
 }
 
 
