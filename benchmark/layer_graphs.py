@@ -45,6 +45,12 @@ CASES = {
     "yf_1x1_120_255": (20, 20, 120, "Convolution", "0=255 1=1 5=1 6=30600"),
     "yf_1x1_8_32": (80, 80, 8, "Convolution", "0=32 1=1 5=1 6=256 " + LEAKY),
     "yf_1x1_96_16": (40, 40, 96, "Convolution", "0=16 1=1 5=1 6=1536"),
+    # regnety_400m's grouped 3x3 (group width 8)
+    "rg_g8_48_s2": (112, 112, 48, "ConvolutionDepthWise", "0=48 1=3 3=2 4=1 5=1 6=3456 7=6"),
+    "rg_g8_104": (28, 28, 104, "ConvolutionDepthWise", "0=104 1=3 4=1 5=1 6=7488 7=13 9=1"),
+    "rg_g8_208": (14, 14, 208, "ConvolutionDepthWise", "0=208 1=3 4=1 5=1 6=14976 7=26 9=1"),
+    "rg_g8_440": (7, 7, 440, "ConvolutionDepthWise", "0=440 1=3 4=1 5=1 6=31680 7=55 9=1"),
+    "rg_g8_208_s2": (28, 28, 208, "ConvolutionDepthWise", "0=208 1=3 3=2 4=1 5=1 6=14976 7=26"),
     # first layers: 3 planar channels, 3x3 stride 2 pad 1 (issue 18)
     "stem_sn_24": (224, 224, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 9=1"),
     "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),

@@ -58,9 +58,9 @@ static inline bool conv_direct_pack_weights(const float* weight, const float* bi
     return true;
 }
 
-// B output pixels (input columns S apart) of one P-channel group: acc[j] =
-// bias + sum_t w[t] * base[tofs[t] + j * S]
-template<int P, int B, int S>
+// B output pixels (their inputs XS floats apart) of one P-channel group:
+// acc[j] = bias + sum_t w[t] * base[tofs[t] + j * XS]
+template<int P, int B, int XS>
 static inline void conv_direct_block(const float* base, const int* tofs, int K, const float* wp,
                                      typename simd::VF<P>::T bias, typename simd::VF<P>::T* acc)
 {
@@ -72,14 +72,14 @@ static inline void conv_direct_block(const float* base, const int* tofs, int K, 
         const float* p = base + tofs[t];
         const typename V::T w = V::load(wp + (size_t)t * P);
         for (int j = 0; j < B; j++)
-            acc[j] = V::fmadd(V::set1(p[j * S]), w, acc[j]);
+            acc[j] = V::fmadd(V::set1(p[j * XS]), w, acc[j]);
     }
 }
 
-// one output row of one P-channel group
-template<int P, int S>
+// one output row of one P-channel group; output pixels ostep floats apart
+template<int P, int XS>
 static inline void conv_direct_row(const float* row, const int* tofs, int K, const float* wp,
-                                   typename simd::VF<P>::T bias, float* dst, int outw, const Activation& act)
+                                   typename simd::VF<P>::T bias, float* dst, int outw, int ostep, const Activation& act)
 {
     // 8 accumulators hide the FMA latency; with the weight and the broadcast
     // that stays inside 16 registers
@@ -88,21 +88,57 @@ static inline void conv_direct_row(const float* row, const int* tofs, int K, con
     int x = 0;
     for (; x + B <= outw; x += B)
     {
-        conv_direct_block<P, B, S>(row + (size_t)x * S, tofs, K, wp, bias, acc);
+        conv_direct_block<P, B, XS>(row + (size_t)x * XS, tofs, K, wp, bias, acc);
         for (int j = 0; j < B; j++)
-            store_activated<P>(dst + (size_t)(x + j) * P, acc[j], act);
+            store_activated<P>(dst + (size_t)(x + j) * ostep, acc[j], act);
     }
     for (; x + 2 <= outw; x += 2)
     {
-        conv_direct_block<P, 2, S>(row + (size_t)x * S, tofs, K, wp, bias, acc);
-        store_activated<P>(dst + (size_t)x * P, acc[0], act);
-        store_activated<P>(dst + (size_t)(x + 1) * P, acc[1], act);
+        conv_direct_block<P, 2, XS>(row + (size_t)x * XS, tofs, K, wp, bias, acc);
+        store_activated<P>(dst + (size_t)x * ostep, acc[0], act);
+        store_activated<P>(dst + (size_t)(x + 1) * ostep, acc[1], act);
     }
     for (; x < outw; x++)
     {
-        conv_direct_block<P, 1, S>(row + (size_t)x * S, tofs, K, wp, bias, acc);
-        store_activated<P>(dst + (size_t)x * P, acc[0], act);
+        conv_direct_block<P, 1, XS>(row + (size_t)x * XS, tofs, K, wp, bias, acc);
+        store_activated<P>(dst + (size_t)x * ostep, acc[0], act);
     }
+}
+
+// the row for a pixel step of xs floats (1, 2, 4, 8, 16 or 32); false for another
+template<int P>
+static inline bool conv_direct_row_xs(int xs, const float* row, const int* tofs, int K, const float* wp,
+                                      typename simd::VF<P>::T bias, float* dst, int outw, int ostep, const Activation& act)
+{
+    switch (xs)
+    {
+    case 1:
+        conv_direct_row<P, 1>(row, tofs, K, wp, bias, dst, outw, ostep, act);
+        return true;
+    case 2:
+        conv_direct_row<P, 2>(row, tofs, K, wp, bias, dst, outw, ostep, act);
+        return true;
+    case 4:
+        conv_direct_row<P, 4>(row, tofs, K, wp, bias, dst, outw, ostep, act);
+        return true;
+    case 8:
+        conv_direct_row<P, 8>(row, tofs, K, wp, bias, dst, outw, ostep, act);
+        return true;
+    case 16:
+        conv_direct_row<P, 16>(row, tofs, K, wp, bias, dst, outw, ostep, act);
+        return true;
+    case 32:
+        conv_direct_row<P, 32>(row, tofs, K, wp, bias, dst, outw, ostep, act);
+        return true;
+    default:
+        return false;
+    }
+}
+
+// the pixel steps conv_direct_row_xs takes
+static inline bool conv_direct_xs_ok(int xs)
+{
+    return xs == 1 || xs == 2 || xs == 4 || xs == 8 || xs == 16 || xs == 32;
 }
 
 // in: padded planar input (elempack 1, C channels); out: outw x outh x M of
@@ -132,12 +168,42 @@ static inline void conv_direct_planar_forward(const Mat& in, Mat& out, const Con
         const typename V::T bias = V::load(dw.bias.data() + (size_t)g * P);
         const float* row = src + (size_t)y * stride_h * in.w;
         float* dst = (float*)out.data + out.cstep * P * g + (size_t)y * outw * P;
-        if (stride_w == 1)
-            conv_direct_row<P, 1>(row, tofs.data(), K, wp, bias, dst, outw, act);
-        else if (stride_w == 2)
-            conv_direct_row<P, 2>(row, tofs.data(), K, wp, bias, dst, outw, act);
-        else
-            conv_direct_row<P, 4>(row, tofs.data(), K, wp, bias, dst, outw, act);
+        conv_direct_row_xs<P>(stride_w, row, tofs.data(), K, wp, bias, dst, outw, P, act);
+    }
+}
+
+// Grouped convolution with P input and P output channels a group (RegNet's
+// group width 8, ResNeXt-style small groups): the same kernel with each
+// group's P channels a run of lanes inside the packed input and output
+// elements (their elempacks are multiples of P). in: padded, elempack ie;
+// out: created by the caller, elempack oe; dw: M = every output channel,
+// K = P * kh * kw per group.
+template<int P>
+static inline void conv_direct_grouped_forward(const Mat& in, Mat& out, const ConvDirectWeights& dw, int kernel_w,
+                                               int kernel_h, int dilation_w, int dilation_h, int stride_w, int stride_h,
+                                               const Activation& act, int num_threads)
+{
+    typedef simd::VF<P> V;
+    const int K = dw.K;
+    const int ie = in.elempack, oe = out.elempack;
+    std::vector<int> tofs(K);
+    for (int c = 0, t = 0; c < P; c++)
+        for (int ky = 0; ky < kernel_h; ky++)
+            for (int kx = 0; kx < kernel_w; kx++, t++)
+                tofs[t] = c + (ky * dilation_h * in.w + kx * dilation_w) * ie;
+    const int groups = dw.M / P;
+    const int outw = out.w, outh = out.h;
+    const int xs = stride_w * ie;
+    #pragma omp parallel for num_threads(num_threads) schedule(static) if (num_threads > 1)
+    for (int idx = 0; idx < groups * outh; idx++)
+    {
+        const int g = idx / outh, y = idx % outh;
+        const int m0 = g * P;
+        const float* wp = dw.w.data() + (size_t)g * K * P;
+        const typename V::T bias = V::load(dw.bias.data() + (size_t)m0);
+        const float* row = (const float*)in.data + in.cstep * ie * (m0 / ie) + m0 % ie + (size_t)y * stride_h * in.w * ie;
+        float* dst = (float*)out.data + out.cstep * oe * (m0 / oe) + m0 % oe + (size_t)y * outw * oe;
+        conv_direct_row_xs<P>(xs, row, tofs.data(), K, wp, bias, dst, outw, oe, act);
     }
 }
 

@@ -535,6 +535,7 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
     #pragma omp parallel num_threads(num_threads)
     {
         std::vector<float> tail; // the last pixels, zero padded: no read runs past the blob
+        int tail_n0 = -1;        // the pixels tail holds (built once, used by every panel)
         typename simd::VF<P>::T acc0[MR], acc1[MR];
         #pragma omp for schedule(static)
         for (int idx = 0; idx < chunks * panels; idx++)
@@ -560,10 +561,14 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
                 {
                     // the last pixels copied into a zero-padded tile (no read
                     // runs past the blob), the narrowest kernel that covers them
-                    tail.assign((size_t)G * MR * PI, 0.f);
-                    for (int g = 0; g < G; g++)
-                        memcpy(tail.data() + (size_t)g * MR * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
-                               (size_t)nn * PI * sizeof(float));
+                    if (tail_n0 != n0)
+                    {
+                        tail.assign((size_t)G * MR * PI, 0.f);
+                        for (int g = 0; g < G; g++)
+                            memcpy(tail.data() + (size_t)g * MR * PI, (const float*)in.data + g * gstep + (size_t)n0 * PI,
+                                   (size_t)nn * PI * sizeof(float));
+                        tail_n0 = n0;
+                    }
                     conv_panel_micro_kernel_rows<P, MR, PI>(one, nn, tail.data(), (size_t)MR * PI, G, wp, bp, acc0, acc1);
                 }
                 conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);

@@ -149,6 +149,26 @@ TEST(ConvolutionDepthWise, grouped_any_group_count)
     KITE_EXPECT_LAYER_OK(run_dw(6, 5, 12, 12, 2, 3, 1, 1, 0, 0, {}, 0.f, false)); // no padding, no bias
 }
 
+// groups of 4, 8 or 16 channels in and out (RegNet's width 8): the direct
+// kernel of conv_direct_planar_cpu.h on the packed blobs, each group a run of
+// lanes of its elements (13 groups of 8 at pack 8, 26 at pack 16, 3 of 16, 5
+// of 4, ...), rows of 8+ pixels with 2- and 1-pixel tails, strides 1 and 2,
+// 5x5, dilation, pad values, no bias, every fused activation
+TEST(ConvolutionDepthWise, grouped_direct)
+{
+    reseed(41);
+    KITE_EXPECT_LAYER_OK(run_dw(21, 7, 104, 104, 13, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(19, 6, 208, 208, 26, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(23, 9, 208, 208, 26, 3, 1, 2, 1, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(13, 5, 48, 48, 3, 3, 1, 1, 1, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(17, 8, 48, 48, 3, 3, 1, 2, 1, 6, {0.2f, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_dw(11, 10, 20, 20, 5, 5, 1, 2, 2, 3, {-0.5f, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_dw(12, 9, 24, 24, 3, 3, 2, 1, 2, 4, {}, 0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 40, 40, 5, 3, 1, 1, 0, 5, {}, 0.f, false));
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 440, 440, 55, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(3, 2, 12, 12, 3, 1, 1, 1, 0, 0, {}));
+}
+
 TEST(ConvolutionDepthWise, activations)
 {
     reseed(3);
