@@ -51,6 +51,11 @@ CASES = {
     "rg_g8_208": (14, 14, 208, "ConvolutionDepthWise", "0=208 1=3 4=1 5=1 6=14976 7=26 9=1"),
     "rg_g8_440": (7, 7, 440, "ConvolutionDepthWise", "0=440 1=3 4=1 5=1 6=31680 7=55 9=1"),
     "rg_g8_208_s2": (28, 28, 208, "ConvolutionDepthWise", "0=208 1=3 3=2 4=1 5=1 6=14976 7=26"),
+    # proxylessnasnet's 7x7 depth-wise
+    "px_dw7_576": (7, 7, 576, "ConvolutionDepthWise", "0=576 1=7 4=3 5=1 6=28224 7=576 9=1"),
+    "px_dw7_1152": (7, 7, 1152, "ConvolutionDepthWise", "0=1152 1=7 4=3 5=1 6=56448 7=1152 9=1"),
+    "px_dw7_s2_96": (56, 56, 96, "ConvolutionDepthWise", "0=96 1=7 3=2 4=3 5=1 6=4704 7=96 9=1"),
+    "px_dw7_s2_240": (28, 28, 240, "ConvolutionDepthWise", "0=240 1=7 3=2 4=3 5=1 6=11760 7=240 9=1"),
     # first layers: 3 planar channels, 3x3 stride 2 pad 1 (issue 18)
     "stem_sn_24": (224, 224, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 9=1"),
     "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),

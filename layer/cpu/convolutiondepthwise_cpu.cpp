@@ -61,11 +61,11 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 #pragma GCC unroll 8
     for (int i = 0; i < NB; i++)
         a[i] = b;
-#pragma GCC unroll 5
+#pragma GCC unroll 7
     for (int ky = 0; ky < KH; ky++)
     {
         const float* s = s0 + (size_t)ky * rstep;
-#pragma GCC unroll 5
+#pragma GCC unroll 7
         for (int kx = 0; kx < KW; kx++)
         {
             const typename V::T wv = V::load(wk + (ky * KW + kx) * V::N);
@@ -92,7 +92,7 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 // without bounds checks, four outputs at a time; border windows check each tap.
 // No padded copy: a depth-wise layer does 9 FMAs per element, so copying the
 // blob first would cost about as much as the layer.
-// KS 3 or 5: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
+// KS 3, 5 or 7: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
 // whose rows with every kernel row inside the input run dw_block; 0: any kernel
 template<int P, int KS, int SW>
 void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
@@ -279,7 +279,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
     }
 }
 
-// depthwise_packed with the fixed-size blocks for 3x3 and 5x5 kernels of
+// depthwise_packed with the fixed-size blocks for 3x3, 5x5 and 7x7 kernels of
 // stride 1 or 2 (dilation_w 1)
 template<int P, int KS>
 void depthwise_packed_ks(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
@@ -299,6 +299,8 @@ void depthwise_packed_any(const Mat& in, Mat& out, const float* weight, const fl
         return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
     if (fixed && g.kernel_w == 5 && g.kernel_h == 5)
         return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+    if (fixed && g.kernel_w == 7 && g.kernel_h == 7)
+        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
     depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
 }
 
@@ -475,20 +477,42 @@ private:
         const DwGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
         const float* w = packed[pi].data();
         const float* b = bias_term ? (const float*)bias_data : nullptr;
+        // a small map under a wide kernel (proxylessnasnet's 7x7 on 7x7: 6
+        // of 7 columns are border windows, each tap bounds-checked): a padded
+        // copy first, so that every window runs the fixed-tap blocks
+        Mat in = bottom_blob;
+        const bool fixed = P >= 4 && kernel_w == kernel_h && (kernel_w == 3 || kernel_w == 5 || kernel_w == 7)
+                           && dilation_w == 1 && (stride_w == 1 || stride_w == 2);
+        if (fixed && (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0))
+        {
+            const int ox_lo = std::min(outw, (pads[0] + stride_w - 1) / stride_w);
+            const int ox_hi = bottom_blob.w + pads[0] - kernel_w < 0
+                                  ? ox_lo
+                                  : std::max(ox_lo, std::min(outw, (bottom_blob.w + pads[0] - kernel_w) / stride_w + 1));
+            if ((outw - (ox_hi - ox_lo)) * 3 > outw)
+            {
+                Option opt_ws = opt;
+                opt_ws.blob_allocator = opt.workspace_allocator;
+                copy_make_border(bottom_blob, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
+                if (in.empty())
+                    return -100;
+                pads[0] = pads[1] = pads[2] = pads[3] = 0;
+            }
+        }
         switch (P)
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed_any<16>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed_any<8>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
         case 4:
-            depthwise_packed_any<4>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
         default:
             depthwise_rows(bottom_blob, top_blob, w, b, g, pads, pad_value, act, opt.num_threads);

@@ -85,7 +85,7 @@ TEST(ConvolutionDepthWise, packed_channels)
     KITE_EXPECT_LAYER_OK(run_dw(17, 5, 24, 24, 24, 3, 1, 1, 1, 3, {-0.5f, 0.5f}));
 }
 
-// the fixed-tap 3x3 / 5x5 blocks (stride 1 and 2, dilation_w 1): rows wide
+// the fixed-tap 3x3 / 5x5 / 7x7 blocks (stride 1 and 2, dilation_w 1): rows wide
 // enough for several blocks of 8 outputs plus tails of 4, 2 and 1 (47 and
 // 38 columns; 33 at stride 2: 15), every elempack, with
 // and without a fused activation, a pad value, dilation 2 (the generic path)
@@ -93,12 +93,18 @@ TEST(ConvolutionDepthWise, packed_fixed_blocks)
 {
     reseed(14);
     for (int c : {4, 8, 16, 40})
-        for (int k : {3, 5})
+        for (int k : {3, 5, 7})
             for (int stride : {1, 2})
-                KITE_EXPECT_LAYER_OK(run_dw(47, 6, c, c, c, k, 1, stride, k / 2, stride == 1 ? 0 : 2, {0.1f}));
+                KITE_EXPECT_LAYER_OK(run_dw(47, k == 7 ? 9 : 6, c, c, c, k, 1, stride, k / 2, stride == 1 ? 0 : 2, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw(38, 5, 24, 24, 24, 3, 1, 1, 1, 1, {}, 0.5f));
     KITE_EXPECT_LAYER_OK(run_dw(40, 9, 16, 16, 16, 3, 2, 2, 2, 0, {}));
     KITE_EXPECT_LAYER_OK(run_dw(33, 8, 12, 12, 12, 5, 1, 2, 0, 3, {-1.f, 1.f}));
+    KITE_EXPECT_LAYER_OK(run_dw(29, 10, 32, 32, 32, 7, 1, 1, 3, 1, {}, 0.25f));
+    // small maps under wide kernels (most windows on the border): padded first
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 48, 48, 48, 7, 1, 1, 3, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(14, 13, 24, 24, 24, 7, 1, 2, 3, 0, {}, -0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(7, 6, 20, 20, 20, 5, 1, 1, 2, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(4, 5, 16, 16, 16, 3, 1, 2, 1, 0, {}));
 }
 
 // packed inputs are read in place with the border handled by the kernel:
