@@ -56,6 +56,12 @@ CASES = {
     "px_dw7_1152": (7, 7, 1152, "ConvolutionDepthWise", "0=1152 1=7 4=3 5=1 6=56448 7=1152 9=1"),
     "px_dw7_s2_96": (56, 56, 96, "ConvolutionDepthWise", "0=96 1=7 3=2 4=3 5=1 6=4704 7=96 9=1"),
     "px_dw7_s2_240": (28, 28, 240, "ConvolutionDepthWise", "0=240 1=7 3=2 4=3 5=1 6=11760 7=240 9=1"),
+    # 1x1 with 512+ input channels on small maps (mnasnet, mobilenet)
+    "mn_1x1_1152_192": (7, 7, 1152, "Convolution", "0=192 1=1 5=1 6=221184"),
+    "mn_1x1_576_96": (14, 14, 576, "Convolution", "0=96 1=1 5=1 6=55296"),
+    "mb_1x1_1024_1024": (7, 7, 1024, "Convolution", "0=1024 1=1 5=1 6=1048576 9=1"),
+    "mb_1x1_512_512": (14, 14, 512, "Convolution", "0=512 1=1 5=1 6=262144 9=1"),
+    "mn_1x1_320_1280": (7, 7, 320, "Convolution", "0=1280 1=1 5=1 6=409600 9=1"),
     # first layers: 3 planar channels, 3x3 stride 2 pad 1 (issue 18)
     "stem_sn_24": (224, 224, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 9=1"),
     "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),

@@ -169,6 +169,12 @@ TEST(Convolution, conv1x1_packed_input)
             KITE_EXPECT_LAYER_OK(run_conv({sz[0], sz[1], 16, outc, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({11, 11, 512, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 3, {0.f, 6.f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({9, 4, 24, 20, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
+    // 512+ input channels: K in blocks with partial sums (two and three
+    // blocks, a block not a multiple of 16, full and tail tiles, a panel of
+    // one vector, several chunks)
+    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 528, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({5, 3, 1160, 40, 1, 1, 1, 1, 0, 0, 0, 0, 0, 2, {0.1f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({13, 9, 768, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, {}, 0.f}));
     // with pads (squeezenet's conv10) or a stride (resnet's downsampling
     // branches): the padded blob, or the strided pixels gathered, then the
     // same GEMM
