@@ -62,6 +62,11 @@ CASES = {
     "mb_1x1_1024_1024": (7, 7, 1024, "Convolution", "0=1024 1=1 5=1 6=1048576 9=1"),
     "mb_1x1_512_512": (14, 14, 512, "Convolution", "0=512 1=1 5=1 6=262144 9=1"),
     "mn_1x1_320_1280": (7, 7, 320, "Convolution", "0=1280 1=1 5=1 6=409600 9=1"),
+    # depth-wise at elempack 4 (channel counts that pack by 4 only) and 8
+    "sn_dw_60": (28, 28, 60, "ConvolutionDepthWise", "0=60 1=3 4=1 5=1 6=540 7=60"),
+    "sv2_dw_116": (28, 28, 116, "ConvolutionDepthWise", "0=116 1=3 4=1 5=1 6=1044 7=116"),
+    "sv2_dw_s2_116": (56, 56, 116, "ConvolutionDepthWise", "0=116 1=3 3=2 4=1 5=1 6=1044 7=116"),
+    "sn_dw_120": (14, 14, 120, "ConvolutionDepthWise", "0=120 1=3 4=1 5=1 6=1080 7=120"),
     # first layers: 3 planar channels, 3x3 stride 2 pad 1 (issue 18)
     "stem_sn_24": (224, 224, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 9=1"),
     "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),

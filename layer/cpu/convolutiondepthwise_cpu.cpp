@@ -489,7 +489,12 @@ private:
             const int ox_hi = bottom_blob.w + pads[0] - kernel_w < 0
                                   ? ox_lo
                                   : std::max(ox_lo, std::min(outw, (bottom_blob.w + pads[0] - kernel_w) / stride_w + 1));
-            if ((outw - (ox_hi - ox_lo)) * 3 > outw)
+            // also stride 1 on narrow vectors (elempack 4 / 8) and rows of at
+            // most 32: the bounds-checked border windows of a 28x28 map at
+            // elempack 4 cost more than the copy (shufflenet's 60 and
+            // shufflenet_v2's 116 channels: 0.85 of the time with the copy;
+            // at 64x64, elempack 16 or stride 2 the copy lost)
+            if ((outw - (ox_hi - ox_lo)) * 3 > outw || (stride_w == 1 && P <= 8 && outw <= 32))
             {
                 Option opt_ws = opt;
                 opt_ws.blob_allocator = opt.workspace_allocator;

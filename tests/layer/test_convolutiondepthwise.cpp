@@ -105,6 +105,11 @@ TEST(ConvolutionDepthWise, packed_fixed_blocks)
     KITE_EXPECT_LAYER_OK(run_dw(14, 13, 24, 24, 24, 7, 1, 2, 3, 0, {}, -0.5f));
     KITE_EXPECT_LAYER_OK(run_dw(7, 6, 20, 20, 20, 5, 1, 1, 2, 2, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw(4, 5, 16, 16, 16, 3, 1, 2, 1, 0, {}));
+    // stride 1 at elempack 4 / 8 with rows of at most 32: padded first too
+    KITE_EXPECT_LAYER_OK(run_dw(28, 9, 60, 60, 60, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(20, 6, 8, 8, 8, 3, 1, 1, 1, 0, {}, 0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(17, 8, 12, 12, 12, 5, 1, 1, 2, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(32, 3, 24, 24, 24, 3, 1, 1, 1, 0, {}));
 }
 
 // packed inputs are read in place with the border handled by the kernel:
