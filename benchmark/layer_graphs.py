@@ -45,6 +45,33 @@ CASES = {
     "yf_1x1_120_255": (20, 20, 120, "Convolution", "0=255 1=1 5=1 6=30600"),
     "yf_1x1_8_32": (80, 80, 8, "Convolution", "0=32 1=1 5=1 6=256 " + LEAKY),
     "yf_1x1_96_16": (40, 40, 96, "Convolution", "0=16 1=1 5=1 6=1536"),
+    # regnety_400m's grouped 3x3 (group width 8)
+    "rg_g8_48_s2": (112, 112, 48, "ConvolutionDepthWise", "0=48 1=3 3=2 4=1 5=1 6=3456 7=6"),
+    "rg_g8_104": (28, 28, 104, "ConvolutionDepthWise", "0=104 1=3 4=1 5=1 6=7488 7=13 9=1"),
+    "rg_g8_208": (14, 14, 208, "ConvolutionDepthWise", "0=208 1=3 4=1 5=1 6=14976 7=26 9=1"),
+    "rg_g8_440": (7, 7, 440, "ConvolutionDepthWise", "0=440 1=3 4=1 5=1 6=31680 7=55 9=1"),
+    "rg_g8_208_s2": (28, 28, 208, "ConvolutionDepthWise", "0=208 1=3 3=2 4=1 5=1 6=14976 7=26"),
+    # proxylessnasnet's 7x7 depth-wise
+    "px_dw7_576": (7, 7, 576, "ConvolutionDepthWise", "0=576 1=7 4=3 5=1 6=28224 7=576 9=1"),
+    "px_dw7_1152": (7, 7, 1152, "ConvolutionDepthWise", "0=1152 1=7 4=3 5=1 6=56448 7=1152 9=1"),
+    "px_dw7_s2_96": (56, 56, 96, "ConvolutionDepthWise", "0=96 1=7 3=2 4=3 5=1 6=4704 7=96 9=1"),
+    "px_dw7_s2_240": (28, 28, 240, "ConvolutionDepthWise", "0=240 1=7 3=2 4=3 5=1 6=11760 7=240 9=1"),
+    # 1x1 with 512+ input channels on small maps (mnasnet, mobilenet)
+    "mn_1x1_1152_192": (7, 7, 1152, "Convolution", "0=192 1=1 5=1 6=221184"),
+    "mn_1x1_576_96": (14, 14, 576, "Convolution", "0=96 1=1 5=1 6=55296"),
+    "mb_1x1_1024_1024": (7, 7, 1024, "Convolution", "0=1024 1=1 5=1 6=1048576 9=1"),
+    "mb_1x1_512_512": (14, 14, 512, "Convolution", "0=512 1=1 5=1 6=262144 9=1"),
+    "mn_1x1_320_1280": (7, 7, 320, "Convolution", "0=1280 1=1 5=1 6=409600 9=1"),
+    # depth-wise at elempack 4 (channel counts that pack by 4 only) and 8
+    "sn_dw_60": (28, 28, 60, "ConvolutionDepthWise", "0=60 1=3 4=1 5=1 6=540 7=60"),
+    "sv2_dw_116": (28, 28, 116, "ConvolutionDepthWise", "0=116 1=3 4=1 5=1 6=1044 7=116"),
+    "sv2_dw_s2_116": (56, 56, 116, "ConvolutionDepthWise", "0=116 1=3 3=2 4=1 5=1 6=1044 7=116"),
+    "sn_dw_120": (14, 14, 120, "ConvolutionDepthWise", "0=120 1=3 4=1 5=1 6=1080 7=120"),
+    # first layers: 3 planar channels, 3x3 stride 2 pad 1 (issue 18)
+    "stem_sn_24": (224, 224, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 9=1"),
+    "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),
+    "stem_mv2_32": (224, 224, 3, "Convolution", "0=32 1=3 3=2 4=1 5=1 6=864 9=1"),
+    "stem_nd_24": (320, 320, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 " + LEAKY),
 }
 
 

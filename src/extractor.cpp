@@ -9,6 +9,7 @@
 #include "log.h"
 #include "input.h"
 #include "memory_limit.h"
+#include "layer_work.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -658,6 +659,12 @@ int Extractor::run_layer_cpu(int li)
     }
     int ret = 0;
     const int references = cpu_layers_on_reference();
+    // a small layer runs on fewer threads (layer_work.h)
+    Option lopt = opt;
+    {
+        const bool custom = li < (int)net->layer_custom_index_.size() && net->layer_custom_index_[li] >= 0;
+        lopt.num_threads = threads_for_work(opt.num_threads, layer_forward_work(layer, custom, bottoms), thread_min_work());
+    }
     if (layer->support_inplace)
     {
         // in place only on data nobody else holds
@@ -671,9 +678,9 @@ int Extractor::run_layer_cpu(int li)
             }
         }
         if (layer->one_blob_only)
-            ret = layer->forward_inplace(bottoms[0], opt);
+            ret = layer->forward_inplace(bottoms[0], lopt);
         else
-            ret = layer->forward_inplace(bottoms, opt);
+            ret = layer->forward_inplace(bottoms, lopt);
         if (ret == 0)
         {
             if (layer->one_blob_only)
@@ -685,11 +692,11 @@ int Extractor::run_layer_cpu(int li)
     }
     else if (layer->one_blob_only)
     {
-        ret = layer->forward(bottoms[0], tops[0], opt);
+        ret = layer->forward(bottoms[0], tops[0], lopt);
     }
     else
     {
-        ret = layer->forward(bottoms, tops, opt);
+        ret = layer->forward(bottoms, tops, lopt);
     }
     ran_on[li] = BACKEND_CPU;
     // a GPU layer here runs its reference base class; a CPU driver may hand

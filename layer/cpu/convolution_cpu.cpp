@@ -12,6 +12,7 @@
 #include "common/activation.h"
 #include "common/conv_kernel.h"
 #include "cpu/conv1x1_planar_cpu.h"
+#include "cpu/conv_direct_planar_cpu.h"
 #include "cpu/conv_gemm_cpu.h"
 #include "cpu/conv_int8_cpu.h"
 #include "cpu/conv_winograd_cpu.h"
@@ -172,6 +173,14 @@ private:
             && !conv_planar_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, num_input,
                                          planar))
             return -100;
+        // a planar input of 1-3 channels (the first layer) into outputs that
+        // pack: the direct kernel of conv_direct_planar_cpu.h
+        direct = ConvDirectWeights();
+        if (num_input <= kDirectMaxC && num_input * maxk <= kDirectMaxK && out_pack >= 4
+            && (stride_w == 1 || stride_w == 2 || stride_w == 4)
+            && !conv_direct_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
+                                         num_input * maxk, out_pack, direct))
+            return -100;
         // 3x3 stride 1: Winograd. Without a shape hint F(6,3) for narrower
         // layers, F(4,3) (less weight memory, less rounding, cheaper
         // transforms) for wide ones. With the param file's output shape hint:
@@ -328,6 +337,29 @@ private:
         top_blob.create(outw, outh, num_output / out_pack, 4u * out_pack, out_pack, opt.blob_allocator);
         if (top_blob.empty())
             return -100;
+
+        if (direct.M != 0 && pi == 1)
+        {
+            switch (out_pack)
+            {
+#if defined(__AVX512F__)
+            case 16:
+                conv_direct_planar_forward<16>(padded, top_blob, direct, kernel_w, kernel_h, dilation_w, dilation_h,
+                                               stride_w, stride_h, act, opt.num_threads);
+                return 0;
+#endif
+#if defined(__AVX__)
+            case 8:
+                conv_direct_planar_forward<8>(padded, top_blob, direct, kernel_w, kernel_h, dilation_w, dilation_h,
+                                              stride_w, stride_h, act, opt.num_threads);
+                return 0;
+#endif
+            default:
+                conv_direct_planar_forward<4>(padded, top_blob, direct, kernel_w, kernel_h, dilation_w, dilation_h,
+                                              stride_w, stride_h, act, opt.num_threads);
+                return 0;
+            }
+        }
 
         const ConvGemmGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
         switch (packed.P)
@@ -634,6 +666,8 @@ private:
             return "winograd23";
         if (planar.M != 0)
             return "planar-1x1";
+        if (direct.M != 0)
+            return "direct-planar";
         if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1)
             return "gemm-1x1";
         return "gemm";
@@ -644,6 +678,7 @@ private:
     bool wino_only = false;        // light mode kept only the Winograd weights (packed.w is empty)
     ConvPackedWeights packed;
     ConvPlanarWeights planar; // 1x1 stride 1, planar output
+    ConvDirectWeights direct; // planar input of 1-3 channels, packed output
     ConvInt8PackedWeights packed_int8;
     ConvInt8VnniWeights packed_vnni; // VNNI rows only
     WinogradWeights wino;

@@ -14,6 +14,7 @@
 
 #include "common/activation.h"
 #include "common/conv_kernel.h"
+#include "cpu/conv_direct_planar_cpu.h"
 #include "cpu/conv_dw_rows_cpu.h"
 #include "cpu/conv_int8_cpu.h"
 #include "cpu/conv_vec_cpu.h"
@@ -60,11 +61,11 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 #pragma GCC unroll 8
     for (int i = 0; i < NB; i++)
         a[i] = b;
-#pragma GCC unroll 5
+#pragma GCC unroll 7
     for (int ky = 0; ky < KH; ky++)
     {
         const float* s = s0 + (size_t)ky * rstep;
-#pragma GCC unroll 5
+#pragma GCC unroll 7
         for (int kx = 0; kx < KW; kx++)
         {
             const typename V::T wv = V::load(wk + (ky * KW + kx) * V::N);
@@ -91,7 +92,7 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 // without bounds checks, four outputs at a time; border windows check each tap.
 // No padded copy: a depth-wise layer does 9 FMAs per element, so copying the
 // blob first would cost about as much as the layer.
-// KS 3 or 5: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
+// KS 3, 5 or 7: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
 // whose rows with every kernel row inside the input run dw_block; 0: any kernel
 template<int P, int KS, int SW>
 void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
@@ -278,7 +279,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
     }
 }
 
-// depthwise_packed with the fixed-size blocks for 3x3 and 5x5 kernels of
+// depthwise_packed with the fixed-size blocks for 3x3, 5x5 and 7x7 kernels of
 // stride 1 or 2 (dilation_w 1)
 template<int P, int KS>
 void depthwise_packed_ks(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
@@ -298,6 +299,8 @@ void depthwise_packed_any(const Mat& in, Mat& out, const float* weight, const fl
         return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
     if (fixed && g.kernel_w == 5 && g.kernel_h == 5)
         return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+    if (fixed && g.kernel_w == 7 && g.kernel_h == 7)
+        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
     depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
 }
 
@@ -400,6 +403,25 @@ private:
     int create_pipeline_fp32(const Option& opt)
     {
         int ret = ConvolutionDepthWise::create_pipeline(opt);
+        gdirect = ConvDirectWeights();
+        if (ret == 0 && !depthwise && weight_data.elemsize == 4u && direct_grouped_fits())
+        {
+            // groups of 4, 8 or 16 channels in and out: the direct kernel
+            // on the packed blobs (conv_direct_planar_cpu.h), no per-group
+            // drivers; light mode keeps only its copy of the weights
+            const int maxk = kernel_w * kernel_h;
+            const int G = num_output / group;
+            if (!conv_direct_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output, G * maxk,
+                                          G, gdirect))
+                return -100;
+            act = Activation(activation_type, activation_params);
+            if (opt.lightmode)
+            {
+                weight_data.release();
+                weights_released = true;
+            }
+            return 0;
+        }
         if (ret == 0 && !depthwise)
         {
             ret = create_group_ops(opt);
@@ -455,20 +477,47 @@ private:
         const DwGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
         const float* w = packed[pi].data();
         const float* b = bias_term ? (const float*)bias_data : nullptr;
+        // a small map under a wide kernel (proxylessnasnet's 7x7 on 7x7: 6
+        // of 7 columns are border windows, each tap bounds-checked): a padded
+        // copy first, so that every window runs the fixed-tap blocks
+        Mat in = bottom_blob;
+        const bool fixed = P >= 4 && kernel_w == kernel_h && (kernel_w == 3 || kernel_w == 5 || kernel_w == 7)
+                           && dilation_w == 1 && (stride_w == 1 || stride_w == 2);
+        if (fixed && (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0))
+        {
+            const int ox_lo = std::min(outw, (pads[0] + stride_w - 1) / stride_w);
+            const int ox_hi = bottom_blob.w + pads[0] - kernel_w < 0
+                                  ? ox_lo
+                                  : std::max(ox_lo, std::min(outw, (bottom_blob.w + pads[0] - kernel_w) / stride_w + 1));
+            // also stride 1 on narrow vectors (elempack 4 / 8) and rows of at
+            // most 32: the bounds-checked border windows of a 28x28 map at
+            // elempack 4 cost more than the copy (shufflenet's 60 and
+            // shufflenet_v2's 116 channels: 0.85 of the time with the copy;
+            // at 64x64, elempack 16 or stride 2 the copy lost)
+            if ((outw - (ox_hi - ox_lo)) * 3 > outw || (stride_w == 1 && P <= 8 && outw <= 32))
+            {
+                Option opt_ws = opt;
+                opt_ws.blob_allocator = opt.workspace_allocator;
+                copy_make_border(bottom_blob, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
+                if (in.empty())
+                    return -100;
+                pads[0] = pads[1] = pads[2] = pads[3] = 0;
+            }
+        }
         switch (P)
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed_any<16>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed_any<8>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
 #endif
         case 4:
-            depthwise_packed_any<4>(bottom_blob, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
             break;
         default:
             depthwise_rows(bottom_blob, top_blob, w, b, g, pads, pad_value, act, opt.num_threads);
@@ -607,8 +656,100 @@ private:
         return num_threads > 1 && groups >= num_threads;
     }
 
+    // groups of G = 4, 8 or 16 channels in and out that a vector of this ISA
+    // holds, strides the kernel's pixel steps take at every input elempack
+    bool direct_grouped_fits() const
+    {
+        const int maxk = kernel_w * kernel_h;
+        const int G = num_output / group;
+        if (group <= 1 || num_output % group != 0 || (int64_t)weight_data_size != (int64_t)num_output * G * maxk)
+            return false;
+        if ((G != 4 && G != 8 && G != 16) || G > kMaxPack || maxk > 25)
+            return false;
+        return (stride_w == 1 || stride_w == 2) && stride_w * kMaxPack <= 32;
+    }
+
+    int forward_grouped_direct(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int G = gdirect.P;
+        if (bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * bottom_blob.elempack)
+            return forward_reference(bottom_blob, top_blob, opt);
+        if (bottom_blob.c * bottom_blob.elempack != num_output)
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input has %d channels, the weights expect %d (group %d x %d)", name.c_str(),
+                      bottom_blob.c * bottom_blob.elempack, num_output, group, G);
+            return -1;
+        }
+        int pads[4];
+        resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
+        if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
+            return forward_reference(bottom_blob, top_blob, opt);
+        const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
+        const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
+        if (padded_w < extents[0] || padded_h < extents[1])
+        {
+            KITE_LOGE("ConvolutionDepthWise '%s': input %dx%d (padded %dx%d) is smaller than the kernel extent %dx%d",
+                      name.c_str(), bottom_blob.w, bottom_blob.h, padded_w, padded_h, extents[0], extents[1]);
+            return -1;
+        }
+        const int outw = (padded_w - extents[0]) / stride_w + 1;
+        const int outh = (padded_h - extents[1]) / stride_h + 1;
+        Option opt_ws = opt;
+        opt_ws.blob_allocator = opt.workspace_allocator;
+        // the input at an elempack that holds whole groups, padded
+        Mat in = bottom_blob;
+        if (in.elempack % G != 0)
+        {
+            convert_packing(bottom_blob, in, G, opt_ws);
+            if (in.empty())
+                return -100;
+        }
+        if (pads[0] > 0 || pads[1] > 0 || pads[2] > 0 || pads[3] > 0)
+        {
+            Mat padded;
+            copy_make_border(in, padded, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
+            if (padded.empty())
+                return -100;
+            in = padded;
+        }
+        // the output at the elempack the next layer takes (the widest that
+        // divides num_output) where it holds whole groups
+        int oe = G;
+        for (int p = kMaxPack; p > G; p /= 2)
+            if (num_output % p == 0)
+            {
+                oe = p;
+                break;
+            }
+        top_blob.create(outw, outh, num_output / oe, 4u * oe, oe, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        switch (G)
+        {
+#if KITE_SIMD_MAX_N >= 16
+        case 16:
+            conv_direct_grouped_forward<16>(in, top_blob, gdirect, kernel_w, kernel_h, dilation_w, dilation_h, stride_w,
+                                            stride_h, act, opt.num_threads);
+            break;
+#endif
+#if KITE_SIMD_MAX_N >= 8
+        case 8:
+            conv_direct_grouped_forward<8>(in, top_blob, gdirect, kernel_w, kernel_h, dilation_w, dilation_h, stride_w,
+                                           stride_h, act, opt.num_threads);
+            break;
+#endif
+        default:
+            conv_direct_grouped_forward<4>(in, top_blob, gdirect, kernel_w, kernel_h, dilation_w, dilation_h, stride_w,
+                                           stride_h, act, opt.num_threads);
+            break;
+        }
+        return 0;
+    }
+
     int forward_grouped(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
+        if (gdirect.M != 0)
+            return forward_grouped_direct(bottom_blob, top_blob, opt);
         const int P = bottom_blob.elempack;
         if (group_ops.empty() || bottom_blob.dims != 3 || bottom_blob.elemsize != 4u * P)
             return forward_reference(bottom_blob, top_blob, opt);
@@ -777,6 +918,8 @@ private:
         }
         if (weight_data.elemsize == 1u)
             path = group_int8.empty() ? "reference" : "grouped-int8";
+        else if (gdirect.M != 0)
+            path = "grouped-direct";
         else if (!group_ops.empty() && group_ops[0]->kernel_path())
             path = std::string("grouped-") + group_ops[0]->kernel_path();
         else
@@ -788,12 +931,25 @@ private:
     bool weights_released = false;                 // grouped, light mode: group_ops hold the weights
     std::vector<Layer*> group_ops;                 // fp32 grouped: one Convolution driver per group
     std::vector<ConvInt8PackedWeights> group_int8; // int8 grouped: packed weights per group
+    ConvDirectWeights gdirect;                     // fp32 grouped, groups of 4/8/16: the direct kernel's
 
 public:
     Mat loaded_weights() const override
     {
         if (!weights_released)
             return weight_data;
+        if (gdirect.M != 0)
+        {
+            // unpacked from the direct kernel's [M / G][K][G]
+            const int M = gdirect.M, K = gdirect.K, G = gdirect.P;
+            Mat w((int)((size_t)M * K), (size_t)4u);
+            if (w.empty())
+                return w;
+            for (int m = 0; m < M; m++)
+                for (int k = 0; k < K; k++)
+                    ((float*)w)[(size_t)m * K + k] = gdirect.w[(size_t)(m / G) * K * G + (size_t)k * G + m % G];
+            return w;
+        }
         // the groups' slices, one after another
         Mat w(weight_data_size, (size_t)4u);
         if (w.empty())

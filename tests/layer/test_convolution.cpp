@@ -169,6 +169,12 @@ TEST(Convolution, conv1x1_packed_input)
             KITE_EXPECT_LAYER_OK(run_conv({sz[0], sz[1], 16, outc, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({11, 11, 512, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 3, {0.f, 6.f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({9, 4, 24, 20, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
+    // 512+ input channels: K in blocks with partial sums (two and three
+    // blocks, a block not a multiple of 16, full and tail tiles, a panel of
+    // one vector, several chunks)
+    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 528, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({5, 3, 1160, 40, 1, 1, 1, 1, 0, 0, 0, 0, 0, 2, {0.1f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({13, 9, 768, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, {}, 0.f}));
     // with pads (squeezenet's conv10) or a stride (resnet's downsampling
     // branches): the padded blob, or the strided pixels gathered, then the
     // same GEMM
@@ -210,6 +216,27 @@ TEST(Convolution, unpacked_input_rows)
     KITE_EXPECT_LAYER_OK(run_conv({27, 5, 3, 8, 7, 7, 1, 2, 3, 3, 3, 3, 1, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({18, 4, 3, 32, 3, 3, 2, 1, 2, 2, 1, 1, 0, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({27, 3, 2, 16, 1, 1, 1, 2, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+}
+
+// the direct kernel of conv_direct_planar_cpu.h (1-3 planar input channels
+// into outputs that pack by 4, 8 or 16): strides 1, 2 and 4, 3x3 / 5x5 / 7x7 /
+// 1x1 / 3x1 kernels, dilation, asymmetric pads and a pad value, rows of 8+
+// pixels with 2- and 1-pixel tails, every fused activation; 20 channels pack
+// by 4 only, 24 by 8, 48 by 16 (on AVX-512)
+TEST(Convolution, direct_planar_input)
+{
+    reseed(31);
+    KITE_EXPECT_LAYER_OK(run_conv({37, 9, 3, 8, 3, 3, 1, 2, 1, 1, 1, 1, 1, 2, {0.1f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({35, 7, 3, 24, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({33, 6, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({31, 8, 3, 32, 3, 3, 1, 2, 0, 1, 0, 1, 1, 6, {0.2f, 0.5f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({23, 11, 3, 24, 5, 5, 1, 2, 1, 2, 1, 2, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({30, 7, 3, 20, 3, 3, 2, 1, 2, 2, 2, 2, 1, 3, {-0.5f, 0.5f}, 0.7f}));
+    KITE_EXPECT_LAYER_OK(run_conv({41, 5, 2, 48, 3, 1, 1, 1, 1, 1, 0, 0, 1, 4, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({19, 9, 1, 16, 7, 7, 1, 4, 3, 3, 3, 3, 1, 5, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({13, 4, 3, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({3, 3, 3, 8, 3, 3, 1, 2, 1, 1, 1, 1, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({16, 16, 3, 8, 3, 3, 1, 2, -233, -233, -233, -233, 1, 0, {}, 0.f}));
 }
 
 // SAME output size is ceil(size / stride), and explicit pads the textbook formula

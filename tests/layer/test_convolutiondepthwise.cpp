@@ -85,7 +85,7 @@ TEST(ConvolutionDepthWise, packed_channels)
     KITE_EXPECT_LAYER_OK(run_dw(17, 5, 24, 24, 24, 3, 1, 1, 1, 3, {-0.5f, 0.5f}));
 }
 
-// the fixed-tap 3x3 / 5x5 blocks (stride 1 and 2, dilation_w 1): rows wide
+// the fixed-tap 3x3 / 5x5 / 7x7 blocks (stride 1 and 2, dilation_w 1): rows wide
 // enough for several blocks of 8 outputs plus tails of 4, 2 and 1 (47 and
 // 38 columns; 33 at stride 2: 15), every elempack, with
 // and without a fused activation, a pad value, dilation 2 (the generic path)
@@ -93,12 +93,23 @@ TEST(ConvolutionDepthWise, packed_fixed_blocks)
 {
     reseed(14);
     for (int c : {4, 8, 16, 40})
-        for (int k : {3, 5})
+        for (int k : {3, 5, 7})
             for (int stride : {1, 2})
-                KITE_EXPECT_LAYER_OK(run_dw(47, 6, c, c, c, k, 1, stride, k / 2, stride == 1 ? 0 : 2, {0.1f}));
+                KITE_EXPECT_LAYER_OK(run_dw(47, k == 7 ? 9 : 6, c, c, c, k, 1, stride, k / 2, stride == 1 ? 0 : 2, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw(38, 5, 24, 24, 24, 3, 1, 1, 1, 1, {}, 0.5f));
     KITE_EXPECT_LAYER_OK(run_dw(40, 9, 16, 16, 16, 3, 2, 2, 2, 0, {}));
     KITE_EXPECT_LAYER_OK(run_dw(33, 8, 12, 12, 12, 5, 1, 2, 0, 3, {-1.f, 1.f}));
+    KITE_EXPECT_LAYER_OK(run_dw(29, 10, 32, 32, 32, 7, 1, 1, 3, 1, {}, 0.25f));
+    // small maps under wide kernels (most windows on the border): padded first
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 48, 48, 48, 7, 1, 1, 3, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(14, 13, 24, 24, 24, 7, 1, 2, 3, 0, {}, -0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(7, 6, 20, 20, 20, 5, 1, 1, 2, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(4, 5, 16, 16, 16, 3, 1, 2, 1, 0, {}));
+    // stride 1 at elempack 4 / 8 with rows of at most 32: padded first too
+    KITE_EXPECT_LAYER_OK(run_dw(28, 9, 60, 60, 60, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(20, 6, 8, 8, 8, 3, 1, 1, 1, 0, {}, 0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(17, 8, 12, 12, 12, 5, 1, 1, 2, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(32, 3, 24, 24, 24, 3, 1, 1, 1, 0, {}));
 }
 
 // packed inputs are read in place with the border handled by the kernel:
@@ -173,6 +184,26 @@ TEST(ConvolutionDepthWise, grouped_output_quads)
         KITE_EXPECT_LAYER_OK(run_dw(2, 2, 16, 8, 2, 1, 1, 1, 0, 4, {}));              // 2 x 2 map
         unsetenv("KITE_OPENCL_CONV");
     }
+}
+
+// groups of 4, 8 or 16 channels in and out (RegNet's width 8): the direct
+// kernel of conv_direct_planar_cpu.h on the packed blobs, each group a run of
+// lanes of its elements (13 groups of 8 at pack 8, 26 at pack 16, 3 of 16, 5
+// of 4, ...), rows of 8+ pixels with 2- and 1-pixel tails, strides 1 and 2,
+// 5x5, dilation, pad values, no bias, every fused activation
+TEST(ConvolutionDepthWise, grouped_direct)
+{
+    reseed(41);
+    KITE_EXPECT_LAYER_OK(run_dw(21, 7, 104, 104, 13, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(19, 6, 208, 208, 26, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(23, 9, 208, 208, 26, 3, 1, 2, 1, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(13, 5, 48, 48, 3, 3, 1, 1, 1, 2, {0.1f}));
+    KITE_EXPECT_LAYER_OK(run_dw(17, 8, 48, 48, 3, 3, 1, 2, 1, 6, {0.2f, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_dw(11, 10, 20, 20, 5, 5, 1, 2, 2, 3, {-0.5f, 0.5f}));
+    KITE_EXPECT_LAYER_OK(run_dw(12, 9, 24, 24, 3, 3, 2, 1, 2, 4, {}, 0.5f));
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 40, 40, 5, 3, 1, 1, 0, 5, {}, 0.f, false));
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 440, 440, 55, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(3, 2, 12, 12, 3, 1, 1, 1, 0, 0, {}));
 }
 
 TEST(ConvolutionDepthWise, activations)

@@ -229,6 +229,8 @@ TEST(WeightRelease, GroupedConvolution)
     reseed(103);
     check_case(conv_case(10, 9, 16, 16, 3, 1, 2)); // each group Winograd
     check_case(conv_case(9, 9, 12, 6, 1, 1, 3));   // each group a 1x1 GEMM
+    check_case(conv_case(11, 7, 32, 32, 3, 2, 4)); // groups of 8: the direct kernel's copy alone
+    check_case(conv_case(9, 6, 12, 12, 3, 1, 3));  // groups of 4
 }
 
 TEST(WeightRelease, InnerProduct)
