@@ -50,7 +50,12 @@ private:
     bool winograd_ = false; // images[2]: the transformed filter U (winograd.cl)
     int upload_winograd_filter(bool half);
     // 1: not applicable to this shape (run the direct kernel)
-    int forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
+    int forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, const Activation& act,
+                         const cl::Image& dst) const;
+    // the float convolution into dst with activation act (the layer's own,
+    // or one of the next layer's when the launch was put off: see forward_gpu)
+    int forward_float(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, const Activation& act,
+                      const cl::Image& dst) const;
 };
 
 int Convolution_opencl::create_pipeline(const Option& opt)
@@ -121,7 +126,7 @@ int Convolution_opencl::upload_winograd_filter(bool half)
 }
 
 int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
-                                         cl::ClBlobPtr& out) const
+                                         const Activation& act, const cl::Image& dst) const
 {
     const int TW = (OW + 1) / 2, T = TW * ((OH + 1) / 2);
     const int CB = cl::div4(in->C), OB = cl::div4(num_output);
@@ -187,9 +192,8 @@ int Convolution_opencl::forward_winograd(const cl::ClBlob* in, int OW, int OH, c
     }
     if (ret == 0)
     {
-        const Activation act(activation_type, activation_params);
         cl::KernelArgs ao(ko);
-        ao.img(m).img(w_.images[1]).img(out->image).i(num_output).i(OH).i(OW).i(TW).i(T).i(bias_term);
+        ao.img(m).img(w_.images[1]).img(dst).i(num_output).i(OH).i(OW).i(TW).i(T).i(bias_term);
         ao.i(act.type).f(act.p0).f(act.p1);
         ret = cl::run2d(s, ko, "winograd_output", T, OB, ao);
     }
@@ -259,13 +263,45 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     int ret = s.create_blob(cl::shape3(OW, OH, num_output), out);
     if (ret != 0)
         return ret;
-    const Activation act(activation_type, activation_params);
-    const int OB = cl::div4(num_output);
     if (int8_)
     {
         ret = forward_int8_gpu(in, OW, OH, pads, s, out);
     }
-    else if (winograd_ && (ret = forward_winograd(in, OW, OH, pads, s, out)) <= 0)
+    else if (activation_type == ACTIVATION_NONE)
+    {
+        // put off (Session::defer_elementwise): an activation layer right
+        // after it (Swish, HardSwish, Sigmoid, ReLU, ... of the graphs whose
+        // converter did not fuse them) runs in this launch, one launch fewer;
+        // anything else reading the output runs it as it is
+        const GpuBlobPtr src = bottoms[0];
+        const Convolution_opencl* self = this;
+        cl::Session* sp = &s;
+        const int p[4] = {pads[0], pads[1], pads[2], pads[3]};
+        s.defer_elementwise(*out, [self, sp, src, OW, OH, p](int at, float a0, float a1, const cl::Image& dst) {
+            Activation a;
+            a.type = at;
+            a.p0 = a0;
+            a.p1 = a1;
+            return self->forward_float(cl::blob(src), OW, OH, p, *sp, a, dst);
+        });
+        ret = 0;
+    }
+    else
+    {
+        ret = forward_float(in, OW, OH, pads, s, Activation(activation_type, activation_params), out->image);
+    }
+    if (ret != 0)
+        return ret;
+    tops[0] = out;
+    return 0;
+}
+
+int Convolution_opencl::forward_float(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
+                                      const Activation& act, const cl::Image& dst) const
+{
+    const int OB = cl::div4(num_output);
+    int ret = 1;
+    if (winograd_ && (ret = forward_winograd(in, OW, OH, pads, s, act, dst)) <= 0)
     {
         // done (0) or failed (< 0)
     }
@@ -275,7 +311,7 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         if (!k)
             return -1;
         cl::KernelArgs a(k);
-        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(num_output).i(OH).i(OW);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(dst).i(in->C).i(in->H).i(in->W).i(num_output).i(OH).i(OW);
         a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
         a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
         ret = cl::run2d(s, k, "conv2d_wide", OW * OB, OH, a);
@@ -286,7 +322,7 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         if (!k)
             return -1;
         cl::KernelArgs a(k);
-        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(dst).i(in->C).i(in->H).i(in->W).i(OB).i(bias_term).i(act.type).f(act.p0).f(act.p1);
         ret = cl::run2d(s, k, "conv2d_1x1", cl::div4(in->W) * OB, in->H, a);
     }
     else
@@ -300,15 +336,12 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         if (!k)
             return -1;
         cl::KernelArgs a(k);
-        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(dst).i(in->C).i(in->H).i(in->W).i(OB).i(OH).i(OW);
         a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
         a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
         ret = cl::run2d(s, k, kname, (x4 ? cl::div4(OW) : OW) * OB, OH, a);
     }
-    if (ret != 0)
-        return ret;
-    tops[0] = out;
-    return 0;
+    return ret;
 }
 
 int Convolution_opencl::forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
