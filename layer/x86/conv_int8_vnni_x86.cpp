@@ -108,6 +108,88 @@ static inline void interleave_quads(const signed char* const* rows, int32_t* dst
     }
 }
 
+// A tile's pixels as runs of one output row each: pixel r of run s reads
+// src[base[s] + (r - r0[s]) * stride_w] (r0[s] <= r < r0[s + 1]). A tile
+// crossing output rows then gathers a run at a time, not a byte at a time.
+static const int kMaxRuns = 6;
+struct TileRuns
+{
+    int n = 0, stride = 1;
+    int r0[kMaxRuns + 1];
+    int base[kMaxRuns];
+    uint32_t lanes[kMaxRuns]; // bit r: pixel r is in the run
+    uint64_t bytes[kMaxRuns]; // stride 2: bit 2 r for those pixels
+};
+
+// the runs of the first nn pixels of nbase (as the tile loop computes it);
+// false when they are too many or the stride is not 1 or 2 (the byte
+// gather then). Pixels from nn on are left out (zero or stale: never stored).
+static inline bool tile_runs(const int* nbase, int nn, int stride_w, TileRuns& runs)
+{
+    if (stride_w != 1 && stride_w != 2)
+        return false;
+    runs.stride = stride_w;
+    runs.n = 0;
+    for (int r = 0; r < nn; r++)
+    {
+        if (r > 0 && nbase[r] == nbase[r - 1] + stride_w)
+            continue;
+        if (runs.n == kMaxRuns)
+            return false;
+        runs.r0[runs.n] = r;
+        runs.base[runs.n] = nbase[r];
+        runs.n++;
+    }
+    runs.r0[runs.n] = nn;
+    for (int q = 0; q < runs.n; q++)
+    {
+        runs.lanes[q] = 0;
+        runs.bytes[q] = 0;
+        for (int r = runs.r0[q]; r < runs.r0[q + 1]; r++)
+        {
+            runs.lanes[q] |= (uint32_t)1 << r;
+            runs.bytes[q] |= (uint64_t)1 << (2 * r);
+        }
+    }
+    return true;
+}
+
+// dst[r] = s[nbase[r]] for the pixels of the runs
+static inline void gather_runs(const TileRuns& runs, const signed char* s, signed char* dst)
+{
+#if defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
+    static_assert(kTN == 32, "AVX-512 tiles are 32 pixels");
+    // one masked load per run, shifted so that its first byte lands in lane
+    // r0; the lanes outside the run are masked off (not read, cannot fault)
+    __m256i v = _mm256_setzero_si256();
+    for (int q = 0; q < runs.n; q++)
+    {
+        const signed char* p = s + runs.base[q];
+        const int r0 = runs.r0[q];
+        if (runs.stride == 1)
+            v = _mm256_mask_loadu_epi8(v, (__mmask32)runs.lanes[q], p - r0);
+        else
+        {
+            // 16-bit words whose low bytes are the run's pixels
+            const __m512i w = _mm512_maskz_loadu_epi8((__mmask64)runs.bytes[q], p - 2 * r0);
+            v = _mm256_mask_mov_epi8(v, (__mmask32)runs.lanes[q], _mm512_cvtepi16_epi8(w));
+        }
+    }
+    _mm256_storeu_si256((__m256i*)dst, v);
+#else
+    for (int q = 0; q < runs.n; q++)
+    {
+        const int r0 = runs.r0[q], len = runs.r0[q + 1] - r0;
+        const signed char* p = s + runs.base[q];
+        if (runs.stride == 1)
+            memcpy(dst + r0, p, len);
+        else
+            for (int r = 0; r < len; r++)
+                dst[r0 + r] = p[2 * r];
+    }
+#endif
+}
+
 // what every panel of one job shares
 struct VnniJob
 {
@@ -317,6 +399,8 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
                     nbase[r] = (n / outw) * g.stride_h * W + (n % outw) * g.stride_w;
                     contiguous = contiguous && nbase[r] == nbase[0] + r;
                 }
+                TileRuns runs;
+                const bool use_runs = !contiguous && tile_runs(nbase, nn, g.stride_w, runs);
                 for (int k4 = 0; k4 < K4; k4++)
                 {
                     const signed char* rows[4];
@@ -327,6 +411,11 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
                             rows[i] = zeros;
                         else if (contiguous)
                             rows[i] = src + ko[k] + nbase[0];
+                        else if (use_runs)
+                        {
+                            gather_runs(runs, src + ko[k], gathered[i]);
+                            rows[i] = gathered[i];
+                        }
                         else
                         {
                             const signed char* s = src + ko[k];
