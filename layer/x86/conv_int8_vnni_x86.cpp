@@ -268,8 +268,10 @@ static void panel_pixel_lanes(const VnniJob& c, const int32_t* btile, int n0, in
 }
 
 // channel lanes: kNR channels x kTN pixels (kMR at a time), fp32 output of
-// any elempack
-static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+// any elempack; NV 1: the panel's first kL channels only (a last panel with
+// at most kL of the M channels: the rest are zero weights)
+template<int NV>
+static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
 {
     const ConvInt8Job& j = *c.j;
     const int K4 = c.pw->K4, M = c.pw->M;
@@ -285,13 +287,15 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
             acc0[r] = acc1[r] = VecQ::zero();
         for (int k4 = 0; k4 < K4; k4++)
         {
-            const VecQ::T w0 = VecQ::load(w), w1 = VecQ::load(w + kL);
+            const VecQ::T w0 = VecQ::load(w);
+            const VecQ::T w1 = NV == 2 ? VecQ::load(w + kL) : w0;
 #pragma GCC unroll 16
             for (int r = 0; r < kMR; r++)
             {
                 const VecQ::T x = VecQ::set1(b[r]);
                 acc0[r] = VecQ::dp(acc0[r], x, w0);
-                acc1[r] = VecQ::dp(acc1[r], x, w1);
+                if (NV == 2)
+                    acc1[r] = VecQ::dp(acc1[r], x, w1);
             }
             b += kTN;
             w += kNR;
@@ -300,13 +304,14 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
         for (int r = 0; r < kMR; r++)
         {
             VecQ::store(accs + (2 * r) * kL, VecQ::sub(acc0[r], comp0));
-            VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
+            if (NV == 2)
+                VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
         }
         const int nr = std::min(kMR, c.N - n0 - r0);
         for (int r = 0; r < nr; r++)
         {
             const size_t n = (size_t)n0 + r0 + r;
-            for (int h = 0; h < 2; h++)
+            for (int h = 0; h < NV; h++)
             {
                 const int m = m0 + h * kL;
                 int32_t* sums = accs + (2 * r + h) * kL;
@@ -327,6 +332,14 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
             }
         }
     }
+}
+
+static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+{
+    if (p * kNR + kL >= c.pw->M)
+        panel_channel_lanes_nv<1>(c, btile, n0, p, accs);
+    else
+        panel_channel_lanes_nv<2>(c, btile, n0, p, accs);
 }
 
 void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads)
