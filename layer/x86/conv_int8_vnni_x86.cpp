@@ -23,7 +23,20 @@ struct VecQ
     static T load(const int32_t* p) { return _mm512_loadu_si512((const void*)p); }
     static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
     static T set1(int32_t v) { return _mm512_set1_epi32(v); }
-    static T dp(T acc, T u, T s) { return _mm512_dpbusd_epi32(acc, u, s); }
+    static T dp(T acc, T u, T s)
+    {
+#if defined(__GNUC__) && !defined(__clang__)
+        // GCC 12 keeps a loop's vpdpbusd accumulators in other registers
+        // than the instruction's tied destination: two register copies per
+        // product and accumulators spilled to the stack every step of the
+        // kernels below. The instruction written out with the accumulator
+        // read and written in place ("+v") leaves them in registers.
+        __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+        return acc;
+#else
+        return _mm512_dpbusd_epi32(acc, u, s);
+#endif
+    }
     static T sub(T a, T b) { return _mm512_sub_epi32(a, b); }
 };
 #elif defined(__AVXVNNI__)
@@ -35,7 +48,17 @@ struct VecQ
     static T load(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
     static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
     static T set1(int32_t v) { return _mm256_set1_epi32(v); }
-    static T dp(T acc, T u, T s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+    static T dp(T acc, T u, T s)
+    {
+#if defined(__GNUC__) && !defined(__clang__)
+        // as above; {vex} (written %{vex%} in a GCC template): the AVX-VNNI
+        // encoding, not AVX512-VNNI's EVEX
+        __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s));
+        return acc;
+#else
+        return _mm256_dpbusd_avx_epi32(acc, u, s);
+#endif
+    }
     static T sub(T a, T b) { return _mm256_sub_epi32(a, b); }
 };
 #else
