@@ -401,10 +401,17 @@ static inline void winograd_block(const Mat& in, Mat& out, const WinogradWeights
             for (int p = 0; p < panels; p++)
             {
                 const float* up = ww.u.data() + (((size_t)e * panels + p) * C) * NR;
+                // a last panel with at most P of the M channels: its first
+                // vector only (the second would multiply zero weights)
+                const bool one = p * 2 + 1 >= mpacks;
                 for (int tg = tg0; tg < tg1; tg++)
                 {
-                    conv_group_micro_kernel<P, MR, 1>(vbuf + e * estep + (size_t)tg * MR * C, 1, C, up, zeros, acc[0],
-                                                      acc[1], 0, C);
+                    if (one)
+                        conv_group_micro_kernel<P, MR, 1, 1>(vbuf + e * estep + (size_t)tg * MR * C, 1, C, up, zeros,
+                                                             acc[0], acc[1], 0, C);
+                    else
+                        conv_group_micro_kernel<P, MR, 1>(vbuf + e * estep + (size_t)tg * MR * C, 1, C, up, zeros, acc[0],
+                                                          acc[1], 0, C);
                     for (int j = 0; j < 2; j++)
                     {
                         const int mp = p * 2 + j;

@@ -191,7 +191,11 @@ private:
         // tiles of 8x8 waste 40% of their outputs there); F(2,3) where
         // those would have too few tiles (resnet18's 7x7x512: 16 tiles of
         // 16 products per channel pair against 49 pixels x 9 taps of the
-        // im2col GEMM); not prepared where even F(2,3) has too few tiles
+        // im2col GEMM) and where F(4,3) has fewer than 16 (maps of 9x9 to
+        // 12x12: its transformed weights, 4x the layer's, are read from
+        // memory for 9 tiles; with F(2,3) on its three 9x9 layers of 768
+        // inputs squeezenet_ssd took ~5% less CPU time); not prepared where even
+        // F(2,3) has too few tiles
         if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
             && num_input >= 8 && num_output >= 8)
         {
@@ -202,7 +206,7 @@ private:
             {
                 const int ow = top_shapes[0].w, oh = top_shapes[0].h;
                 m = narrow && ow * oh >= 64 * 64 ? 6 : 4;
-                if (winograd_tiles(m, ow, oh) < kWinogradMinTiles)
+                if (winograd_tiles(m, ow, oh) < 2 * kWinogradMinTiles)
                     m = 2;
                 use = winograd_tiles(m, ow, oh) >= kWinogradMinTiles;
             }

@@ -10,6 +10,8 @@
 #include "cpu/packing_cpu.h"
 #include "gpu/cpu_fallback.h"
 
+#include <algorithm>
+
 namespace kite {
 namespace KITE_ISA_NS {
 
@@ -142,7 +144,19 @@ private:
                             base += (size_t)(idx[k] / P) * group_stride + idx[k] % P;
                         else
                             base += idx[k] * rst[k];
-                    if (packed_loop == 2)
+                    if (packed_loop == 2 && Q == 1)
+                    {
+                        // the input's packed elements in turn: P adjacent
+                        // scalars each (SSD heads: [w,h,c] packed -> [c,w,h])
+                        for (int x0 = 0; x0 < rext[2]; x0 += P)
+                        {
+                            const E* sp = src + base + (size_t)(x0 / P) * group_stride;
+                            const int n = std::min(P, rext[2] - x0);
+                            for (int l = 0; l < n; l++)
+                                out[o++] = sp[l];
+                        }
+                    }
+                    else if (packed_loop == 2)
                     {
                         for (int x = 0; x < rext[2]; x++)
                         {

@@ -23,7 +23,20 @@ struct VecQ
     static T load(const int32_t* p) { return _mm512_loadu_si512((const void*)p); }
     static void store(int32_t* p, T v) { _mm512_storeu_si512((void*)p, v); }
     static T set1(int32_t v) { return _mm512_set1_epi32(v); }
-    static T dp(T acc, T u, T s) { return _mm512_dpbusd_epi32(acc, u, s); }
+    static T dp(T acc, T u, T s)
+    {
+#if defined(__GNUC__) && !defined(__clang__)
+        // GCC 12 keeps a loop's vpdpbusd accumulators in other registers
+        // than the instruction's tied destination: two register copies per
+        // product and accumulators spilled to the stack every step of the
+        // kernels below. The instruction written out with the accumulator
+        // read and written in place ("+v") leaves them in registers.
+        __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+        return acc;
+#else
+        return _mm512_dpbusd_epi32(acc, u, s);
+#endif
+    }
     static T sub(T a, T b) { return _mm512_sub_epi32(a, b); }
 };
 #elif defined(__AVXVNNI__)
@@ -35,7 +48,17 @@ struct VecQ
     static T load(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
     static void store(int32_t* p, T v) { _mm256_storeu_si256((__m256i*)p, v); }
     static T set1(int32_t v) { return _mm256_set1_epi32(v); }
-    static T dp(T acc, T u, T s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+    static T dp(T acc, T u, T s)
+    {
+#if defined(__GNUC__) && !defined(__clang__)
+        // as above; {vex} (written %{vex%} in a GCC template): the AVX-VNNI
+        // encoding, not AVX512-VNNI's EVEX
+        __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s));
+        return acc;
+#else
+        return _mm256_dpbusd_avx_epi32(acc, u, s);
+#endif
+    }
     static T sub(T a, T b) { return _mm256_sub_epi32(a, b); }
 };
 #else
@@ -106,6 +129,88 @@ static inline void interleave_quads(const signed char* const* rows, int32_t* dst
         _mm_storeu_si128(d + 2, _mm_xor_si128(_mm_unpacklo_epi16(t1, t3), bias));
         _mm_storeu_si128(d + 3, _mm_xor_si128(_mm_unpackhi_epi16(t1, t3), bias));
     }
+}
+
+// A tile's pixels as runs of one output row each: pixel r of run s reads
+// src[base[s] + (r - r0[s]) * stride_w] (r0[s] <= r < r0[s + 1]). A tile
+// crossing output rows then gathers a run at a time, not a byte at a time.
+static const int kMaxRuns = 6;
+struct TileRuns
+{
+    int n = 0, stride = 1;
+    int r0[kMaxRuns + 1];
+    int base[kMaxRuns];
+    uint32_t lanes[kMaxRuns]; // bit r: pixel r is in the run
+    uint64_t bytes[kMaxRuns]; // stride 2: bit 2 r for those pixels
+};
+
+// the runs of the first nn pixels of nbase (as the tile loop computes it);
+// false when they are too many or the stride is not 1 or 2 (the byte
+// gather then). Pixels from nn on are left out (zero or stale: never stored).
+static inline bool tile_runs(const int* nbase, int nn, int stride_w, TileRuns& runs)
+{
+    if (stride_w != 1 && stride_w != 2)
+        return false;
+    runs.stride = stride_w;
+    runs.n = 0;
+    for (int r = 0; r < nn; r++)
+    {
+        if (r > 0 && nbase[r] == nbase[r - 1] + stride_w)
+            continue;
+        if (runs.n == kMaxRuns)
+            return false;
+        runs.r0[runs.n] = r;
+        runs.base[runs.n] = nbase[r];
+        runs.n++;
+    }
+    runs.r0[runs.n] = nn;
+    for (int q = 0; q < runs.n; q++)
+    {
+        runs.lanes[q] = 0;
+        runs.bytes[q] = 0;
+        for (int r = runs.r0[q]; r < runs.r0[q + 1]; r++)
+        {
+            runs.lanes[q] |= (uint32_t)1 << r;
+            runs.bytes[q] |= (uint64_t)1 << (2 * r);
+        }
+    }
+    return true;
+}
+
+// dst[r] = s[nbase[r]] for the pixels of the runs
+static inline void gather_runs(const TileRuns& runs, const signed char* s, signed char* dst)
+{
+#if defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
+    static_assert(kTN == 32, "AVX-512 tiles are 32 pixels");
+    // one masked load per run, shifted so that its first byte lands in lane
+    // r0; the lanes outside the run are masked off (not read, cannot fault)
+    __m256i v = _mm256_setzero_si256();
+    for (int q = 0; q < runs.n; q++)
+    {
+        const signed char* p = s + runs.base[q];
+        const int r0 = runs.r0[q];
+        if (runs.stride == 1)
+            v = _mm256_mask_loadu_epi8(v, (__mmask32)runs.lanes[q], p - r0);
+        else
+        {
+            // 16-bit words whose low bytes are the run's pixels
+            const __m512i w = _mm512_maskz_loadu_epi8((__mmask64)runs.bytes[q], p - 2 * r0);
+            v = _mm256_mask_mov_epi8(v, (__mmask32)runs.lanes[q], _mm512_cvtepi16_epi8(w));
+        }
+    }
+    _mm256_storeu_si256((__m256i*)dst, v);
+#else
+    for (int q = 0; q < runs.n; q++)
+    {
+        const int r0 = runs.r0[q], len = runs.r0[q + 1] - r0;
+        const signed char* p = s + runs.base[q];
+        if (runs.stride == 1)
+            memcpy(dst + r0, p, len);
+        else
+            for (int r = 0; r < len; r++)
+                dst[r0 + r] = p[2 * r];
+    }
+#endif
 }
 
 // what every panel of one job shares
@@ -186,8 +291,10 @@ static void panel_pixel_lanes(const VnniJob& c, const int32_t* btile, int n0, in
 }
 
 // channel lanes: kNR channels x kTN pixels (kMR at a time), fp32 output of
-// any elempack
-static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+// any elempack; NV 1: the panel's first kL channels only (a last panel with
+// at most kL of the M channels: the rest are zero weights)
+template<int NV>
+static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
 {
     const ConvInt8Job& j = *c.j;
     const int K4 = c.pw->K4, M = c.pw->M;
@@ -203,13 +310,15 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
             acc0[r] = acc1[r] = VecQ::zero();
         for (int k4 = 0; k4 < K4; k4++)
         {
-            const VecQ::T w0 = VecQ::load(w), w1 = VecQ::load(w + kL);
+            const VecQ::T w0 = VecQ::load(w);
+            const VecQ::T w1 = NV == 2 ? VecQ::load(w + kL) : w0;
 #pragma GCC unroll 16
             for (int r = 0; r < kMR; r++)
             {
                 const VecQ::T x = VecQ::set1(b[r]);
                 acc0[r] = VecQ::dp(acc0[r], x, w0);
-                acc1[r] = VecQ::dp(acc1[r], x, w1);
+                if (NV == 2)
+                    acc1[r] = VecQ::dp(acc1[r], x, w1);
             }
             b += kTN;
             w += kNR;
@@ -218,13 +327,14 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
         for (int r = 0; r < kMR; r++)
         {
             VecQ::store(accs + (2 * r) * kL, VecQ::sub(acc0[r], comp0));
-            VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
+            if (NV == 2)
+                VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
         }
         const int nr = std::min(kMR, c.N - n0 - r0);
         for (int r = 0; r < nr; r++)
         {
             const size_t n = (size_t)n0 + r0 + r;
-            for (int h = 0; h < 2; h++)
+            for (int h = 0; h < NV; h++)
             {
                 const int m = m0 + h * kL;
                 int32_t* sums = accs + (2 * r + h) * kL;
@@ -245,6 +355,14 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, 
             }
         }
     }
+}
+
+static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+{
+    if (p * kNR + kL >= c.pw->M)
+        panel_channel_lanes_nv<1>(c, btile, n0, p, accs);
+    else
+        panel_channel_lanes_nv<2>(c, btile, n0, p, accs);
 }
 
 void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads)
@@ -317,6 +435,8 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
                     nbase[r] = (n / outw) * g.stride_h * W + (n % outw) * g.stride_w;
                     contiguous = contiguous && nbase[r] == nbase[0] + r;
                 }
+                TileRuns runs;
+                const bool use_runs = !contiguous && tile_runs(nbase, nn, g.stride_w, runs);
                 for (int k4 = 0; k4 < K4; k4++)
                 {
                     const signed char* rows[4];
@@ -327,6 +447,11 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
                             rows[i] = zeros;
                         else if (contiguous)
                             rows[i] = src + ko[k] + nbase[0];
+                        else if (use_runs)
+                        {
+                            gather_runs(runs, src + ko[k], gathered[i]);
+                            rows[i] = gathered[i];
+                        }
                         else
                         {
                             const signed char* s = src + ko[k];

@@ -8,7 +8,8 @@
 //
 // Vectors run along the output pixels: the input is rearranged per tile of
 // TN pixels as [K/4][TN] quads of 4 consecutive k (x + 128, unsigned) and
-// each weight quad (signed) is broadcast. The +128 comes back out through
+// each weight quad (signed) is broadcast. A tile that crosses output rows is
+// gathered a row run at a time (masked byte loads on AVX-512, stride 1 and 2). The +128 comes back out through
 // comp[m] = 128 * sum_k w[m][k], so the int32 sums are exactly the
 // reference's and the shared epilogue keeps the outputs bit-identical.
 #ifndef KITE_X86_CONV_INT8_VNNI_H

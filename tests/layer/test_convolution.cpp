@@ -608,6 +608,31 @@ static std::string run_conv_int8_case(const Int8ConvCase& t)
     return test_layer("Convolution", pd, weights, {in}, flags);
 }
 
+// x86 VNNI's tiles of 16 / 32 output pixels crossing output rows: gathered
+// a row run at a time (stride 1 and 2, dilation, pads on one side, runs cut
+// by the last tile), and the byte gather where a tile holds too many rows
+// (width 4) or the stride is 3; fp32 and requantized int8 outputs, planar
+// (7, 20, 126 channels) and packed (16, 24, 48)
+TEST(Convolution, int8_tiles_across_rows)
+{
+    reseed(19);
+    const Int8ConvCase cases[] = {
+        {37, 9, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 2, 0, false},
+        {37, 5, 12, 126, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 2, 1, false},
+        {41, 7, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0.f, 102, 1, false},
+        {23, 6, 8, 24, 3, 3, 1, 1, 2, 2, 2, 0, 1, 2, -3.f, 2, 0, true},
+        {19, 11, 3, 20, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 0.f, 102, 1, false},
+        {18, 18, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 2, 0, false},
+        {4, 13, 8, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0.f, 2, 0, false},
+        {29, 7, 8, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0.f, 102, 0, true},
+    };
+    for (const Int8ConvCase& t : cases)
+    {
+        SCOPED_TRACE("case " + std::to_string(&t - cases) + " (seed 19)");
+        KITE_EXPECT_LAYER_OK(run_conv_int8_case(t));
+    }
+}
+
 // the GPUs' int8 convolution paths (Vulkan: int8conv_gemm.comp's 64 x 64
 // and 32 x 32 tiles with and without split K, and int8conv_q.comp; OpenCL: conv2d_int8_gemm with
 // the same tiles and splits, conv2d_int8_x4 and conv2d_int8): K long enough to flush the
