@@ -183,8 +183,8 @@ private:
         // those would have too few tiles (resnet18's 7x7x512: 16 tiles of
         // 16 products per channel pair against 49 pixels x 9 taps of the
         // im2col GEMM); not prepared where even F(2,3) has too few tiles
-        if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
-            && num_input >= 8 && num_output >= 8)
+        if (opt.use_winograd_convolution && kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1
+            && stride_w == 1 && stride_h == 1 && num_input >= 8 && num_output >= 8)
         {
             const bool narrow = (long long)num_input * num_output < 128 * 128;
             int m = narrow ? 6 : 4;
