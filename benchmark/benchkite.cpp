@@ -73,6 +73,7 @@ const ToolInfo kInfo = {
         {"shape=[w,h,c]", "the input shape for every model (default: shapes.txt, else the Input layer's params)"},
         {"backend=vulkan|opencl", "the GPU backend the gpu device index selects (default vulkan)"},
         {"fp16=0|1|2", "1: fp16 storage, 2: fp16 storage and arithmetic (default 0)"},
+        {"fp16w=0|1", "1 (default, as benchncnn's use_fp16_storage on x86): InnerProduct keeps fp16 weights on CPUs that convert fp16 in hardware (Option::use_fp16_weights); 0: fp32 weights"},
         {"profile=0|1", "1: a per-layer time table after each model"},
         {"trace=FILE", "write every timed layer run as Chrome trace JSON (chrome://tracing, Perfetto)"},
         {"mem=0|1", "1 (Linux): print each model's peak resident memory above the resident size before its load"},
@@ -92,6 +93,7 @@ struct Settings
     bool profile = false;
     std::string trace_path;
     int fp16 = 0; // fp16=1: fp16 storage, 2: fp16 storage and arithmetic
+    bool fp16_weights = true; // fp16w=0: fp32 InnerProduct weights (Option::use_fp16_weights)
     bool mem = false; // mem=1: peak resident memory per model
     bool device_auto = false; // device=auto: device_choice.h picks the backend per model
 };
@@ -440,6 +442,7 @@ int benchmark(const ModelEntry& model, const std::vector<int>& shape_override, c
     net.opt.use_packing_layout = true;
     net.opt.use_fp16_storage = s.fp16 >= 1;
     net.opt.use_fp16_arithmetic = s.fp16 >= 2;
+    net.opt.use_fp16_weights = s.fp16_weights;
     if (s.gpu_device >= 0 && s.gpu_backend == "opencl")
     {
         net.opt.use_opencl = true;
@@ -661,11 +664,13 @@ int main(int argc, char** argv)
             s.gpu_backend = v;
         else if (k == "fp16" && (v == "0" || v == "1" || v == "2"))
             s.fp16 = v[0] - '0';
+        else if (k == "fp16w" && (v == "0" || v == "1"))
+            s.fp16_weights = v == "1";
         else if (k == "mem" && (v == "0" || v == "1"))
             s.mem = v == "1";
         else if (k == "device" && (v == "auto" || v == "cpu"))
             s.device_auto = v == "auto";
-        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16" || k == "mem" || k == "device")
+        else if (k == "param" || k == "shape" || k == "profile" || k == "trace" || k == "backend" || k == "fp16" || k == "fp16w" || k == "mem" || k == "device")
             return tools::usage_error(kInfo, "bad value in '" + a + "'");
         else
             return tools::usage_error(kInfo, "unknown option '" + k + "'");

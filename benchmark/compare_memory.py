@@ -142,6 +142,10 @@ def main():
 
     shapes = read_shapes(args.models)
     names = sorted(n for n in shapes if re.search(args.k, n))
+    # benchkite keeps InnerProduct weights in fp16 by default (fp16w=1, as ncnn's fp16 storage does
+    # on x86): against ncnn fp32 (the first column fp16=0) it runs fp32 weights too
+    if not any(a.startswith("fp16w=") for a in args.kite_arg):
+        args.kite_arg = args.kite_arg + ["fp16w=%d" % (1 if args.ncnn_fp16[0] >= 1 else 0)]
     print("%d threads, loop count %d after %d warm-up runs%s\n"
           % (args.threads, args.loops, args.warmup, "; benchkite " + " ".join(args.kite_arg) if args.kite_arg else ""))
     fp16 = args.ncnn_fp16

@@ -119,13 +119,17 @@ struct NoLock
     void unlock() {}
 };
 
+// free blocks a pool keeps before a request that none of them fits makes it
+// return one to the system (pool_malloc)
+const size_t kPoolFreeBlocksKept = 10;
+
 template<typename Lock>
 void* pool_malloc(Lock& budgets_lock, Lock& payouts_lock, std::list<std::pair<size_t, void*> >& budgets,
                   std::list<std::pair<size_t, void*> >& payouts, unsigned int ratio, size_t size)
 {
     budgets_lock.lock();
     // best fit among blocks that are large enough and not too large
-    auto best = budgets.end();
+    auto best = budgets.end(), smallest = budgets.begin(), largest = budgets.begin();
     for (auto it = budgets.begin(); it != budgets.end(); ++it)
     {
         size_t bs = it->first;
@@ -133,6 +137,29 @@ void* pool_malloc(Lock& budgets_lock, Lock& payouts_lock, std::list<std::pair<si
         {
             if (best == budgets.end() || bs < best->first)
                 best = it;
+        }
+        if (bs < smallest->first)
+            smallest = it;
+        if (bs > largest->first)
+            largest = it;
+    }
+    if (best == budgets.end() && budgets.size() >= kPoolFreeBlocksKept)
+    {
+        // none fits and the pool already keeps many free blocks: one that
+        // cannot serve requests of this size goes back to the system (the
+        // smallest when this request is larger than all of them, the largest
+        // when it is smaller than all), so that the pool's memory follows
+        // the sizes in use rather than growing to the sum of every size ever
+        // asked for (ncnn's pools do the same from 10 free blocks)
+        std::list<std::pair<size_t, void*> >::iterator drop = budgets.end();
+        if (largest->first < size)
+            drop = smallest;
+        else if (smallest->first > size)
+            drop = largest;
+        if (drop != budgets.end())
+        {
+            fast_free(drop->second);
+            budgets.erase(drop);
         }
     }
     if (best != budgets.end())

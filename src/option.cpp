@@ -16,6 +16,7 @@ Option::Option()
     use_packing_layout = true;
     use_fp16_storage = false;
     use_fp16_arithmetic = false;
+    use_fp16_weights = false;
     use_bf16_storage = false;
     use_int8_inference = true;
     use_winograd_convolution = true;

@@ -22,6 +22,11 @@ public:
     bool use_packing_layout;    // let layers that support it use elempack 4/8
     bool use_fp16_storage;      // store blobs as fp16 where layers support it
     bool use_fp16_arithmetic;   // compute in fp16 where the CPU/GPU can
+    // CPU: keep the weights of layers bound by reading them (InnerProduct) in
+    // fp16, converted on load by the CPU (x86 F16C, aarch64 NEON), half the
+    // memory and bytes read; results carry fp16-rounded weights. This is what
+    // ncnn's use_fp16_storage does on x86. use_fp16_storage implies it.
+    bool use_fp16_weights;
     bool use_bf16_storage;      // store blobs as bf16 where layers support it
     bool use_int8_inference;    // use int8 weights/arithmetic where the model has scales
     bool use_winograd_convolution;

@@ -50,6 +50,35 @@ TYPED_TEST(PoolTest, freed_block_is_reused_for_similar_size)
     pool.fastFree(big);
 }
 
+// With 10 or more free blocks, a request that none of them fits returns one
+// to the system first: the smallest when the request is larger than all of
+// them (so the pool does not grow to the sum of every size asked for); with
+// fewer free blocks, nothing is dropped
+TYPED_TEST(PoolTest, drops_a_block_when_many_are_free_and_none_fits)
+{
+    for (int nblocks : {9, 10})
+    {
+        TypeParam pool;
+        pool.set_size_compare_ratio(0.f);
+        std::vector<void*> p;
+        for (int i = 0; i < nblocks; i++)
+            p.push_back(pool.fastMalloc(100 * (i + 1)));
+        for (void* b : p)
+            pool.fastFree(b);
+        void* big = pool.fastMalloc(100000); // larger than every free block
+        ASSERT_NE(big, nullptr);
+        // the best fit for 100 bytes: the 100-byte block if it is still kept,
+        // else the 200-byte one
+        void* q = pool.fastMalloc(100);
+        if (nblocks >= 10)
+            EXPECT_EQ(q, p[1]) << nblocks << " free blocks: the smallest should have been dropped";
+        else
+            EXPECT_EQ(q, p[0]) << nblocks << " free blocks: none should have been dropped";
+        pool.fastFree(q);
+        pool.fastFree(big);
+    }
+}
+
 TYPED_TEST(PoolTest, size_compare_ratio)
 {
     {

@@ -196,8 +196,8 @@ private:
         // memory for 9 tiles; with F(2,3) on its three 9x9 layers of 768
         // inputs squeezenet_ssd took ~5% less CPU time); not prepared where even
         // F(2,3) has too few tiles
-        if (kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1 && stride_w == 1 && stride_h == 1
-            && num_input >= 8 && num_output >= 8)
+        if (opt.use_winograd_convolution && kernel_w == 3 && kernel_h == 3 && dilation_w == 1 && dilation_h == 1
+            && stride_w == 1 && stride_h == 1 && num_input >= 8 && num_output >= 8)
         {
             const bool narrow = (long long)num_input * num_output < 128 * 128;
             int m = narrow ? 6 : 4;

@@ -1,7 +1,11 @@
 // InnerProduct for the CPU, fp32: one input vector is a matrix-vector product
 // (four outputs at a time, vectorised along the inputs); a dims-2 input of
 // rows is a matrix product through the packed SGEMM with the weights packed
-// once in create_pipeline. int8: the input quantized as the reference does,
+// once in create_pipeline. fp16 weights (Option::use_fp16_weights or
+// use_fp16_storage, on ISA levels that convert fp16 in one instruction: F16C,
+// aarch64 NEON): panels of rows in fp16, converted as they are read (the
+// matrix-vector product reads half the bytes), converted block by block for
+// rows >= 4; ncnn's x86 InnerProduct does the same under use_fp16_storage. int8: the input quantized as the reference does,
 // int32 sums from the int8 matrix-vector kernel (vpdpbusd on the VNNI rows,
 // pmaddwd otherwise), the reference's epilogue.
 #include "innerproduct.h"
@@ -106,6 +110,60 @@ static inline void gemv_panel(const float* a, const float* x, int K, float* y)
     V::store(y, V::add(a0, b0));
     V::store(y + W, V::add(a1, b1));
 }
+
+#if KITE_SIMD_F16C
+// fp16 weights: panels of kRowsF16 rows, [k][kRowsF16] values each (rows past
+// num_output are zero), converted as they are loaded
+static const int kRowsF16 = 2 * kVecWidth;
+
+// gemv_panel on one fp16 panel
+static inline void gemv_panel_f16(const unsigned short* a, const float* x, int K, float* y)
+{
+    typedef simd::VF<kVecWidth> V;
+    const int W = kVecWidth, R = kRowsF16;
+    typename V::T a0 = V::zero(), a1 = V::zero(), b0 = V::zero(), b1 = V::zero();
+    int k = 0;
+    for (; k + 2 <= K; k += 2)
+    {
+        const typename V::T x0 = V::set1(x[k]), x1 = V::set1(x[k + 1]);
+        a0 = V::fmadd(x0, V::load(a + (size_t)k * R), a0);
+        a1 = V::fmadd(x0, V::load(a + (size_t)k * R + W), a1);
+        b0 = V::fmadd(x1, V::load(a + (size_t)(k + 1) * R), b0);
+        b1 = V::fmadd(x1, V::load(a + (size_t)(k + 1) * R + W), b1);
+    }
+    for (; k < K; k++)
+    {
+        const typename V::T x0 = V::set1(x[k]);
+        a0 = V::fmadd(x0, V::load(a + (size_t)k * R), a0);
+        a1 = V::fmadd(x0, V::load(a + (size_t)k * R + W), a1);
+    }
+    V::store(y, V::add(a0, b0));
+    V::store(y + W, V::add(a1, b1));
+}
+
+// panels [p0, p1) of the row-major fp32 weights w (M x K) into dst
+static inline void pack_f16_panels(const float* w, int M, int K, unsigned short* dst, int p0, int p1)
+{
+    typedef simd::VF<kVecWidth> V;
+    const int W = kVecWidth, R = kRowsF16;
+    float col[kRowsF16];
+    for (int p = p0; p < p1; p++)
+    {
+        const int rows = std::min(R, M - p * R);
+        const float* wp = w + (size_t)p * R * K;
+        unsigned short* d = dst + (size_t)p * R * K;
+        for (int r = rows; r < R; r++)
+            col[r] = 0.f;
+        for (int k = 0; k < K; k++)
+        {
+            for (int r = 0; r < rows; r++)
+                col[r] = wp[(size_t)r * K + k];
+            V::store(d + (size_t)k * R, V::load(col));
+            V::store(d + (size_t)k * R + W, V::load(col + W));
+        }
+    }
+}
+#endif
 } // namespace
 
 // the int8 kernel family of this build (kernel_path)
@@ -137,6 +195,8 @@ public:
     {
         if (weight_data.elemsize == 1u)
             return int8_kernel_name(isa);
+        if (!weight_f16.empty())
+            return "gemv-fp16";
         return packed_weight.M != 0 ? "sgemm" : "reference";
     }
 
@@ -150,11 +210,19 @@ public:
                 return -100;
         }
         weights_released = false;
+        weight_f16.release();
         int ret = InnerProduct::create_pipeline(opt);
         act = Activation(activation_type, activation_params);
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         const int num_input = weight_data_size / num_output;
+#if KITE_SIMD_F16C
+        if (opt.use_fp16_weights || opt.use_fp16_storage)
+        {
+            packed_weight = PackedA();
+            return create_pipeline_f16(opt, num_input);
+        }
+#endif
         // vector rows: y is written transposed (crs == 1) below
         if (!pack_a_begin(num_output, num_input, packed_weight, true))
             return -100; // out of memory
@@ -196,6 +264,17 @@ public:
         Mat w(weight_data_size, (size_t)4u);
         if (w.empty())
             return w;
+        if (!weight_f16.empty())
+        {
+            // the fp16 panels, rounded values
+            const int K = weight_data_size / num_output, R = f16_rows();
+            const unsigned short* h = (const unsigned short*)weight_f16.data;
+            float* d = w;
+            for (int m = 0; m < num_output; m++)
+                for (int k = 0; k < K; k++)
+                    d[(size_t)m * K + k] = float16_to_float32(h[((size_t)(m / R) * K + k) * R + m % R]);
+            return w;
+        }
         unpack_a(packed_weight, w, packed_weight.K, 1);
         return w;
     }
@@ -204,6 +283,10 @@ public:
     {
         if (weight_data.elemsize == 1u)
             return forward_int8(bottom_blob, top_blob, opt);
+#if KITE_SIMD_F16C
+        if (!weight_f16.empty())
+            return forward_f16(bottom_blob, top_blob, opt);
+#endif
         if (packed_weight.M == 0 || bottom_blob.elempack != 1 || bottom_blob.elemsize != 4u || bottom_blob.dims < 1
             || bottom_blob.dims > 4)
         {
@@ -272,6 +355,149 @@ public:
     }
 
 private:
+    static int f16_rows()
+    {
+#if KITE_SIMD_F16C
+        return kRowsF16;
+#else
+        return 1;
+#endif
+    }
+
+#if KITE_SIMD_F16C
+    // the fp16 panels from the loaded fp32 weights; in light mode the loaded
+    // weights go (loaded_weights rebuilds them, fp16-rounded), and, where this
+    // layer alone holds them, their pages go back to the OS as the packing
+    // proceeds (see create_pipeline)
+    int create_pipeline_f16(const Option& opt, int num_input)
+    {
+        const int R = kRowsF16, panels = (num_output + R - 1) / R;
+        const size_t n = (size_t)panels * R * num_input;
+        if (n <= (size_t)INT32_MAX)
+            weight_f16.create((int)n, (size_t)2u);
+        if (weight_f16.empty())
+        {
+            KITE_LOGE("InnerProduct '%s': out of memory for %zu fp16 weights", name.c_str(), n);
+            return -100;
+        }
+        const bool discard = opt.lightmode && weight_data.refcount && *weight_data.refcount == 1 && !weight_data.allocator;
+        const size_t row_bytes = (size_t)num_input * sizeof(float);
+        const int step = discard ? std::max(1, (int)((4u << 20) / std::max((size_t)1, row_bytes * R))) : panels;
+        for (int p0 = 0; p0 < panels; p0 += step)
+        {
+            const int p1 = std::min(panels, p0 + step);
+            pack_f16_panels(weight_data, num_output, num_input, (unsigned short*)weight_f16.data, p0, p1);
+            if (discard)
+                discard_pages(weight_data.data, std::min((size_t)p1 * R, (size_t)num_output) * row_bytes);
+        }
+        if (opt.lightmode)
+        {
+            weight_data.release();
+            weights_released = true;
+        }
+        return 0;
+    }
+
+    int forward_f16(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        if (bottom_blob.elempack != 1 || bottom_blob.elemsize != 4u || bottom_blob.dims < 1 || bottom_blob.dims > 4)
+        {
+            note_cpu_layer_on_reference();
+            return InnerProduct::forward(bottom_blob, top_blob, opt); // loaded_weights(): the fp16-rounded weights
+        }
+        const int num_input = weight_data_size / num_output;
+        int rows = 1;
+        Mat flat;
+        int ret = flat_input_and_output(bottom_blob, num_input, flat, &rows, top_blob, opt);
+        if (ret != 0)
+            return ret;
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        const float* x = flat;
+        float* y = top_blob;
+        const int R = kRowsF16, panels = (num_output + R - 1) / R;
+        const unsigned short* wh = (const unsigned short*)weight_f16.data;
+
+        if (rows >= 4)
+        {
+            // blocks of panels converted to fp32 SGEMM panels (about 512 KB
+            // each) and multiplied: the conversion is 1/rows of the work
+            GemmEpilogue ep;
+            if (activation_type != ACTIVATION_NONE)
+            {
+                ep.activation = apply_activation;
+                ep.activation_ctx = &act;
+            }
+            const int bp = std::max(1, (int)((512u << 10) / ((size_t)R * num_input * sizeof(float))));
+            for (int p0 = 0; p0 < panels; p0 += bp)
+            {
+                const int p1 = std::min(panels, p0 + bp), m0 = p0 * R, mb = std::min(num_output, p1 * R) - m0;
+                PackedA blk;
+                if (kVecRows && kMRV == R)
+                {
+                    // the same layout: convert in place order
+                    blk.M = mb;
+                    blk.K = num_input;
+                    blk.vec_rows = true;
+                    const size_t n = (size_t)(p1 - p0) * R * num_input;
+                    blk.data.create((int)n, (size_t)4u, opt.workspace_allocator);
+                    if (blk.data.empty())
+                        return -100;
+                    convert_f16(wh + (size_t)p0 * R * num_input, (float*)blk.data.data, n, opt.num_threads);
+                }
+                else
+                {
+                    Mat t((int)((size_t)mb * num_input), (size_t)4u, opt.workspace_allocator);
+                    if (t.empty())
+                        return -100;
+                    float* d = t;
+                    for (int m = 0; m < mb; m++)
+                        for (int k = 0; k < num_input; k++)
+                            d[(size_t)m * num_input + k]
+                                = float16_to_float32(wh[((size_t)(p0 + m / R) * num_input + k) * R + m % R]);
+                    if (!pack_a(MatView{d, (long)num_input, 1}, mb, num_input, blk))
+                        return -100;
+                }
+                ep.bias = bias ? bias + m0 : nullptr;
+                ret = sgemm(blk, MatView{x, 1, (long)num_input}, rows, y + m0, 1, (long)num_output, ep, opt);
+                if (ret != 0)
+                    return ret;
+            }
+            return 0;
+        }
+
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int p = 0; p < panels; p++)
+        {
+            float s[kRowsF16];
+            for (int r = 0; r < rows; r++)
+            {
+                gemv_panel_f16(wh + (size_t)p * R * num_input, x + (size_t)num_input * r, num_input, s);
+                for (int j = 0; j < R && p * R + j < num_output; j++)
+                    y[(size_t)num_output * r + p * R + j] = act(s[j] + (bias ? bias[p * R + j] : 0.f));
+            }
+        }
+        return 0;
+    }
+
+    // n fp16 values to fp32
+    static void convert_f16(const unsigned short* src, float* dst, size_t n, int num_threads)
+    {
+        typedef simd::VF<kVecWidth> V;
+        const int W = kVecWidth;
+        const long chunks = (long)((n + 4095) / 4096);
+        #pragma omp parallel for num_threads(num_threads)
+        for (long c = 0; c < chunks; c++)
+        {
+            const size_t b = (size_t)c * 4096, e = std::min(n, b + 4096);
+            size_t i = b;
+            for (; i + W <= e; i += W)
+                V::store(dst + i, V::load(src + i));
+            for (; i < e; i++)
+                dst[i] = float16_to_float32(src[i]);
+        }
+    }
+#endif
+
     // the input's values as rows of num_input (one row unless a dims-2 input
     // has w == num_input) and the output blob for them
     int flat_input_and_output(const Mat& bottom_blob, int num_input, Mat& flat, int* rows, Mat& top_blob,
@@ -347,6 +573,7 @@ private:
     }
 
     PackedA packed_weight;
+    Mat weight_f16; // fp16 weights (see create_pipeline_f16); empty: the fp32 paths
     bool weights_released = false; // light mode released weight_data (packed_weight holds it)
     Activation act;
 };

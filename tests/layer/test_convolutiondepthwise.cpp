@@ -1,4 +1,8 @@
+#include "allocator.h"
 #include "conv_naive.h"
+#include "convolutiondepthwise.h"
+#include "cpu.h"
+#include "layer.h"
 #include "testutil.h"
 
 #include <gtest/gtest.h>
@@ -376,4 +380,65 @@ TEST(ConvolutionDepthWise, rejects_bad_params_and_shapes)
     EXPECT_FALSE(run_reference("ConvolutionDepthWise", pd, {RandomMat(54)}, {RandomMat(5, 5, 6)}, &why).empty()) << why;
     pd.set(8, 3); // unknown int8_scale_term
     EXPECT_TRUE(run_reference("ConvolutionDepthWise", pd, {RandomMat(54)}, {RandomMat(5, 5, 6)}, &why).empty());
+}
+
+// grouped layers whose groups run side by side (2 threads, 8 groups) with
+// pool allocators that are not thread-safe as blob and workspace allocators:
+// the groups reach them through a lock; the same result as the reference,
+// run after run (the pools reuse their blocks), fp32 and packed inputs
+TEST(ConvolutionDepthWise, grouped_across_threads_with_unlocked_pools)
+{
+    reseed(41);
+    ParamDict pd;
+    const int c = 64, outc = 64, group = 8, k = 3;
+    pd.set(ConvolutionDepthWise::PARAM_NUM_OUTPUT, outc);
+    pd.set(ConvolutionDepthWise::PARAM_KERNEL_W, k);
+    pd.set(ConvolutionDepthWise::PARAM_PAD_LEFT, 1);
+    pd.set(ConvolutionDepthWise::PARAM_BIAS_TERM, 1);
+    pd.set(ConvolutionDepthWise::PARAM_WEIGHT_DATA_SIZE, outc * (c / group) * k * k);
+    pd.set(7, group); // group
+    const std::vector<Mat> weights = {RandomMat(outc * (c / group) * k * k), RandomMat(outc)};
+    const Mat in = RandomMat(15, 13, c);
+    std::string why;
+    std::vector<Mat> ref = run_reference("ConvolutionDepthWise", pd, weights, {in}, &why);
+    ASSERT_FALSE(ref.empty()) << why;
+    int count = 0;
+    const LayerRegistryEntry* rows = layer_registry(&count);
+    int tested = 0;
+    for (int r = 0; r < count; r++)
+    {
+        const LayerRegistryEntry& e = rows[r];
+        if (std::string(e.type) != "ConvolutionDepthWise" || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE
+            || !cpu_support_isa(e.isa))
+            continue;
+        UnlockedPoolAllocator blobs, workspace;
+        Option opt;
+        opt.num_threads = 2;
+        opt.lightmode = true;
+        opt.use_fp16_storage = false;
+        opt.blob_allocator = &blobs;
+        opt.workspace_allocator = &workspace;
+        Layer* l = make_layer("ConvolutionDepthWise", BACKEND_CPU, e.isa, pd, weights, opt, &why);
+        ASSERT_NE(l, nullptr) << cpu_isa_name(e.isa) << ": " << why;
+        tested++;
+        for (int pack : {1, 4, 8})
+        {
+            if (pack > cpu_isa_vector_floats(e.isa))
+                break;
+            Mat x = in;
+            if (pack > 1)
+                convert_packing(in, x, pack, opt);
+            for (int run = 0; run < 3; run++)
+            {
+                std::vector<Mat> out(1);
+                ASSERT_EQ(run_layer_forward(l, {x}, out, opt), 0) << cpu_isa_name(e.isa) << " pack " << pack;
+                const std::string c = compare_mat(to_fp32_pack1(out[0]), ref[0], 1e-3f);
+                EXPECT_TRUE(c.empty()) << cpu_isa_name(e.isa) << " pack " << pack << " run " << run << " seed=" << seed()
+                                       << ": " << c;
+            }
+        }
+        l->destroy_pipeline(opt);
+        delete l;
+    }
+    EXPECT_GT(tested, 0);
 }

@@ -1,5 +1,11 @@
 #include "conv_naive.h"
+#include "cpu.h"
+#include "innerproduct.h"
+#include "layer.h"
 #include "testutil.h"
+
+#include <cmath>
+#include <cstring>
 
 #include <gtest/gtest.h>
 
@@ -157,4 +163,149 @@ TEST(InnerProduct, rejects_bad_params_and_shapes)
     EXPECT_FALSE(run_reference("InnerProduct", pd, {RandomMat(40)}, {RandomMat(10)}, &why).empty()) << why;
     pd.set(9, 9); // unknown activation
     EXPECT_TRUE(run_reference("InnerProduct", pd, {RandomMat(40)}, {RandomMat(10)}, &why).empty());
+}
+
+// fp16 weights (Option::use_fp16_weights, and use_fp16_storage, which implies
+// them): every optimised CPU row of this machine, 1 and 2 threads, light mode
+// on and off, one vector, a few rows, many rows (the block-converted GEMM),
+// odd sizes. Where a row takes the fp16 path ("gemv-fp16": the ISA levels
+// that convert fp16 in one instruction) the result must match the product
+// with fp16-rounded weights; elsewhere the fp32 product. Also: light mode
+// releases the fp32 weights, the reference fallback and a second
+// create_pipeline (fp32) rebuild them from the fp16 panels.
+static std::string check_fp16_weights(int isa, int nin, int outc, int rows, int act, bool storage, int threads, bool light,
+                                      bool* took_fp16)
+{
+    const std::string where = std::string("[") + cpu_isa_name(isa) + "] nin=" + std::to_string(nin) + " outc="
+                              + std::to_string(outc) + " rows=" + std::to_string(rows) + " act=" + std::to_string(act)
+                              + (storage ? " use_fp16_storage" : " use_fp16_weights") + " threads=" + std::to_string(threads)
+                              + " lightmode=" + std::to_string(light) + " seed=" + std::to_string(seed()) + ": ";
+    ParamDict pd;
+    pd.set(InnerProduct::PARAM_NUM_OUTPUT, outc);
+    pd.set(InnerProduct::PARAM_BIAS_TERM, 1);
+    pd.set(InnerProduct::PARAM_WEIGHT_DATA_SIZE, outc * nin);
+    pd.set(InnerProduct::PARAM_ACTIVATION_TYPE, act);
+    const std::vector<Mat> weights = {RandomMat(outc * nin), RandomMat(outc)};
+    const Mat in = rows == 1 ? RandomMat(nin) : RandomMat(nin, rows);
+    Option opt;
+    opt.num_threads = threads;
+    opt.lightmode = light;
+    opt.use_packing_layout = false;
+    opt.use_fp16_storage = storage;
+    opt.use_fp16_weights = !storage;
+    std::string why;
+    Layer* l = make_layer("InnerProduct", BACKEND_CPU, isa, pd, weights, opt, &why);
+    if (!l)
+        return where + why;
+    const char* path = l->kernel_path();
+    const bool fp16 = path && std::strcmp(path, "gemv-fp16") == 0;
+    *took_fp16 = *took_fp16 || fp16;
+    // the product in double from the weights a step should use: the fp16
+    // path's rounded ones; the reference fallback and an fp32 pipeline
+    // after it read loaded_weights(): the loaded fp32 weights, or, once light
+    // mode released them, the rounded ones rebuilt from the fp16 panels
+    const std::vector<float> w32 = mat_values(weights[0]), b = mat_values(weights[1]), x = to_dense(in).v;
+    std::vector<float> w16 = w32;
+    for (float& v : w16)
+        v = float16_to_float32(float32_to_float16(v));
+    auto check = [&](const Mat& y, const char* step, bool rounded) -> std::string {
+        const std::vector<float>& w = rounded ? w16 : w32;
+        if (y.empty() || y.w != outc || (rows > 1 && y.h != rows))
+            return where + step + ": unexpected output shape " + shape_string(y);
+        for (int r = 0; r < rows; r++)
+            for (int p = 0; p < outc; p++)
+            {
+                double s = b[p];
+                for (int i = 0; i < nin; i++)
+                    s += (double)x[(size_t)r * nin + i] * w[(size_t)p * nin + i];
+                const float want = naive_act((float)s, act, {});
+                const float got = ((const float*)y.data)[(size_t)r * outc + p];
+                if (!(std::fabs(got - want) <= 1e-4f * std::max(1.f, std::fabs(want))))
+                    return where + step + ": row " + std::to_string(r) + " out " + std::to_string(p) + ": got "
+                           + std::to_string(got) + " want " + std::to_string(want) + " (path "
+                           + (path ? path : "none") + ")";
+            }
+        return "";
+    };
+    std::string err;
+    std::vector<Mat> out(1);
+    if (run_layer_forward(l, {in}, out, opt) != 0)
+        err = where + "forward failed";
+    if (err.empty())
+        err = check(out[0], "forward", fp16);
+    if (err.empty() && fp16 && light && !static_cast<const InnerProduct*>(l)->weight_data.empty())
+        err = where + "light mode kept the fp32 weights beside the fp16 ones";
+    if (err.empty() && fp16 && !light && static_cast<const InnerProduct*>(l)->weight_data.empty())
+        err = where + "the fp32 weights went without light mode";
+    if (err.empty())
+    {
+        Mat y;
+        if (static_cast<const InnerProduct*>(l)->InnerProduct::forward(in, y, opt) != 0)
+            err = where + "reference fallback failed";
+        else
+            err = check(y, "reference fallback", fp16 && light);
+    }
+    if (err.empty())
+    {
+        // again in fp32: the (fp16-rounded, if fp16) weights come back
+        Option o32 = opt;
+        o32.use_fp16_storage = false;
+        o32.use_fp16_weights = false;
+        if (l->create_pipeline(o32) != 0)
+            err = where + "second create_pipeline (fp32) failed";
+        else if (l->kernel_path() && std::strcmp(l->kernel_path(), "gemv-fp16") == 0)
+            err = where + "fp32 create_pipeline still on gemv-fp16";
+        else
+        {
+            std::vector<Mat> out2(1);
+            if (run_layer_forward(l, {in}, out2, o32) != 0)
+                err = where + "fp32 forward after the fp16 pipeline failed";
+            else
+                err = check(out2[0], "fp32 after fp16", fp16 && light);
+        }
+    }
+    l->destroy_pipeline(opt);
+    delete l;
+    return err;
+}
+
+TEST(InnerProduct, fp16_weights)
+{
+    reseed(8);
+    int count = 0;
+    const LayerRegistryEntry* table = layer_registry(&count);
+    bool took_fp16 = false;
+    int tested = 0;
+    struct Shape
+    {
+        int nin, outc, rows, act;
+    };
+    // one vector (panels of 2 vectors of outputs: whole, partial, 1 output),
+    // 2 rows, the GEMM's rows >= 4 with one and several converted blocks
+    const Shape shapes[] = {{133, 13, 1, 1}, {37, 70, 1, 0}, {1, 1, 1, 0}, {300, 33, 2, 1}, {70, 37, 5, 0},
+                            {19, 65, 9, 1},  {4099, 45, 4, 0}, {1000, 3, 1, 0}};
+    for (int r = 0; r < count; r++)
+    {
+        const LayerRegistryEntry& e = table[r];
+        if (std::string(e.type) != "InnerProduct" || e.backend != BACKEND_CPU || e.isa == CPU_ISA_NONE || !cpu_support_isa(e.isa))
+            continue;
+        tested++;
+        for (const Shape& s : shapes)
+            for (bool storage : {false, true})
+                for (int threads : {1, 2})
+                    for (bool light : {true, false})
+                    {
+                        std::string err = check_fp16_weights(e.isa, s.nin, s.outc, s.rows, s.act, storage, threads, light, &took_fp16);
+                        EXPECT_TRUE(err.empty()) << err;
+                        if (!err.empty())
+                            return;
+                    }
+    }
+    EXPECT_GT(tested, 0) << "no optimised CPU row of InnerProduct";
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    // F16C (AVX2 rows) / aarch64 NEON: some row must have taken the fp16 path
+    const bool hw = cpu_support_isa(CPU_ISA_AVX2) || cpu_support_isa(CPU_ISA_NEON);
+    if (hw)
+        EXPECT_TRUE(took_fp16) << "no CPU row took the fp16-weight path (gemv-fp16)";
+#endif
 }
