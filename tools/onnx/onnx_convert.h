@@ -98,7 +98,7 @@ public:
     void convert(ModelProto& model, KGraph& out, std::vector<std::string>& outputs, ConvertStats* stats);
 
 public:
-    // --- used by the op emitters (onnx_ops.cpp) and folding (onnx_fold.cpp)
+    // --- used by the op emitters (onnx_ops*.cpp) and folding (onnx_fold.cpp)
     const NodeProto* node_ = nullptr;
     int opset_ = 13;
     KGraph g_;

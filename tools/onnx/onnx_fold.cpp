@@ -1,8 +1,6 @@
 // Constant folding: nodes whose inputs are all known constants (and Shape /
 // Size, which only need the static shape) are evaluated here.
-#include "onnx_convert.h"
-
-#include "onnx_subset.pb.h"
+#include "onnx_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,13 +94,6 @@ Shape infer_reshape(const Converter& cv, const Shape& in, const std::vector<int6
         cv.fail("cannot reshape " + shape_str(in) + " to " + shape_str(spec));
     return o;
 }
-
-// Slice parameters resolved against a shape: per axis start, end, step
-struct SliceRange
-{
-    std::vector<int64_t> start, end, step; // per axis of the input, full rank
-    Shape out;
-};
 
 SliceRange resolve_slice(const Converter& cv, const Shape& in, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes, std::vector<int64_t> steps)
 {
