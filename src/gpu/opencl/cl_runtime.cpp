@@ -282,6 +282,8 @@ Context* Context::get(int index)
     a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &c->image_max_w, nullptr);
     a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &c->image_max_h, nullptr);
     load_command_buffer(c);
+    if (settings().verbose)
+        fprintf(stderr, "kite: OpenCL device %d: %s | driver %s\n", index, c->device_name.c_str(), c->driver_version.c_str());
     made[index] = c; // kept for the process: drivers dislike teardown at exit
     failed[index] = false;
     return c;
@@ -461,7 +463,16 @@ int Context::create_image(int width, int height, bool half, Image& out)
     desc.image_width = (size_t)width;
     desc.image_height = (size_t)height;
     cl_int err = 0;
-    out.mem = api()->clCreateImage(context, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &err);
+    // KITE_OPENCL_IMAGE_NO_HOST=1: the images are made CL_MEM_HOST_NO_ACCESS
+    // too (the host never maps, reads or writes an image: uploads and
+    // downloads go through buffers and kernels), a hint a driver may place
+    // or track them better with
+    static const bool no_host = [] {
+        const char* e = getenv("KITE_OPENCL_IMAGE_NO_HOST");
+        return e && atoi(e) != 0;
+    }();
+    const cl_mem_flags flags = CL_MEM_READ_WRITE | (no_host ? CL_MEM_HOST_NO_ACCESS : 0);
+    out.mem = api()->clCreateImage(context, flags, &fmt, &desc, nullptr, &err);
     if (!out.mem)
     {
         KITE_LOGE("OpenCL: clCreateImage %d x %d %s failed (%s)", width, height, half ? "half" : "float", error_string(err));
@@ -733,6 +744,29 @@ Session::Session(Context* c, const Option& opt)
     use_cbuf_ = ctx->command_buffer.usable() && !(cbe && cbe[0] == '0');
     const char* fe = getenv("KITE_OPENCL_REPLAY_FLUSH");
     flush_every_ = fe ? std::max(0, atoi(fe)) : 0;
+    const char* le = getenv("KITE_OPENCL_LWS");
+    if (le && *le && strcmp(le, "driver") != 0)
+    {
+        unsigned x = 0, y = 0;
+        if (strcmp(le, "auto") == 0)
+            x = 16, y = 4;
+        else if (sscanf(le, "%ux%u", &x, &y) != 2 || x == 0 || y == 0 || (size_t)x * y > ctx->max_work_group)
+        {
+            KITE_LOGW("OpenCL: KITE_OPENCL_LWS=%s is not driver, auto or XxY within the device's work-group size %zu; the driver picks",
+                      le, ctx->max_work_group);
+            x = y = 0;
+        }
+        auto_lws_[0] = x;
+        auto_lws_[1] = y;
+    }
+    const char* ke = getenv("KITE_OPENCL_REPLAY_KERNELS");
+    if (ke && *ke && strcmp(ke, "own") != 0)
+    {
+        if (strcmp(ke, "shared") == 0)
+            shared_kernels_ = true;
+        else
+            KITE_LOGW("OpenCL: KITE_OPENCL_REPLAY_KERNELS=%s is not own or shared; a kernel of its own per launch", ke);
+    }
 }
 
 static void create_like(Mat& m, const Mat& s, size_t elemsize, const Option& opt);
@@ -815,8 +849,8 @@ cl_kernel Session::own_kernel(cl_kernel k, const std::vector<std::vector<unsigne
 
 int Session::own_kernels(int segment)
 {
-    if (owned_[segment])
-        return 0;
+    if (owned_[segment] || (shared_kernels_ && !use_cbuf_))
+        return 0; // shared: each launch sets its recorded arguments again
     std::vector<Op>& ops = segs_[segment];
     for (size_t i = 0; i < ops.size(); i++)
     {
@@ -851,7 +885,14 @@ int Session::enqueue(const Op& op)
         err = a->clEnqueueWriteBuffer(queue, u.buf, CL_FALSE, 0, u.host.total() * u.host.elemsize, u.host.data, 0, nullptr, nullptr);
     }
     else
-        err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
+    {
+        err = CL_SUCCESS;
+        // a launch on the session's shared kernel (KITE_OPENCL_REPLAY_KERNELS=shared)
+        for (size_t i = 0; !op.own && i < op.args.size() && err == CL_SUCCESS; i++)
+            err = a->clSetKernelArg(op.kernel, (cl_uint)i, op.args[i].size(), op.args[i].data());
+        if (err == CL_SUCCESS)
+            err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
+    }
     if (err != CL_SUCCESS)
     {
         KITE_LOGE("OpenCL: replaying a recorded %s %s failed (%s)", op.kernel ? "launch of" : "upload", op.name, error_string(err));
@@ -906,14 +947,17 @@ int Session::replay_ops(int segment)
     if (replays_ == 0 && settings().verbose)
     {
         static std::once_flag once;
-        const bool cbuf = use_cbuf_;
+        const bool cbuf = use_cbuf_, shared = shared_kernels_;
+        const int flush = flush_every_;
+        const std::string lws = auto_lws_[0] ? std::to_string(auto_lws_[0]) + "x" + std::to_string(auto_lws_[1]) + " where the driver would pick" : "the driver's";
         const CommandBufferApi& cb = ctx->command_buffer;
         std::call_once(once, [&] {
             if (cbuf)
                 fprintf(stderr, "kite: OpenCL replay: one command buffer per segment (cl_khr_command_buffer %s)\n", cb.version.c_str());
             else
-                fprintf(stderr, "kite: OpenCL replay: recorded launches enqueued one by one, each with a kernel of its own (%s)\n",
-                        cb.usable() ? "KITE_OPENCL_COMMAND_BUFFER=0" : cb.why_not.c_str());
+                fprintf(stderr, "kite: OpenCL replay: recorded launches enqueued one by one, %s (%s); flush every %d launches, local sizes %s\n",
+                        shared ? "on shared kernels, their arguments set per launch" : "each with a kernel of its own",
+                        cb.usable() ? "KITE_OPENCL_COMMAND_BUFFER=0" : cb.why_not.c_str(), flush, lws.c_str());
         });
     }
     if (own_kernels(segment) != 0)
@@ -1270,6 +1314,35 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
     {
         for (int d = 0; d < dims; d++)
             l[d] = t.lws[d];
+        lws = l;
+    }
+    else if (auto_lws_[0] > 0)
+    {
+        // KITE_OPENCL_LWS: an explicit local size where the driver would
+        // pick one (the global size is rounded up to it: every kernel
+        // launched without a fixed local size bounds-checks its items, as
+        // the tuner's sizes need)
+        size_t want[3] = {auto_lws_[0], auto_lws_[1], 1};
+        if (dims == 1)
+            want[0] = auto_lws_[0] * auto_lws_[1];
+        size_t kmax = ctx->max_work_group;
+        a->clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size_t), &kmax, nullptr);
+        size_t n = 1;
+        for (int d = 0; d < dims; d++)
+        {
+            l[d] = std::min(want[d], pow2_ceil(gws[d]));
+            n *= l[d];
+        }
+        // halve the largest side until the kernel can take the group
+        while (n > kmax && n > 1)
+        {
+            int big = 0;
+            for (int d = 1; d < dims; d++)
+                if (l[d] > l[big])
+                    big = d;
+            l[big] /= 2;
+            n /= 2;
+        }
         lws = l;
     }
     size_t g[3] = {gws[0], dims > 1 ? gws[1] : 1, dims > 2 ? gws[2] : 1};

@@ -347,6 +347,15 @@ private:
     // KITE_OPENCL_REPLAY_FLUSH=n: a replay without command buffer flushes
     // the queue after every n launches (0, the default: only the final wait)
     int flush_every_ = 0;
+    // KITE_OPENCL_LWS=auto|XxY: launches the tuner left to the driver (NULL
+    // local size) get an explicit one instead: X x Y in 2D (auto: 16x4),
+    // X*Y in 1D, X x Y x 1 in 3D, each side at most the next power of two of
+    // the global size; 0 (unset or "driver", the default): the driver picks
+    size_t auto_lws_[2] = {0, 0};
+    // KITE_OPENCL_REPLAY_KERNELS=shared: a replay without command buffer
+    // enqueues each launch on the session's kernel, its arguments set again
+    // before it, instead of a kernel of its own per launch (the default)
+    bool shared_kernels_ = false;
     // host time spent enqueueing replays (KITE_OPENCL_VERBOSE reports it)
     double replay_host_ms_ = 0, replay_cpu_ms_ = 0;
     long long replay_launches_ = 0, replays_ = 0, cbuf_replays_ = 0;
