@@ -8,18 +8,20 @@
 #      configurations interleaved, rounds of LOOPS forwards: min ms of the
 #      forward and the replay's enqueue wall / CPU us per launch
 #      (KITE_OPENCL_VERBOSE's end-of-session line)
-# usage: benchmark/opencl_launch_ab.sh [build dir] [loops] [rounds]
-# (needs benchkite and opencl_launch_cost built; KITE_SHARED_DIR or
-# ../shared for the models)
-B=${1:-build}
-LOOPS=${2:-32}
-ROUNDS=${3:-1}
-M=${KITE_SHARED_DIR:-../shared}/models/ncnn
+# usage: [B=benchkite] [L=opencl_launch_cost] [M=models dir] [LOOPS=32] [ROUNDS=1]
+#        benchmark/opencl_launch_ab.sh
+# (defaults: build/benchmark/..., $KITE_SHARED_DIR/models/ncnn or
+# ../shared/models/ncnn; about 30 s on an H200 with the defaults)
+B=${B:-build/benchmark/benchkite}
+L=${L:-build/benchmark/opencl_launch_cost}
+M=${M:-${KITE_SHARED_DIR:-../shared}/models/ncnn}
+LOOPS=${LOOPS:-32}
+ROUNDS=${ROUNDS:-1}
 export KITE_OPENCL_CACHE_DIR=${KITE_OPENCL_CACHE_DIR:-/tmp/kite-opencl-ab-cache}
 unset KITE_OPENCL_LWS KITE_OPENCL_REPLAY_KERNELS KITE_OPENCL_IMAGE_NO_HOST KITE_OPENCL_REPLAY_FLUSH
 
 echo "== opencl_launch_cost 256 5"
-"$B/benchmark/opencl_launch_cost" 256 5 || echo "opencl_launch_cost failed ($?)"
+"$L" 256 5 || echo "opencl_launch_cost failed ($?)"
 
 CONFIGS=(
     "base"
@@ -32,7 +34,7 @@ CONFIGS=(
 GRAPHS=("FastestDet [352,352,3]" "yolo-fastestv2 [352,352,3]" "blazeface [128,128,3]" "mobilenet [224,224,3]")
 # the device kite runs on; warms the program-binary cache (the first start compiles)
 echo "== kite's OpenCL device"
-KITE_OPENCL_VERBOSE=1 "$B/benchmark/benchkite" 2 1 0 0 0 param=$M/FastestDet.param shape=[352,352,3] backend=opencl 2>&1 |
+KITE_OPENCL_VERBOSE=1 "$B" 2 1 0 0 0 param=$M/FastestDet.param shape=[352,352,3] backend=opencl 2>&1 |
     grep "OpenCL device\|OpenCL replay:\|OpenCL replays:\|FastestDet"
 echo "== benchkite backend=opencl, $LOOPS loops x $ROUNDS rounds, 1 thread"
 printf "%-16s %-36s %9s %14s %12s\n" graph config "min ms" "enqueue us/l" "cpu us/l"
@@ -42,7 +44,7 @@ for g in "${GRAPHS[@]}"; do
         for c in "${CONFIGS[@]}"; do
             envs=()
             [ "$c" != base ] && envs=($c)
-            out=$(env "${envs[@]}" KITE_OPENCL_VERBOSE=1 "$B/benchmark/benchkite" "$LOOPS" 1 0 0 0 param=$M/$1.param shape=$2 backend=opencl 2>&1)
+            out=$(env "${envs[@]}" KITE_OPENCL_VERBOSE=1 "$B" "$LOOPS" 1 0 0 0 param=$M/$1.param shape=$2 backend=opencl 2>&1)
             ms=$(echo "$out" | awk '/ min = /{print $4}')
             enq=$(echo "$out" | sed -n 's/.*enqueueing took [0-9.]* ms (\([0-9.]*\) us per launch).*/\1/p')
             cpu=$(echo "$out" | sed -n 's/.*CPU time (\([0-9.]*\) us per launch).*/\1/p')

@@ -58,14 +58,42 @@ __kernel void img4_1d(__read_only image2d_t a, __write_only image2d_t b, int w, 
 }
 
 __kernel void img16(__read_only image2d_t a, __write_only image2d_t b, int w, int h, float p0, float p1,
-                    int s0, int s1, int s2, int s3, int s4, int s5, float f0, float f1, float f2, float f3,
-                    float f4, float f5)
+                    int s0, int s1, int s2, int s3, int s4, int s5, int s6, int s7, int s8, int s9, int s10, int s11)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= w || y >= h)
         return;
     float4 v = read_imagef(a, S, (int2)(x, y)) * p0 + p1;
-    v.x += (float)(s0 + s1 + s2 + s3 + s4 + s5) * (f0 + f1 + f2 + f3 + f4 + f5);
+    v.x += (float)(s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10 + s11);
+    write_imagef(b, (int2)(x, y), v);
+}
+
+// a kite convolution's arguments: input, filter and bias images, output
+// image, 19 scalars
+__kernel void conv_img(__read_only image2d_t a, __read_only image2d_t f, __read_only image2d_t bias,
+                       __write_only image2d_t b, int w, int h, float p0, float p1, int s0, int s1, int s2,
+                       int s3, int s4, int s5, int s6, int s7, int s8, int s9, int s10, int s11, int s12,
+                       int s13, int s14)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= w || y >= h)
+        return;
+    float4 v = read_imagef(a, S, (int2)(x, y)) * read_imagef(f, S, (int2)(x, y)) + read_imagef(bias, S, (int2)(x, 0));
+    v.x += (float)(s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10 + s11 + s12 + s13 + s14) * p0 + p1;
+    write_imagef(b, (int2)(x, y), v);
+}
+
+// the same with the filter and bias in buffers (kite's grouped convolution)
+__kernel void conv_buf(__read_only image2d_t a, __global const float4* f, __global const float4* bias,
+                       __write_only image2d_t b, int w, int h, float p0, float p1, int s0, int s1, int s2,
+                       int s3, int s4, int s5, int s6, int s7, int s8, int s9, int s10, int s11, int s12,
+                       int s13, int s14)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= w || y >= h)
+        return;
+    float4 v = read_imagef(a, S, (int2)(x, y)) * f[y * w + x] + bias[x];
+    v.x += (float)(s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10 + s11 + s12 + s13 + s14) * p0 + p1;
     write_imagef(b, (int2)(x, y), v);
 }
 
@@ -201,6 +229,7 @@ struct Variant
     bool events = false;        // each launch returns an event
     bool chain_events = false;  // ... and waits for the previous one
     int flush_every = 0;
+    int weights = 0;            // 1: filter and bias images (conv_img), 2: filter and bias buffers (conv_buf)
     int n_scale = 1;            // N times this
     bool noarg = false;
 };
@@ -284,7 +313,18 @@ static bool run_variant(Env& e, const Variant& v, int n0, int repeats, Result& r
         }
         mems.push_back(m);
     }
-    const char* kname = v.noarg ? "noarg" : buffers ? (v.one_d ? "buf4_1d" : "buf4") : v.scalars == 16 ? "img16" : v.one_d ? "img4_1d" : "img4";
+    const char* kname = v.noarg ? "noarg" : buffers ? (v.one_d ? "buf4_1d" : "buf4") : v.weights == 1 ? "conv_img" : v.weights == 2 ? "conv_buf"
+                        : v.scalars == 16 ? "img16" : v.one_d ? "img4_1d" : "img4";
+    cl_mem wmem[2] = {nullptr, nullptr};
+    for (int i = 0; i < 2 && v.weights; i++)
+    {
+        wmem[i] = v.weights == 1 ? make_image(e, CL_MEM_READ_ONLY, nullptr, &err)
+                                 : A.clCreateBuffer(e.context, CL_MEM_READ_ONLY, (size_t)e.w * e.h * 16, nullptr, &err);
+        if (wmem[i])
+            bufs.push_back(wmem[i]);
+        else
+            r.why = std::string("creating the weights: ") + err_str(err);
+    }
     const int nk = v.shared_kernel ? 1 : n;
     std::vector<cl_kernel> ks;
     bool ok = true;
@@ -296,27 +336,25 @@ static bool run_variant(Env& e, const Variant& v, int n0, int repeats, Result& r
             src = mems[0], dst = mems[1];
         const int w = e.w, h = e.h;
         const float p0 = 1.0f, p1 = 0.5f;
-        cl_int er = A.clSetKernelArg(k, 0, sizeof(cl_mem), &src);
-        er |= A.clSetKernelArg(k, 1, sizeof(cl_mem), &dst);
-        er |= A.clSetKernelArg(k, 2, sizeof(int), &w);
-        er |= A.clSetKernelArg(k, 3, sizeof(int), &h);
-        er |= A.clSetKernelArg(k, 4, sizeof(float), &p0);
-        er |= A.clSetKernelArg(k, 5, sizeof(float), &p1);
-        if (v.scalars == 16)
+        cl_uint a = 0;
+        cl_int er = A.clSetKernelArg(k, a++, sizeof(cl_mem), &src);
+        if (v.weights)
         {
-            for (cl_uint a = 6; a < 12; a++)
-            {
-                const int s = (int)a;
-                er |= A.clSetKernelArg(k, a, sizeof(int), &s);
-            }
-            for (cl_uint a = 12; a < 18; a++)
-            {
-                const float f = 0.0f;
-                er |= A.clSetKernelArg(k, a, sizeof(float), &f);
-            }
+            er |= A.clSetKernelArg(k, a++, sizeof(cl_mem), &wmem[0]);
+            er |= A.clSetKernelArg(k, a++, sizeof(cl_mem), &wmem[1]);
         }
+        er |= A.clSetKernelArg(k, a++, sizeof(cl_mem), &dst);
+        er |= A.clSetKernelArg(k, a++, sizeof(int), &w);
+        er |= A.clSetKernelArg(k, a++, sizeof(int), &h);
+        er |= A.clSetKernelArg(k, a++, sizeof(float), &p0);
+        er |= A.clSetKernelArg(k, a++, sizeof(float), &p1);
+        const int extra = v.weights ? 15 : v.scalars - 4;
+        for (int i = 0; i < extra; i++)
+            er |= A.clSetKernelArg(k, a++, sizeof(int), &i);
         return er;
     };
+    if (v.weights && (!wmem[0] || !wmem[1]))
+        ok = false;
     for (int i = 0; i < nk && ok; i++)
     {
         cl_kernel k = A.clCreateKernel(e.program, kname, &err);
@@ -619,6 +657,10 @@ int main(int argc, char** argv)
     add("base: kite replay (images, 4 scalars, NULL lws, kernel per launch, 2D, in-order)");
     add("(a) 2 buffer args instead of images").mem = BUF;
     add("(b) 16 scalar args").scalars = 16;
+    add("kite conv args: 3 read images (in, filter, bias) + 1 write, 19 scalars").weights = 1;
+    add("... filter and bias as buffers: 2 images + 2 buffers, 19 scalars").weights = 2;
+    { Variant& v = add("... conv args, local size 16x4"); v.weights = 1; v.lx = 16; v.ly = 4; }
+    { Variant& v = add("... conv args, one shared kernel, args re-set per launch"); v.weights = 1; v.shared_kernel = true; v.reset_args = true; }
     { Variant& v = add("(c) local size 16x4"); v.lx = 16; v.ly = 4; }
     { Variant& v = add("(c) local size 64x1"); v.lx = 64; v.ly = 1; }
     { Variant& v = add("(c) local size 32x8"); v.lx = 32; v.ly = 8; }
