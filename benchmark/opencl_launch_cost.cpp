@@ -36,6 +36,8 @@
 using kite::cl::Api;
 
 static Api A;
+typedef cl_int(CL_API_CALL* BarrierFn)(cl_command_queue, cl_uint, const cl_event*, cl_event*);
+static BarrierFn g_barrier = nullptr; // OpenCL 1.2
 
 static const char* kSource = R"CL(
 __constant sampler_t S = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
@@ -137,6 +139,7 @@ static bool load_api()
     }
     KITE_CL_FUNCTIONS(KITE_LC_LOAD)
 #undef KITE_LC_LOAD
+    g_barrier = reinterpret_cast<BarrierFn>(dlsym(lib, "clEnqueueBarrierWithWaitList"));
     return true;
 }
 
@@ -229,6 +232,7 @@ struct Variant
     bool events = false;        // each launch returns an event
     bool chain_events = false;  // ... and waits for the previous one
     int flush_every = 0;
+    bool barrier = false;       // clEnqueueBarrierWithWaitList after each launch
     int weights = 0;            // 1: filter and bias images (conv_img), 2: filter and bias buffers (conv_buf)
     int n_scale = 1;            // N times this
     bool noarg = false;
@@ -270,6 +274,11 @@ static bool run_variant(Env& e, const Variant& v, int n0, int repeats, Result& r
     if (!q)
     {
         r.why = "no out-of-order queue";
+        return false;
+    }
+    if (v.barrier && !g_barrier)
+    {
+        r.why = "no clEnqueueBarrierWithWaitList";
         return false;
     }
     if (v.mem == IMG_FROM_BUF && !e.image_from_buffer)
@@ -416,6 +425,8 @@ static bool run_variant(Env& e, const Variant& v, int n0, int repeats, Result& r
             const cl_event* wait = v.chain_events && i > 0 ? &evs[i - 1] : nullptr;
             cl_int er = A.clEnqueueNDRangeKernel(q, k, dims, nullptr, g, lp, wait ? 1 : 0, wait, v.events ? &evs[i] : nullptr);
             if (er != CL_SUCCESS)
+                return er;
+            if (v.barrier && (er = g_barrier(q, 0, nullptr, nullptr)) != CL_SUCCESS)
                 return er;
             if (v.flush_every > 0 && ++since >= v.flush_every)
             {
@@ -671,6 +682,7 @@ int main(int argc, char** argv)
     { Variant& v = add("(e) 1D global, local size 64"); v.one_d = true; v.lx = 64; }
     { Variant& v = add("(f) out-of-order queue, no events"); v.ooo = true; }
     { Variant& v = add("(f) out-of-order queue, event chain"); v.ooo = true; v.events = true; v.chain_events = true; }
+    { Variant& v = add("(f) out-of-order queue, a barrier after each launch"); v.ooo = true; v.barrier = true; }
     { Variant& v = add("(f) in-order queue, an event per launch"); v.events = true; }
     add("(g) clFlush every 8 launches").flush_every = 8;
     add("(g) clFlush every 32 launches").flush_every = 32;
