@@ -759,6 +759,8 @@ Session::Session(Context* c, const Option& opt)
         auto_lws_[0] = x;
         auto_lws_[1] = y;
     }
+    const char* pe = getenv("KITE_OPENCL_PINNED_UPLOAD");
+    pinned_upload_ = pe && atoi(pe) != 0;
     const char* ke = getenv("KITE_OPENCL_REPLAY_KERNELS");
     if (ke && *ke && strcmp(ke, "own") != 0)
     {
@@ -775,11 +777,19 @@ Session::~Session()
 {
     if (queue)
     {
+        for (UploadSlot& u : ups_)
+            if (u.pin)
+                api()->clEnqueueUnmapMemObject(queue, u.pin, u.host.data, 0, nullptr, nullptr);
         api()->clFinish(queue);
         api()->clReleaseCommandQueue(queue);
     }
     for (UploadSlot& u : ups_)
+    {
+        u.host.release();
+        if (u.pin)
+            api()->clReleaseMemObject(u.pin);
         api()->clReleaseMemObject(u.buf);
+    }
     for (DownloadSlot& d : downs_)
         api()->clReleaseMemObject(d.buf);
     for (auto& kv : kernels_)
@@ -795,8 +805,9 @@ Session::~Session()
     if (replays_ > 0 && settings().verbose)
     {
         const double per = replay_launches_ ? 1000.0 / (double)replay_launches_ : 0.0;
-        fprintf(stderr, "kite: OpenCL replays: %lld segments, %lld launches; enqueueing took %.3f ms (%.2f us per launch), %.3f ms of this thread's CPU time (%.2f us per launch)\n",
-                replays_, replay_launches_, replay_host_ms_, replay_host_ms_ * per, replay_cpu_ms_, replay_cpu_ms_ * per);
+        fprintf(stderr, "kite: OpenCL replays: %lld segments, %lld launches; enqueueing took %.3f ms (%.2f us per launch), %.3f ms of this thread's CPU time (%.2f us per launch); the input writes %.3f ms of it%s\n",
+                replays_, replay_launches_, replay_host_ms_, replay_host_ms_ * per, replay_cpu_ms_, replay_cpu_ms_ * per, replay_upload_ms_,
+                pinned_upload_ ? " (pinned)" : "");
     }
 }
 
@@ -971,9 +982,11 @@ int Session::replay_ops(int segment)
     int ret = 0;
     if (cbufs_[segment])
     {
+        const auto u0 = std::chrono::steady_clock::now();
         for (const Op& op : ops)
             if (!op.kernel && (ret = enqueue(op)) != 0)
                 return ret;
+        replay_upload_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - u0).count();
         cl_int err = ctx->command_buffer.enqueue(1, &queue, cbufs_[segment], 0, nullptr, nullptr);
         if (err != CL_SUCCESS)
         {
@@ -987,8 +1000,11 @@ int Session::replay_ops(int segment)
         int since_flush = 0;
         for (const Op& op : ops)
         {
+            const auto u0 = op.kernel ? std::chrono::steady_clock::time_point() : std::chrono::steady_clock::now();
             if ((ret = enqueue(op)) != 0)
                 return ret;
+            if (!op.kernel)
+                replay_upload_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - u0).count();
             // hand the first launches to the device while the rest are
             // enqueued (a driver that submits only at a flush or a wait
             // would leave it idle for the whole loop)
@@ -1004,6 +1020,44 @@ int Session::replay_ops(int segment)
     for (const Op& op : ops)
         replay_launches_ += op.kernel ? 1 : 0;
     return 0;
+}
+
+Mat Session::pinned_like(const Mat& m, UploadSlot& slot)
+{
+    const Api* a = api();
+    const size_t bytes = m.total() * m.elemsize;
+    cl_int err = 0;
+    cl_mem pin = a->clCreateBuffer(ctx->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+    void* p = pin ? a->clEnqueueMapBuffer(queue, pin, CL_TRUE, CL_MAP_WRITE, 0, std::max<size_t>(bytes, 1), 0, nullptr, nullptr, &err) : nullptr;
+    Mat v;
+    if (p)
+    {
+        // the same dims, so the same channel step as m (a clone's)
+        if (m.dims == 1)
+            v = Mat(m.w, p, m.elemsize, m.elempack, nullptr);
+        else if (m.dims == 2)
+            v = Mat(m.w, m.h, p, m.elemsize, m.elempack, nullptr);
+        else if (m.dims == 3)
+            v = Mat(m.w, m.h, m.c, p, m.elemsize, m.elempack, nullptr);
+        else
+            v = Mat(m.w, m.h, m.d, m.c, p, m.elemsize, m.elempack, nullptr);
+        if (v.total() * v.elemsize != bytes)
+            v.release();
+    }
+    if (v.empty())
+    {
+        KITE_LOGW("OpenCL: no pinned upload memory of %zu bytes (%s); a malloc'ed copy", bytes, error_string(err));
+        if (p)
+        {
+            a->clEnqueueUnmapMemObject(queue, pin, p, 0, nullptr, nullptr);
+            a->clFinish(queue);
+        }
+        if (pin)
+            a->clReleaseMemObject(pin);
+        return Mat();
+    }
+    slot.pin = pin;
+    return v;
 }
 
 int Session::replay_upload(int slot, const Mat& m0, const Option& opt)
@@ -1499,9 +1553,23 @@ int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const 
         // the slot keeps its own copy to write from, now and at each replay
         UploadSlot u;
         u.shape = gpu_shape_of(m0);
-        u.host = m.clone();
+        if (pinned_upload_)
+        {
+            u.host = pinned_like(m, u);
+            if (!u.host.empty())
+                memcpy(u.host.data, m.data, m.total() * m.elemsize);
+        }
         if (u.host.empty())
+            u.host = m.clone();
+        if (u.host.empty())
+        {
+            if (u.pin)
+            {
+                api()->clReleaseMemObject(u.pin);
+                u.pin = nullptr;
+            }
             return -100;
+        }
         m = u.host;
         ups_.push_back(u);
     }

@@ -311,6 +311,7 @@ private:
     {
         cl_mem buf = nullptr;
         Mat host;  // what the buffer is written from (fp32)
+        cl_mem pin = nullptr; // KITE_OPENCL_PINNED_UPLOAD: the mapped CL_MEM_ALLOC_HOST_PTR buffer host lies in
         Mat shape; // the uploaded Mat's header
     };
     struct DownloadSlot
@@ -356,6 +357,13 @@ private:
     // enqueues each launch on the session's kernel, its arguments set again
     // before it, instead of a kernel of its own per launch (the default)
     bool shared_kernels_ = false;
+    // KITE_OPENCL_PINNED_UPLOAD=1: a recorded upload's host copy lies in a
+    // mapped CL_MEM_ALLOC_HOST_PTR buffer (pinned memory: the write can be
+    // a DMA instead of a staged copy on the host)
+    bool pinned_upload_ = false;
+    // a Mat like m over a mapped pinned buffer (slot's pin), or empty
+    Mat pinned_like(const Mat& m, UploadSlot& slot);
+    double replay_upload_ms_ = 0; // of replay_host_ms_: the input writes
     // host time spent enqueueing replays (KITE_OPENCL_VERBOSE reports it)
     double replay_host_ms_ = 0, replay_cpu_ms_ = 0;
     long long replay_launches_ = 0, replays_ = 0, cbuf_replays_ = 0;
