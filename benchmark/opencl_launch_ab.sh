@@ -12,7 +12,8 @@
 # usage: [B=benchkite] [L=opencl_launch_cost] [M=models dir] [LOOPS=32] [ROUNDS=1]
 #        benchmark/opencl_launch_ab.sh
 # (defaults: build/benchmark/..., $KITE_SHARED_DIR/models/ncnn or
-# ../shared/models/ncnn; about 30 s on an H200 with the defaults)
+# ../shared/models/ncnn); 29 benchkite starts after the microbenchmark: on
+# a GPU most of the time is process start, not the loops (not yet timed on one)
 B=${B:-build/benchmark/benchkite}
 L=${L:-build/benchmark/opencl_launch_cost}
 M=${M:-${KITE_SHARED_DIR:-../shared}/models/ncnn}
