@@ -44,6 +44,8 @@ namespace cl {
     X(clEnqueueReadBuffer, cl_int, (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void*, cl_uint, const cl_event*, cl_event*)) \
     X(clEnqueueReadImage, cl_int, (cl_command_queue, cl_mem, cl_bool, const size_t*, const size_t*, size_t, size_t, void*, cl_uint, const cl_event*, cl_event*)) \
     X(clEnqueueWriteImage, cl_int, (cl_command_queue, cl_mem, cl_bool, const size_t*, const size_t*, size_t, size_t, const void*, cl_uint, const cl_event*, cl_event*)) \
+    X(clEnqueueMapBuffer, void*, (cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint, const cl_event*, cl_event*, cl_int*)) \
+    X(clEnqueueUnmapMemObject, cl_int, (cl_command_queue, cl_mem, void*, cl_uint, const cl_event*, cl_event*))         \
     X(clFinish, cl_int, (cl_command_queue))                                                                            \
     X(clFlush, cl_int, (cl_command_queue))                                                                             \
     X(clWaitForEvents, cl_int, (cl_uint, const cl_event*))                                                             \

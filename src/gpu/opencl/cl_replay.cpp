@@ -63,8 +63,8 @@ cl_kernel Session::own_kernel(cl_kernel k, const std::vector<std::vector<unsigne
 
 int Session::own_kernels(int segment)
 {
-    if (owned_[segment])
-        return 0;
+    if (owned_[segment] || (shared_kernels_ && !use_cbuf_))
+        return 0; // shared: each launch sets its recorded arguments again
     std::vector<Op>& ops = segs_[segment];
     for (size_t i = 0; i < ops.size(); i++)
     {
@@ -99,7 +99,14 @@ int Session::enqueue(const Op& op)
         err = a->clEnqueueWriteBuffer(queue, u.buf, CL_FALSE, 0, u.host.total() * u.host.elemsize, u.host.data, 0, nullptr, nullptr);
     }
     else
-        err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
+    {
+        err = CL_SUCCESS;
+        // a launch on the session's shared kernel (KITE_OPENCL_REPLAY_KERNELS=shared)
+        for (size_t i = 0; !op.own && i < op.args.size() && err == CL_SUCCESS; i++)
+            err = a->clSetKernelArg(op.kernel, (cl_uint)i, op.args[i].size(), op.args[i].data());
+        if (err == CL_SUCCESS)
+            err = a->clEnqueueNDRangeKernel(queue, op.kernel, op.dims, op.offset ? op.off : nullptr, op.g, op.local ? op.l : nullptr, 0, nullptr, nullptr);
+    }
     if (err != CL_SUCCESS)
     {
         KITE_LOGE("OpenCL: replaying a recorded %s %s failed (%s)", op.kernel ? "launch of" : "upload", op.name, error_string(err));
@@ -154,14 +161,17 @@ int Session::replay_ops(int segment)
     if (replays_ == 0 && settings().verbose)
     {
         static std::once_flag once;
-        const bool cbuf = use_cbuf_;
+        const bool cbuf = use_cbuf_, shared = shared_kernels_;
+        const int flush = flush_every_;
+        const std::string lws = auto_lws_[0] ? std::to_string(auto_lws_[0]) + "x" + std::to_string(auto_lws_[1]) + " where the driver would pick" : "the driver's";
         const CommandBufferApi& cb = ctx->command_buffer;
         std::call_once(once, [&] {
             if (cbuf)
                 fprintf(stderr, "kite: OpenCL replay: one command buffer per segment (cl_khr_command_buffer %s)\n", cb.version.c_str());
             else
-                fprintf(stderr, "kite: OpenCL replay: recorded launches enqueued one by one, each with a kernel of its own (%s)\n",
-                        cb.usable() ? "KITE_OPENCL_COMMAND_BUFFER=0" : cb.why_not.c_str());
+                fprintf(stderr, "kite: OpenCL replay: recorded launches enqueued one by one, %s (%s); flush every %d launches, local sizes %s\n",
+                        shared ? "on shared kernels, their arguments set per launch" : "each with a kernel of its own",
+                        cb.usable() ? "KITE_OPENCL_COMMAND_BUFFER=0" : cb.why_not.c_str(), flush, lws.c_str());
         });
     }
     if (own_kernels(segment) != 0)
@@ -175,9 +185,11 @@ int Session::replay_ops(int segment)
     int ret = 0;
     if (cbufs_[segment])
     {
+        const auto u0 = std::chrono::steady_clock::now();
         for (const Op& op : ops)
             if (!op.kernel && (ret = enqueue(op)) != 0)
                 return ret;
+        replay_upload_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - u0).count();
         cl_int err = ctx->command_buffer.enqueue(1, &queue, cbufs_[segment], 0, nullptr, nullptr);
         if (err != CL_SUCCESS)
         {
@@ -191,8 +203,11 @@ int Session::replay_ops(int segment)
         int since_flush = 0;
         for (const Op& op : ops)
         {
+            const auto u0 = op.kernel ? std::chrono::steady_clock::time_point() : std::chrono::steady_clock::now();
             if ((ret = enqueue(op)) != 0)
                 return ret;
+            if (!op.kernel)
+                replay_upload_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - u0).count();
             // hand the first launches to the device while the rest are
             // enqueued (a driver that submits only at a flush or a wait
             // would leave it idle for the whole loop)
@@ -208,6 +223,44 @@ int Session::replay_ops(int segment)
     for (const Op& op : ops)
         replay_launches_ += op.kernel ? 1 : 0;
     return 0;
+}
+
+Mat Session::pinned_like(const Mat& m, UploadSlot& slot)
+{
+    const Api* a = api();
+    const size_t bytes = m.total() * m.elemsize;
+    cl_int err = 0;
+    cl_mem pin = a->clCreateBuffer(ctx->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+    void* p = pin ? a->clEnqueueMapBuffer(queue, pin, CL_TRUE, CL_MAP_WRITE, 0, std::max<size_t>(bytes, 1), 0, nullptr, nullptr, &err) : nullptr;
+    Mat v;
+    if (p)
+    {
+        // the same dims, so the same channel step as m (a clone's)
+        if (m.dims == 1)
+            v = Mat(m.w, p, m.elemsize, m.elempack, nullptr);
+        else if (m.dims == 2)
+            v = Mat(m.w, m.h, p, m.elemsize, m.elempack, nullptr);
+        else if (m.dims == 3)
+            v = Mat(m.w, m.h, m.c, p, m.elemsize, m.elempack, nullptr);
+        else
+            v = Mat(m.w, m.h, m.d, m.c, p, m.elemsize, m.elempack, nullptr);
+        if (v.total() * v.elemsize != bytes)
+            v.release();
+    }
+    if (v.empty())
+    {
+        KITE_LOGW("OpenCL: no pinned upload memory of %zu bytes (%s); a malloc'ed copy", bytes, error_string(err));
+        if (p)
+        {
+            a->clEnqueueUnmapMemObject(queue, pin, p, 0, nullptr, nullptr);
+            a->clFinish(queue);
+        }
+        if (pin)
+            a->clReleaseMemObject(pin);
+        return Mat();
+    }
+    slot.pin = pin;
+    return v;
 }
 
 int Session::replay_upload(int slot, const Mat& m0, const Option& opt)

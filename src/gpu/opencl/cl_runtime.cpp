@@ -283,6 +283,8 @@ Context* Context::get(int index)
     a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &c->image_max_w, nullptr);
     a->clGetDeviceInfo(c->device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &c->image_max_h, nullptr);
     load_command_buffer(c);
+    if (settings().verbose)
+        fprintf(stderr, "kite: OpenCL device %d: %s | driver %s\n", index, c->device_name.c_str(), c->driver_version.c_str());
     made[index] = c; // kept for the process: drivers dislike teardown at exit
     failed[index] = false;
     return c;
@@ -462,7 +464,16 @@ int Context::create_image(int width, int height, bool half, Image& out)
     desc.image_width = (size_t)width;
     desc.image_height = (size_t)height;
     cl_int err = 0;
-    out.mem = api()->clCreateImage(context, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &err);
+    // KITE_OPENCL_IMAGE_NO_HOST=1: the images are made CL_MEM_HOST_NO_ACCESS
+    // too (the host never maps, reads or writes an image: uploads and
+    // downloads go through buffers and kernels), a hint a driver may place
+    // or track them better with
+    static const bool no_host = [] {
+        const char* e = getenv("KITE_OPENCL_IMAGE_NO_HOST");
+        return e && atoi(e) != 0;
+    }();
+    const cl_mem_flags flags = CL_MEM_READ_WRITE | (no_host ? CL_MEM_HOST_NO_ACCESS : 0);
+    out.mem = api()->clCreateImage(context, flags, &fmt, &desc, nullptr, &err);
     if (!out.mem)
     {
         KITE_LOGE("OpenCL: clCreateImage %d x %d %s failed (%s)", width, height, half ? "half" : "float", error_string(err));
@@ -734,6 +745,31 @@ Session::Session(Context* c, const Option& opt)
     use_cbuf_ = ctx->command_buffer.usable() && !(cbe && cbe[0] == '0');
     const char* fe = getenv("KITE_OPENCL_REPLAY_FLUSH");
     flush_every_ = fe ? std::max(0, atoi(fe)) : 0;
+    const char* le = getenv("KITE_OPENCL_LWS");
+    if (le && *le && strcmp(le, "driver") != 0)
+    {
+        unsigned x = 0, y = 0;
+        if (strcmp(le, "auto") == 0)
+            x = 16, y = 4;
+        else if (sscanf(le, "%ux%u", &x, &y) != 2 || x == 0 || y == 0 || (size_t)x * y > ctx->max_work_group)
+        {
+            KITE_LOGW("OpenCL: KITE_OPENCL_LWS=%s is not driver, auto or XxY within the device's work-group size %zu; the driver picks",
+                      le, ctx->max_work_group);
+            x = y = 0;
+        }
+        auto_lws_[0] = x;
+        auto_lws_[1] = y;
+    }
+    const char* pe = getenv("KITE_OPENCL_PINNED_UPLOAD");
+    pinned_upload_ = pe && atoi(pe) != 0;
+    const char* ke = getenv("KITE_OPENCL_REPLAY_KERNELS");
+    if (ke && *ke && strcmp(ke, "own") != 0)
+    {
+        if (strcmp(ke, "shared") == 0)
+            shared_kernels_ = true;
+        else
+            KITE_LOGW("OpenCL: KITE_OPENCL_REPLAY_KERNELS=%s is not own or shared; a kernel of its own per launch", ke);
+    }
 }
 
 
@@ -741,11 +777,19 @@ Session::~Session()
 {
     if (queue)
     {
+        for (UploadSlot& u : ups_)
+            if (u.pin)
+                api()->clEnqueueUnmapMemObject(queue, u.pin, u.host.data, 0, nullptr, nullptr);
         api()->clFinish(queue);
         api()->clReleaseCommandQueue(queue);
     }
     for (UploadSlot& u : ups_)
+    {
+        u.host.release();
+        if (u.pin)
+            api()->clReleaseMemObject(u.pin);
         api()->clReleaseMemObject(u.buf);
+    }
     for (DownloadSlot& d : downs_)
         api()->clReleaseMemObject(d.buf);
     for (auto& kv : kernels_)
@@ -761,8 +805,9 @@ Session::~Session()
     if (replays_ > 0 && settings().verbose)
     {
         const double per = replay_launches_ ? 1000.0 / (double)replay_launches_ : 0.0;
-        fprintf(stderr, "kite: OpenCL replays: %lld segments, %lld launches; enqueueing took %.3f ms (%.2f us per launch), %.3f ms of this thread's CPU time (%.2f us per launch)\n",
-                replays_, replay_launches_, replay_host_ms_, replay_host_ms_ * per, replay_cpu_ms_, replay_cpu_ms_ * per);
+        fprintf(stderr, "kite: OpenCL replays: %lld segments, %lld launches; enqueueing took %.3f ms (%.2f us per launch), %.3f ms of this thread's CPU time (%.2f us per launch); the input writes %.3f ms of it%s\n",
+                replays_, replay_launches_, replay_host_ms_, replay_host_ms_ * per, replay_cpu_ms_, replay_cpu_ms_ * per, replay_upload_ms_,
+                pinned_upload_ ? " (pinned)" : "");
     }
 }
 
@@ -890,6 +935,35 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
     {
         for (int d = 0; d < dims; d++)
             l[d] = t.lws[d];
+        lws = l;
+    }
+    else if (auto_lws_[0] > 0)
+    {
+        // KITE_OPENCL_LWS: an explicit local size where the driver would
+        // pick one (the global size is rounded up to it: every kernel
+        // launched without a fixed local size bounds-checks its items, as
+        // the tuner's sizes need)
+        size_t want[3] = {auto_lws_[0], auto_lws_[1], 1};
+        if (dims == 1)
+            want[0] = auto_lws_[0] * auto_lws_[1];
+        size_t kmax = ctx->max_work_group;
+        a->clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size_t), &kmax, nullptr);
+        size_t n = 1;
+        for (int d = 0; d < dims; d++)
+        {
+            l[d] = std::min(want[d], pow2_ceil(gws[d]));
+            n *= l[d];
+        }
+        // halve the largest side until the kernel can take the group
+        while (n > kmax && n > 1)
+        {
+            int big = 0;
+            for (int d = 1; d < dims; d++)
+                if (l[d] > l[big])
+                    big = d;
+            l[big] /= 2;
+            n /= 2;
+        }
         lws = l;
     }
     size_t g[3] = {gws[0], dims > 1 ? gws[1] : 1, dims > 2 ? gws[2] : 1};
@@ -1037,9 +1111,23 @@ int Session::upload_impl(const Mat& m0, ClBlobPtr& out, bool force_float, const 
         // the slot keeps its own copy to write from, now and at each replay
         UploadSlot u;
         u.shape = gpu_shape_of(m0);
-        u.host = m.clone();
+        if (pinned_upload_)
+        {
+            u.host = pinned_like(m, u);
+            if (!u.host.empty())
+                memcpy(u.host.data, m.data, m.total() * m.elemsize);
+        }
         if (u.host.empty())
+            u.host = m.clone();
+        if (u.host.empty())
+        {
+            if (u.pin)
+            {
+                api()->clReleaseMemObject(u.pin);
+                u.pin = nullptr;
+            }
             return -100;
+        }
         m = u.host;
         ups_.push_back(u);
     }

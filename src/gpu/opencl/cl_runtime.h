@@ -311,6 +311,7 @@ private:
     {
         cl_mem buf = nullptr;
         Mat host;  // what the buffer is written from (fp32)
+        cl_mem pin = nullptr; // KITE_OPENCL_PINNED_UPLOAD: the mapped CL_MEM_ALLOC_HOST_PTR buffer host lies in
         Mat shape; // the uploaded Mat's header
     };
     struct DownloadSlot
@@ -347,6 +348,22 @@ private:
     // KITE_OPENCL_REPLAY_FLUSH=n: a replay without command buffer flushes
     // the queue after every n launches (0, the default: only the final wait)
     int flush_every_ = 0;
+    // KITE_OPENCL_LWS=auto|XxY: launches the tuner left to the driver (NULL
+    // local size) get an explicit one instead: X x Y in 2D (auto: 16x4),
+    // X*Y in 1D, X x Y x 1 in 3D, each side at most the next power of two of
+    // the global size; 0 (unset or "driver", the default): the driver picks
+    size_t auto_lws_[2] = {0, 0};
+    // KITE_OPENCL_REPLAY_KERNELS=shared: a replay without command buffer
+    // enqueues each launch on the session's kernel, its arguments set again
+    // before it, instead of a kernel of its own per launch (the default)
+    bool shared_kernels_ = false;
+    // KITE_OPENCL_PINNED_UPLOAD=1: a recorded upload's host copy lies in a
+    // mapped CL_MEM_ALLOC_HOST_PTR buffer (pinned memory: the write can be
+    // a DMA instead of a staged copy on the host)
+    bool pinned_upload_ = false;
+    // a Mat like m over a mapped pinned buffer (slot's pin), or empty
+    Mat pinned_like(const Mat& m, UploadSlot& slot);
+    double replay_upload_ms_ = 0; // of replay_host_ms_: the input writes
     // host time spent enqueueing replays (KITE_OPENCL_VERBOSE reports it)
     double replay_host_ms_ = 0, replay_cpu_ms_ = 0;
     long long replay_launches_ = 0, replays_ = 0, cbuf_replays_ = 0;
