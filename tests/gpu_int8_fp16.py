@@ -78,6 +78,8 @@ def main():
                 rel = float(np.abs(c - g).max() / (c.max() - c.min() + 1e-30))
                 if (fp16 == 0 and rel > 1e-5) or cos < 0.99999:
                     msg.append("output: cosine %.7f, max diff %.3g of range" % (cos, rel))
+                if "Vulkan validation" in out:
+                    msg.append("validation layer messages")
                 if on_cpu:
                     msg.append("layers on the CPU: %s" % on_cpu)
                 print("%s fp16=%d [%d,%d,3] seed %d: cosine %.7f %s" % (a.backend, fp16, w, h, seed, cos,
