@@ -42,6 +42,10 @@ public:
     int load_model(const ModelBin& mb) override;
     int create_pipeline(const Option& opt) override;
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
+    // int8 weights: the one bottom scale forward quantizes a float input with
+    // (0 where the scales differ per group or the weights are float)
+    float int8_input_scale() const override;
+    int quantize_input(const Mat& bottom, Mat& top, const Option& opt) const override;
     int forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
 
     // pads (left, right, top, bottom) of a w x h input for a kw x kh kernel

@@ -28,6 +28,10 @@ public:
     int load_model(const ModelBin& mb) override;
     int create_pipeline(const Option& opt) override;
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
+    // int8 weights: the one bottom scale forward quantizes a float input with
+    // (0 where the scales differ per group or the weights are float)
+    float int8_input_scale() const override;
+    int quantize_input(const Mat& bottom, Mat& top, const Option& opt) const override;
 
     // the fp32 weights in the loaded layout [num_output][num_input]:
     // weight_data, or, where a CPU driver released it in light mode once it

@@ -216,10 +216,10 @@ void Extractor::stop_replaying()
     recording = false;
 }
 
-void Extractor::record_event(int kind, int backend, int index, int slot)
+void Extractor::record_event(int kind, int backend, int index, int slot, int quant_layer)
 {
     if (recording && rec && !rec->tainted)
-        rec->events.push_back(GpuRecording::Event{kind, backend, index, slot});
+        rec->events.push_back(GpuRecording::Event{kind, backend, index, slot, quant_layer});
 }
 
 // Before the layers of an extract run: 1 when a recorded chapter was
@@ -353,7 +353,17 @@ int Extractor::replay_chapter()
             return -1;
         if (e.kind == GpuRecording::UPLOAD)
         {
-            ret = blob_mats[e.index].empty() ? KITE_GPU_REPLAY_MISMATCH : s->replay_upload(e.slot, blob_mats[e.index], opt);
+            Mat m = blob_mats[e.index];
+            if (!m.empty() && e.quant_layer >= 0)
+            {
+                Mat q;
+                ret = net->layers_[e.quant_layer]->quantize_input(m, q, opt);
+                m = ret == 0 ? q : Mat();
+                if (ret > 0)
+                    ret = 0; // (not quantized: an input of another shape or type than recorded)
+            }
+            if (ret == 0)
+                ret = m.empty() ? KITE_GPU_REPLAY_MISMATCH : s->replay_upload(e.slot, m, opt);
         }
         else if (e.kind == GpuRecording::DOWNLOAD)
         {
@@ -782,6 +792,41 @@ int Extractor::blob_on_cpu(int bi)
     return 0;
 }
 
+// Blob bi about to be uploaded: the index of an int8 layer whose
+// Layer::quantize_input should make the uploaded blob, or -1. Only with fp16
+// storage, for an fp32 blob that no layer reads as floats: every reader,
+// through Splits (their outputs are the same device blob), quantizes it with
+// the same scale, or is a PriorBox (it reads only the shape). The uploaded
+// int8 blob (integers, exact in fp16) then serves them all, where an fp16
+// copy would move values near a quantization step by one.
+int Extractor::upload_quantizer(int bi) const
+{
+    const Mat& m = blob_mats[bi];
+    if (!opt.use_fp16_storage || m.empty() || m.elemsize / m.elempack != 4u)
+        return -1;
+    int quantizer = -1;
+    float scale = 0.f;
+    std::vector<int> blobs(1, bi);
+    for (size_t k = 0; k < blobs.size(); k++)
+    {
+        for (int c : net->blobs_[blobs[k]].consumers)
+        {
+            const Layer* l = net->layers_[c];
+            const float sc = l->int8_input_scale();
+            if (sc != 0.f && (quantizer < 0 || sc == scale))
+            {
+                if (quantizer < 0)
+                    quantizer = c, scale = sc;
+            }
+            else if (l->type == "Split" && blobs.size() < 64)
+                blobs.insert(blobs.end(), l->tops.begin(), l->tops.end());
+            else if (l->type != "PriorBox")
+                return -1;
+        }
+    }
+    return quantizer;
+}
+
 // A layer of a GPU backend: inputs are uploaded (or moved between backends)
 // where needed; the outputs stay on the GPU until a CPU layer or extract()
 // asks for them.
@@ -813,7 +858,22 @@ int Extractor::run_layer_gpu(int li)
                 KITE_LOGE("layer '%s' (%s): input blob '%s' is empty", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
                 return -1;
             }
-            int ret = s->upload(blob_mats[bi], blob_gpu[bi], layer, opt);
+            // fp16 storage: a float blob only int8 layers read goes up
+            // quantized on the host from fp32 (upload_quantizer)
+            int quant_layer = upload_quantizer(bi);
+            Mat up = blob_mats[bi];
+            if (quant_layer >= 0)
+            {
+                Mat q;
+                int qret = net->layers_[quant_layer]->quantize_input(up, q, opt);
+                if (qret < 0)
+                    return qret;
+                if (qret == 0)
+                    up = q;
+                else
+                    quant_layer = -1;
+            }
+            int ret = s->upload(up, blob_gpu[bi], layer, opt);
             if (ret == KITE_GPU_CANNOT_HOLD)
             {
                 blob_gpu[bi].reset();
@@ -824,7 +884,7 @@ int Extractor::run_layer_gpu(int li)
                 KITE_LOGE("layer '%s' (%s): upload of blob '%s' failed", layer->name.c_str(), layer->type.c_str(), net->blobs_[bi].name.c_str());
                 return ret != 0 ? ret : -1;
             }
-            record_event(GpuRecording::UPLOAD, layer->backend, bi, s->upload_slots() - 1);
+            record_event(GpuRecording::UPLOAD, layer->backend, bi, s->upload_slots() - 1, quant_layer);
         }
         bottoms[i] = blob_gpu[bi];
         int ret = s->convert_for_layer(bottoms[i], layer, opt);

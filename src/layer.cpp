@@ -74,6 +74,11 @@ int Layer::forward_inplace(Mat&, const Option&) const
     return -1;
 }
 
+int Layer::quantize_input(const Mat&, Mat&, const Option&) const
+{
+    return 1;
+}
+
 int Layer::forward_gpu(const std::vector<GpuBlobPtr>&, std::vector<GpuBlobPtr>&, GpuSession&, const Option&) const
 {
     KITE_LOGE("layer %s (%s) has no GPU forward", name.c_str(), type.c_str());

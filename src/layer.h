@@ -51,6 +51,16 @@ public:
     // Valid after create_pipeline.
     virtual const char* kernel_path() const { return nullptr; }
 
+    // An int8 layer that quantizes a float input with one scale
+    // (Convolution, ConvolutionDepthWise, InnerProduct with int8 weights):
+    // that scale; 0 for every other layer. quantize_input makes of `bottom`
+    // (fp32, elempack 1) the int8 blob its forward would quantize it to (0),
+    // or returns 1 where it does not quantize its input. A GPU session with
+    // fp16 storage uploads such a layer's input quantized on the host from
+    // fp32, so that fp16 rounding never moves it by an int8 step.
+    virtual float int8_input_scale() const { return 0.f; }
+    virtual int quantize_input(const Mat& bottom, Mat& top, const Option& opt) const;
+
 public:
     // capability flags: the Net converts every input to what the layer takes
     bool one_blob_only;         // exactly one input and one output

@@ -207,7 +207,8 @@ private:
     int run_layer_gpu(int layer_index);
     int run_layer_cpu(int layer_index);
     // recording and replay (src/gpu/recording.h)
-    void record_event(int kind, int backend, int index, int slot);
+    void record_event(int kind, int backend, int index, int slot, int quant_layer = -1);
+    int upload_quantizer(int bi) const;
     void stop_replaying();
     int begin_chapter(int target);
     int end_chapter(int target);

@@ -60,8 +60,13 @@ public:
                 shape.h = total;
             else
                 shape.c = total;
+            // float images in, a float image out (fp16 storage keeps the
+            // float outputs of int8 layers in float: Convolution_opencl)
+            bool keep_float = false;
+            for (int i = 0; i < n; i++)
+                keep_float = keep_float || !in[i]->image.half;
             cl::ClBlobPtr out;
-            int ret = s.create_blob(shape, out);
+            int ret = s.create_blob(shape, out, keep_float);
             if (ret != 0)
                 return ret;
             cl_kernel k = s.kernel("shape", "concat_c");

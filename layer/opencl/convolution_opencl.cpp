@@ -260,7 +260,10 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     if (int8_ && wide_)
         return cl::run_on_cpu(this, bottoms, tops, s, opt);
     cl::ClBlobPtr out;
-    int ret = s.create_blob(cl::shape3(OW, OH, num_output), out);
+    // an int8 layer's dequantized (float) output stays a float image under
+    // fp16 storage: the next int8 layer quantizes it (a value rounded to
+    // fp16 first may move by one step)
+    int ret = s.create_blob(cl::shape3(OW, OH, num_output), out, int8_ && int8_scale_term <= 100);
     if (ret != 0)
         return ret;
     if (int8_)

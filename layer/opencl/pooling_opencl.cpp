@@ -25,7 +25,7 @@ public:
         int ret;
         if (p.global_pooling)
         {
-            ret = s.create_blob(cl::shape1(in->C), out);
+            ret = s.create_blob(cl::shape1(in->C), out, !in->image.half); // float in, float out (as Concat)
             if (ret != 0)
                 return ret;
             cl_kernel k = s.kernel("pooling", "global_pool");
@@ -44,7 +44,7 @@ public:
                 KITE_LOGE("Pooling '%s': input %d x %d with padding is smaller than the kernel", name.c_str(), in->W, in->H);
                 return -1;
             }
-            ret = s.create_blob(cl::shape3(ax.out, ay.out, in->C), out);
+            ret = s.create_blob(cl::shape3(ax.out, ay.out, in->C), out, !in->image.half);
             if (ret != 0)
                 return ret;
             cl_kernel k = s.kernel("pooling", "pool2d");

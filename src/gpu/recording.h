@@ -53,6 +53,9 @@ struct GpuRecording
         int backend;
         int index;
         int slot;
+        // UPLOAD: the layer whose quantize_input made the uploaded int8
+        // blob of the float one (fp16 storage), or -1
+        int quant_layer;
     };
     std::vector<Event> events;
 
