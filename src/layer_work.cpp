@@ -93,7 +93,12 @@ int64_t thread_min_work()
 {
     static const int64_t v = [] {
         const char* e = getenv("KITE_THREAD_MIN_WORK");
-        return e && *e ? (int64_t)atoll(e) : (int64_t)65536;
+        // off by default: libgomp pays for a team of another size than the
+        // last one (its idle threads docked and woken again); on the GPU
+        // machine's 16-core Xeon the rule at 65536 took the 16-thread
+        // geomean against ncnn from 0.62 to 0.86 (12 small-layer graphs above
+        // 1.0), and shufflenet_v2 at 16 threads on 2 cores ran 4x slower
+        return e && *e ? (int64_t)atoll(e) : (int64_t)0;
     }();
     return v;
 }

@@ -26,7 +26,8 @@ class Layer;
 int64_t layer_forward_work(const Layer* layer, bool custom, const std::vector<Mat>& bottoms);
 
 // Work a thread must have before another one joins: KITE_THREAD_MIN_WORK
-// from the environment (read once; 0 turns the rule off), else 65536.
+// from the environment (read once; 0 turns the rule off), else 0 (off: see
+// layer_work.cpp; 65536 is the tuned value where team-size changes are cheap).
 int64_t thread_min_work();
 
 // clamp(work / min_work, 1, num_threads); num_threads where work < 0 or
