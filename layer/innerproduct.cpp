@@ -191,29 +191,12 @@ DEFINE_LAYER_CREATOR(InnerProduct)
 
 float InnerProduct::int8_input_scale() const
 {
-    if (!int8_scale_term || weight_data.elemsize != 1u || bottom_blob_int8_scales.empty())
-        return 0.f;
-    const float* s = bottom_blob_int8_scales;
-    for (size_t i = 1; i < bottom_blob_int8_scales.total(); i++)
-        if (s[i] != s[0])
-            return 0.f;
-    return s[0];
+    return uniform_int8_input_scale(int8_scale_term, weight_data, bottom_blob_int8_scales);
 }
 
 int InnerProduct::quantize_input(const Mat& bottom, Mat& top, const Option& opt) const
 {
-    const float scale = int8_input_scale();
-    if (scale == 0.f || bottom.empty() || bottom.elemsize / bottom.elempack != 4u)
-        return 1;
-    Mat b = bottom;
-    if (b.elempack != 1)
-    {
-        convert_packing(bottom, b, 1, opt);
-        if (b.empty())
-            return -100;
-    }
-    // as forward quantizes it (quantize_blob_int8: float2int8(v * scale))
-    return quantize_blob_int8(b, top, &scale, 1, opt.blob_allocator, opt.num_threads);
+    return quantize_input_uniform(int8_input_scale(), bottom, top, opt);
 }
 
 } // namespace kite

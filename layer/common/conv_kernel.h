@@ -471,6 +471,36 @@ static inline int quantize_blob_int8(const Mat& in, Mat& out, const float* scale
     return 0;
 }
 
+// The one scale an int8 layer (Convolution, InnerProduct) quantizes its whole
+// input with, 0 where it has none or one per channel (Layer::int8_input_scale:
+// GPU uploads of blobs only int8 layers read)
+static inline float uniform_int8_input_scale(int int8_scale_term, const Mat& weight_data, const Mat& scales)
+{
+    if (!int8_scale_term || weight_data.elemsize != 1u || scales.empty())
+        return 0.f;
+    const float* s = scales;
+    for (size_t i = 1; i < scales.total(); i++)
+        if (s[i] != s[0])
+            return 0.f;
+    return s[0];
+}
+
+// Quantize an fp32 blob of any packing with that scale as the layer's forward
+// does (quantize_blob_int8: float2int8(v * scale)); 1: not applicable
+static inline int quantize_input_uniform(float scale, const Mat& bottom, Mat& top, const Option& opt)
+{
+    if (scale == 0.f || bottom.empty() || bottom.elemsize / bottom.elempack != 4u)
+        return 1;
+    Mat b = bottom;
+    if (b.elempack != 1)
+    {
+        convert_packing(bottom, b, 1, opt);
+        if (b.empty())
+            return -100;
+    }
+    return quantize_blob_int8(b, top, &scale, 1, opt.blob_allocator, opt.num_threads);
+}
+
 // Copy the values of any fp32 elempack-1 blob into a contiguous vector-like
 // Mat of w = all values (drops channel padding). Returns -100 on failure.
 static inline int flatten_blob(const Mat& in, Mat& out, Allocator* allocator)
