@@ -669,11 +669,14 @@ int Extractor::run_layer_cpu(int li)
     }
     int ret = 0;
     const int references = cpu_layers_on_reference();
-    // a small layer runs on fewer threads (layer_work.h)
+    // a small layer runs on fewer threads (layer_work.h; off unless
+    // KITE_THREAD_MIN_WORK is set: no work estimate per layer then)
     Option lopt = opt;
+    const int64_t min_work = thread_min_work();
+    if (min_work > 0 && opt.num_threads > 1)
     {
         const bool custom = li < (int)net->layer_custom_index_.size() && net->layer_custom_index_[li] >= 0;
-        lopt.num_threads = threads_for_work(opt.num_threads, layer_forward_work(layer, custom, bottoms), thread_min_work());
+        lopt.num_threads = threads_for_work(opt.num_threads, layer_forward_work(layer, custom, bottoms), min_work);
     }
     if (layer->support_inplace)
     {
