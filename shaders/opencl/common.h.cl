@@ -89,20 +89,23 @@ inline float read_linear(__read_only image2d_t img, int L, int H, int W)
 // Reductions over the 64 items of a work group launched with that local size
 // (cl::run_groups64): every item gets the result; `part` is the kernel's
 // __local float4[64], free again when these return.
-inline float4 group_sum64(__local float4* part, int lane, float4 v)
-{
-    part[lane] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier(CLK_LOCAL_MEM_FENCE);
+// one body for every element type (int8.cl: group_isum64 on exact int32 sums)
+#define KITE_GROUP_SUM64(NAME, T)                                \
+    inline T NAME(__local T* part, int lane, T v)                \
+    {                                                            \
+        part[lane] = v;                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                            \
+        for (int step = 32; step > 0; step >>= 1)                \
+        {                                                        \
+            if (lane < step)                                     \
+                part[lane] += part[lane + step];                 \
+            barrier(CLK_LOCAL_MEM_FENCE);                        \
+        }                                                        \
+        T r = part[0];                                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                            \
+        return r;                                                \
     }
-    float4 r = part[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
-}
+KITE_GROUP_SUM64(group_sum64, float4)
 
 inline float4 group_max64(__local float4* part, int lane, float4 v)
 {

@@ -202,20 +202,7 @@ __kernel void dwconv2d_int8(__read_only image2d_t in, __read_only image2d_t filt
 }
 
 // group_sum64 (common.h.cl) on int32 sums (exact whatever the order)
-inline int4 group_isum64(__local int4* part, int lane, int4 v)
-{
-    part[lane] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int step = 32; step > 0; step >>= 1)
-    {
-        if (lane < step)
-            part[lane] += part[lane + step];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    int4 r = part[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
-}
+KITE_GROUP_SUM64(group_isum64, int4)
 
 // InnerProduct (fp32 output), the input viewed flat and the weights in the
 // conv-filter layout with H = W = 1 as innerproduct (conv.cl): one work
