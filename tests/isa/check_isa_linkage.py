@@ -20,9 +20,11 @@ binary is not x86-64.
 """
 
 import argparse
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 LEGACY_PREFIXES = {"66", "f2", "f3", "2e", "3e", "26", "64", "65", "36", "f0"}
 
@@ -86,6 +88,49 @@ def local_levels(binary, readelf):
         elif kind == "FUNC" and bind == "LOCAL" and cur is not None:
             levels[int(f[1], 16)] = cur
     return levels
+
+
+def neutralise_prologues(binary, readelf):
+    """clang's -fsanitize=function puts a jump over 6 bytes of type signature
+    data at the start of each function. objdump decodes those bytes as
+    instructions, and a long bogus instruction can swallow the first real
+    ones, so that the stream decodes out of step for a few instructions and
+    shows VEX prefixes that are not there. Returns the path of a copy of the
+    binary whose signature bytes are NOPs (the caller removes it), or None
+    when no function has the prologue."""
+    sec = subprocess.run([readelf, "-SW", binary], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True)
+    sym = subprocess.run([readelf, "-sW", binary], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True)
+    if sec.returncode != 0 or sym.returncode != 0:
+        return None
+    ranges = []  # (vaddr, size, file offset) of executable PROGBITS sections
+    for line in sec.stdout.splitlines():
+        m = re.search(r"\]\s+\S+\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+\S+\s+(\S+)", line)
+        if m and "X" in m.group(4):
+            ranges.append((int(m.group(1), 16), int(m.group(3), 16), int(m.group(2), 16)))
+    starts = set()
+    for line in sym.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].endswith(":") and f[3] == "FUNC" and f[6] != "UND":
+            starts.add(int(f[1], 16))
+    with open(binary, "rb") as fh:
+        data = bytearray(fh.read())
+    patched = 0
+    for a in starts:
+        for va, size, off in ranges:
+            if va <= a and a + 8 <= va + size:
+                o = off + (a - va)
+                if data[o] == 0xEB and data[o + 1] == 0x06:
+                    data[o + 2:o + 8] = b"\x90" * 6
+                    patched += 1
+                break
+    if not patched:
+        return None
+    fd, path = tempfile.mkstemp(prefix="isa_linkage_", suffix=os.path.basename(binary))
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    return path
 
 
 def scan(binary, objdump):
@@ -180,7 +225,12 @@ def main():
     ap.add_argument("--readelf", default="readelf")
     ap.add_argument("--allow", action="append", default=[], help="regex of functions allowed any encoding")
     args = ap.parse_args()
-    fmt, level, names, callers = scan(args.binary, args.objdump)
+    patched = neutralise_prologues(args.binary, args.readelf)
+    try:
+        fmt, level, names, callers = scan(patched or args.binary, args.objdump)
+    finally:
+        if patched:
+            os.unlink(patched)
     if fmt is None or "x86-64" not in fmt:
         print("not an x86-64 binary (%s): nothing to check" % fmt)
         return 77
