@@ -368,9 +368,19 @@ struct ConvGpu
         if (int8_mode == 1 && (group == 1 || outch_g / 4 >= INT8_GEMM_MIN_GROUP_QUADS) && int8_gemm_choice() != 0)
         {
             int8_dot = use_int8_dot(opt, "int8conv_gemm");
-            const char* gs = int8_dot ? "int8conv_gemm_dot4" : "int8conv_gemm";
-            int8_gemm16 = pipeline_for(opt, gs, 4, 16, 16, 1);
-            int8_gemm8 = pipeline_for(opt, gs, 4, 8, 8, 1);
+            if (int8_dot)
+            {
+                int8_gemm16 = pipeline_for(opt, "int8conv_gemm_dot4", 4, 16, 16, 1);
+                int8_gemm8 = pipeline_for(opt, "int8conv_gemm_dot4", 4, 8, 8, 1);
+                // a driver that lists the feature but cannot build the
+                // shader: the portable one
+                int8_dot = int8_gemm16 && int8_gemm8;
+            }
+            if (!int8_dot)
+            {
+                int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
+                int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
+            }
             int8_splitk = pipeline_for(opt, "int8conv_splitk", 3, 64, 1, 1);
             vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
             int8_cpu_device = d && d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;

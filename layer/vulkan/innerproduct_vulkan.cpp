@@ -44,7 +44,10 @@ public:
             qs[0] = bottom_blob_int8_scales[0];
             quant = vkl::pipeline_for(opt, "int8quant", 3, 1, 64, 1); // few rows, many quads
             int8_dot = vkl::use_int8_dot(opt, "int8gemv");
-            pipe = vkl::pipeline_for(opt, int8_dot ? "int8gemv_dot4" : "int8gemv", 4, 64, 1, 1);
+            pipe = int8_dot ? vkl::pipeline_for(opt, "int8gemv_dot4", 4, 64, 1, 1) : nullptr;
+            int8_dot = pipe != nullptr; // a driver that cannot build it: the portable shader
+            if (!int8_dot)
+                pipe = vkl::pipeline_for(opt, "int8gemv", 4, 64, 1, 1);
             qscales = vkl::upload_weights(opt, qs);
             // [output][n4] words, 4 int8 each (0 beyond n)
             const int outn = num_output;
