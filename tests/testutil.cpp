@@ -369,6 +369,33 @@ static std::string test_gpu_row(const char* type, const LayerRegistryEntry& e, c
     return "";
 }
 
+std::string gpu_kernel_path(const char* type, int backend, const ParamDict& pd, const std::vector<Mat>& weights)
+{
+    Option opt = base_option();
+    opt.use_vulkan_compute = backend == BACKEND_VULKAN;
+    opt.use_opencl = backend == BACKEND_OPENCL;
+    opt.use_packing_layout = true;
+    if (!gpu_backend_usable(backend, opt))
+        return "-";
+    int count = 0;
+    const LayerRegistryEntry* rows = layer_registry(&count);
+    for (int r = 0; r < count; r++)
+    {
+        if (std::string(rows[r].type) != type || rows[r].backend != backend)
+            continue;
+        std::string why;
+        Layer* l = make_layer(type, backend, rows[r].isa, pd, weights, opt, &why);
+        if (!l)
+            return "-";
+        const char* p = l->kernel_path();
+        std::string path = p ? p : "";
+        l->destroy_pipeline(opt);
+        delete l;
+        return path;
+    }
+    return "-";
+}
+
 std::string test_layer(const char* type, const ParamDict& pd, const std::vector<Mat>& weights,
                        const std::vector<Mat>& inputs, const TestLayerFlags& flags, std::vector<Mat>* outputs_ref)
 {

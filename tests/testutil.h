@@ -84,6 +84,12 @@ std::string test_layer(const char* type, const ParamDict& pd, const std::vector<
                        const std::vector<Mat>& inputs, const TestLayerFlags& flags = TestLayerFlags(),
                        std::vector<Mat>* outputs_ref = nullptr);
 
+// Layer::kernel_path of `type`'s row of GPU backend `backend` (BACKEND_VULKAN /
+// BACKEND_OPENCL) for these parameters (fp32, packing on; environment
+// switches apply): "" where it names none, "-" where the backend has no
+// usable device, the row declines or fails to build.
+std::string gpu_kernel_path(const char* type, int backend, const ParamDict& pd, const std::vector<Mat>& weights);
+
 // Run only the reference and return its outputs (empty vector + *why on failure).
 std::vector<Mat> run_reference(const char* type, const ParamDict& pd, const std::vector<Mat>& weights,
                                const std::vector<Mat>& inputs, std::string* why, int top_count = 1);

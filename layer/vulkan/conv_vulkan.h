@@ -17,7 +17,10 @@
 // implicit GEMM int8conv_gemm.comp instead (any kernel, stride, dilation,
 // pads; exact integer sums, see the shader), splitting K over work groups
 // (int8conv_splitk.comp adds the splits) where the tiles are few and K
-// long; depth-wise ones int8conv_q.comp.
+// long; depth-wise ones int8conv_q.comp. On devices with an integer dot
+// product (vkl::use_int8_dot) the GEMM is its "int8conv_gemm_dot4" variant
+// (packed 4 x int8 dot products into int32 sums, weights transposed per 4 x 4
+// block; kernel_path "int8-dot4", else "int8-gemm").
 // Dense 1x1 convolutions without padding on packed inputs run the tiled GEMM
 // conv1x1_gemm.comp instead of conv_pack4.comp; dense 3x3 stride-1 ones with
 // at least 16 input and output channels run Winograd F(2x2, 3x3)
@@ -66,12 +69,27 @@ struct ConvGpu
     const vk::Pipeline* int8_gemm16 = nullptr;
     const vk::Pipeline* int8_gemm8 = nullptr;
     const vk::Pipeline* int8_splitk = nullptr; // int8conv_splitk.comp: the split-K sums finished
+    bool int8_dot = false; // the GEMM is int8conv_gemm_dot4 (its weights transposed per 4 x 4 block)
     // a CPU device (lavapipe): the large tiles and no split by default (more,
     // smaller work groups only add overhead there)
     bool int8_cpu_device = false;
     const vk::Pipeline* quant = nullptr;
     vk::VkBlobPtr qscales; // the bottom scale of every channel group
     int pack4 = 0; // 0: elempack-1 only, 1: dense/grouped pack4, 2: depth-wise pack4
+
+    // the int8 kernel for the placement report (Layer::kernel_path; nullptr
+    // for float layers): the tiled GEMM with packed dot products or float
+    // partial sums, int8conv_q.comp (dense/grouped or depth-wise), int8conv.comp
+    const char* path() const
+    {
+        if (!int8)
+            return nullptr;
+        if (int8_gemm16)
+            return int8_dot ? "int8-dot4" : "int8-gemm";
+        if (int8_mode == 2)
+            return "int8-dw";
+        return int8_mode == 1 ? "int8-direct" : "int8-scalar";
+    }
 
     template <class L>
     static bool accept(const L& l)
@@ -349,12 +367,24 @@ struct ConvGpu
         // leave most of a tile's rows empty); depth-wise stays direct
         if (int8_mode == 1 && (group == 1 || outch_g / 4 >= INT8_GEMM_MIN_GROUP_QUADS) && int8_gemm_choice() != 0)
         {
-            int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
-            int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
+            int8_dot = use_int8_dot(opt, "int8conv_gemm");
+            if (int8_dot)
+            {
+                int8_gemm16 = pipeline_for(opt, "int8conv_gemm_dot4", 4, 16, 16, 1);
+                int8_gemm8 = pipeline_for(opt, "int8conv_gemm_dot4", 4, 8, 8, 1);
+                // a driver that lists the feature but cannot build the
+                // shader: the portable one
+                int8_dot = int8_gemm16 && int8_gemm8;
+            }
+            if (!int8_dot)
+            {
+                int8_gemm16 = pipeline_for(opt, "int8conv_gemm", 4, 16, 16, 1);
+                int8_gemm8 = pipeline_for(opt, "int8conv_gemm", 4, 8, 8, 1);
+            }
             int8_splitk = pipeline_for(opt, "int8conv_splitk", 3, 64, 1, 1);
             vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
             int8_cpu_device = d && d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-            weight = upload_int8_gemm(opt, l.weight_data, n, inch_g, maxk);
+            weight = upload_int8_gemm(opt, l.weight_data, n, inch_g, maxk, int8_dot);
             return quant && int8_gemm16 && int8_gemm8 && int8_splitk && weight && bias && qscales ? 0 : -1;
         }
         pipe = pipeline_for(opt, "int8conv_q", 4, 4, 4, 4);
@@ -417,8 +447,10 @@ struct ConvGpu
     // int8conv_gemm.comp's weights, 4 int8 per uint: word ((oq * taps +
     // tap) * inq_g + icq) * 4 + l holds the weights of output channels
     // 4oq..4oq+3 (byte j) for input lane l of the group's quad icq (0 beyond
-    // the channel counts), built at the flush part by part over the output quads
-    static vk::VkBlobPtr upload_int8_gemm(const Option& opt, const Mat& weights, int outch, int inch_g, int taps)
+    // the channel counts), built at the flush part by part over the output
+    // quads; `dot` (int8conv_gemm_dot4): each 4 x 4 block transposed, word
+    // ... * 4 + j holds output channel 4oq + j's weights of the 4 input lanes
+    static vk::VkBlobPtr upload_int8_gemm(const Option& opt, const Mat& weights, int outch, int inch_g, int taps, bool dot)
     {
         const int oqs = (outch + 3) / 4;
         const int inq_g = (inch_g + 3) / 4;
@@ -428,17 +460,16 @@ struct ConvGpu
             for (size_t oq = oq0; oq < oq1; oq++)
                 for (int t = 0; t < taps; t++)
                     for (int icq = 0; icq < inq_g; icq++)
-                        for (int il = 0; il < 4; il++)
+                        for (int a = 0; a < 4; a++) // the word of the block: input lane (dot: output lane)
                         {
-                            const int ic = icq * 4 + il;
                             uint32_t u = 0;
-                            for (int j = 0; j < 4; j++)
+                            for (int b = 0; b < 4; b++) // its byte: output lane (dot: input lane)
                             {
-                                const int oc = (int)oq * 4 + j;
+                                const int oc = (int)oq * 4 + (dot ? a : b), ic = icq * 4 + (dot ? b : a);
                                 if (oc < outch && ic < inch_g)
-                                    u |= (uint32_t)(uint8_t)w[((size_t)oc * inch_g + ic) * taps + t] << (8 * j);
+                                    u |= (uint32_t)(uint8_t)w[((size_t)oc * inch_g + ic) * taps + t] << (8 * b);
                             }
-                            d[((oq * taps + t) * inq_g + icq) * 4 + il] = u;
+                            d[((oq * taps + t) * inq_g + icq) * 4 + a] = u;
                         }
         });
     }

@@ -22,6 +22,10 @@ public:
         int ret = Convolution::create_pipeline(opt);
         return ret != 0 ? ret : gpu.create(*this, 1, opt);
     }
+    const char* kernel_path() const override
+    {
+        return gpu.path();
+    }
     int destroy_pipeline(const Option& opt) override
     {
         gpu.destroy();

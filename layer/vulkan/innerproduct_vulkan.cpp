@@ -1,6 +1,8 @@
 // InnerProduct on Vulkan (shaders/vulkan/gemv.comp); int8 weights
 // (int8_scale_term) are stored 4 per uint and run int8quant.comp +
-// int8gemv.comp with the CPU's int8 arithmetic (int32 sums)
+// int8gemv.comp with the CPU's int8 arithmetic (int32 sums), its
+// int8gemv_dot4 variant (packed integer dot product) where the device has one
+// (vkl::use_int8_dot; kernel_path "int8-dot4", else "int8-gemv")
 #include "innerproduct.h"
 
 #include "common/activation.h"
@@ -41,7 +43,11 @@ public:
                 return -1;
             qs[0] = bottom_blob_int8_scales[0];
             quant = vkl::pipeline_for(opt, "int8quant", 3, 1, 64, 1); // few rows, many quads
-            pipe = vkl::pipeline_for(opt, "int8gemv", 4, 64, 1, 1);
+            int8_dot = vkl::use_int8_dot(opt, "int8gemv");
+            pipe = int8_dot ? vkl::pipeline_for(opt, "int8gemv_dot4", 4, 64, 1, 1) : nullptr;
+            int8_dot = pipe != nullptr; // a driver that cannot build it: the portable shader
+            if (!int8_dot)
+                pipe = vkl::pipeline_for(opt, "int8gemv", 4, 64, 1, 1);
             qscales = vkl::upload_weights(opt, qs);
             // [output][n4] words, 4 int8 each (0 beyond n)
             const int outn = num_output;
@@ -66,6 +72,10 @@ public:
         weight = vkl::upload_weights(opt, weight_data, true); // gemv.comp reads them as wfp
         bias = vkl::upload_weights(opt, bias_term ? bias_data : Mat());
         return pipe && weight && bias ? 0 : -1;
+    }
+    const char* kernel_path() const override
+    {
+        return int8 ? (int8_dot ? "int8-dot4" : "int8-gemv") : nullptr;
     }
     int destroy_pipeline(const Option& opt) override
     {
@@ -141,6 +151,7 @@ private:
     vk::VkBlobPtr weight, bias; // int8: bias holds the per-output arguments (upload_int8_args)
     vk::VkBlobPtr qscales; // int8: the bottom scale
     bool int8 = false;
+    bool int8_dot = false; // int8gemv_dot4
 };
 
 DEFINE_LAYER_CREATOR(InnerProduct_vulkan)

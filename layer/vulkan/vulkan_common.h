@@ -8,11 +8,13 @@
 // upload_units with storage_type).
 
 #include "gpu/vulkan/vk_runtime.h"
+#include "gpu/vulkan/vk_shaders.h"
 #include "layer.h"
 #include "common/shape_util.h"
 #include "log.h"
 #include "mat_cast.h"
 
+#include <string>
 #include <vector>
 
 namespace kite {
@@ -35,6 +37,19 @@ inline const vk::Pipeline* pipeline_for(const Option& opt, const char* shader, i
 {
     vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
     return d ? d->pipeline(shader, bindings, lx, ly, lz, d->variant(opt)) : nullptr;
+}
+
+// whether an int8 layer runs the "<shader>_dot4" variant of `shader` (the
+// packed int8 dot product, shaders/vulkan/int8.h kite_sdot4): the device
+// takes it (vk::VulkanDevice::use_int8_dot) and this build embeds it (built
+// where spirv-tools were found, cmake/kite_vulkan.cmake)
+inline bool use_int8_dot(const Option& opt, const char* shader)
+{
+    vk::VulkanDevice* d = vk::VulkanDevice::get(opt.vulkan_device);
+    if (!d || !d->use_int8_dot())
+        return false;
+    size_t bytes = 0;
+    return vk::embedded_spirv((std::string(shader) + "_dot4").c_str(), d->variant(opt), &bytes) != nullptr;
 }
 
 // weights to the device once (create_pipeline); the values are copied when

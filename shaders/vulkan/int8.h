@@ -62,6 +62,18 @@ ivec4 kite_unpack_i8x4(uint u)
     return ivec4(bitfieldExtract(s, 0, 8), bitfieldExtract(s, 8, 8), bitfieldExtract(s, 16, 8), bitfieldExtract(s, 24, 8));
 }
 
+// acc + the dot product of the 4 int8 lanes of a and b (bytes as in
+// kite_unpack_i8x4), wrapping as int32 arithmetic does. A marker: in the
+// "<shader>_dot4" variants of the shaders that call it (compiled with
+// -DKITE_INT8_DOT) cmake/kite_spirv_dot.cmake replaces this body with
+// SPV_KHR_integer_dot_product's OpSDotKHR (4x8-bit packed) + OpIAdd; the
+// portable body here is what every other compile runs
+int kite_sdot4(int a, int b, int acc)
+{
+    ivec4 t = kite_unpack_i8x4(uint(a)) * kite_unpack_i8x4(uint(b));
+    return acc + t.x + t.y + t.z + t.w;
+}
+
 // the same 4 values as exact floats without int-to-float conversions (a
 // quarter-rate instruction on some GPUs): byte b ^ 0x80 (b + 128 as an
 // unsigned byte) in the low mantissa bits of 2^23 gives 2^23 + b + 128

@@ -33,6 +33,15 @@
 // kq = tap * inq_g + icq.
 // Output channel oc at pixel pos is scalar ((oc / op) * plane + pos) * op +
 // oc % op of the output (elempack op = 1, 4 or 8).
+//
+// KITE_INT8_DOT (the "int8conv_gemm_dot4" variant, for devices with
+// VK_KHR_shader_integer_dot_product): the tiles hold packed words instead
+// (a pixel's 4 input lanes in one uint, an output channel's 4 weights of
+// those lanes in one uint) and every 4 products are one packed dot product
+// into the int32 sums (int8.h kite_sdot4), no float partial sums. Its
+// weights are the 4 x 4 byte blocks above transposed: word ((oq * kh * kw +
+// tap) * inq_g + icq) * 4 + j holds, in byte l, the weight of output channel
+// 4oq + j for input lane l (read as one uvec4 per output quad and K pair).
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
 #include "activation.h"
@@ -41,7 +50,11 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer Q { uint qa[]; };
 layout(std430, binding = 0) readonly buffer Av { sfpvec4 av[]; };
+#ifdef KITE_INT8_DOT
+layout(std430, binding = 1) readonly buffer W { uvec4 wt4[]; };
+#else
 layout(std430, binding = 1) readonly buffer W { uint wt[]; };
+#endif
 layout(std430, binding = 2) readonly buffer A { float args[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
 // p.splits > 1: binding 3 is an int32 buffer of partial sums instead,
@@ -66,8 +79,26 @@ layout(push_constant) uniform P
 #define MAXPX 64
 #define MAXOQ 16
 
+#ifdef KITE_INT8_DOT
+shared uint Is[KS][MAXPX]; // [K pair of the step][pixel of the tile]: 4 input lanes, packed
+shared uvec4 Ws[KS][MAXOQ + 1]; // [K pair][output quad of the tile]: per output lane its 4 input lanes, packed
+#define STAGED uint
+// an elempack-4 element holding int8 values, packed as qa's words
+uint stage_direct(vec4 v)
+{
+    ivec4 i = ivec4(v) & 255;
+    return uint(i.x | (i.y << 8) | (i.z << 16) | (i.w << 24));
+}
+#define STAGE_WORD(u) (u)
+#define STAGE_ZERO 0u
+#else
 shared vec4 Is[KS][MAXPX]; // [K pair of the step][pixel of the tile]: 4 input lanes
 shared vec4 Ws[KS * 4][MAXOQ + 1]; // [K pair * 4 + input lane][output quad of the tile]: 4 output lanes
+#define STAGED vec4
+#define stage_direct(v) (v)
+#define STAGE_WORD(u) kite_unpack_i8x4_f(u)
+#define STAGE_ZERO vec4(0.0)
+#endif
 
 void main()
 {
@@ -110,15 +141,16 @@ void main()
         skx[i] = st[i] - sky[i] * p.kw;
     }
 
-    vec4 acc[4];
     ivec4 tot[4];
     for (int j = 0; j < 4; j++)
-    {
-        acc[j] = vec4(0.0);
         tot[j] = ivec4(0);
-    }
+#ifndef KITE_INT8_DOT
+    vec4 acc[4];
+    for (int j = 0; j < 4; j++)
+        acc[j] = vec4(0.0);
     int since = 0;
-    vec4 padv = kite_unpack_i8x4_f(p.pad_word);
+#endif
+    STAGED padv = STAGE_WORD(p.pad_word);
     for (int k0 = kbeg; k0 < kend; k0 += KS)
     {
         for (int i = 0; i < 4; i++) // a constant bound: the slots stay in registers
@@ -126,7 +158,7 @@ void main()
             if (i >= ei)
                 break;
             int kql = lid / NPX + i * kstep;
-            vec4 v = vec4(0.0);
+            STAGED v = STAGE_ZERO;
             if (k0 + kql < kend && svalid)
             {
                 int y = iy0 + sky[i] * p.dlh;
@@ -136,9 +168,9 @@ void main()
                     int iq = iq_g0 + sq[i];
                     int pos = y * p.w + x;
                     if (p.direct != 0)
-                        v = vec4(av[((iq / p.isub) * plane + pos) * p.isub + iq % p.isub]);
+                        v = stage_direct(vec4(av[((iq / p.isub) * plane + pos) * p.isub + iq % p.isub]));
                     else
-                        v = kite_unpack_i8x4_f(qa[iq * plane + pos]);
+                        v = STAGE_WORD(qa[iq * plane + pos]);
                 }
                 else
                     v = padv;
@@ -157,6 +189,32 @@ void main()
                 }
             }
         }
+#ifdef KITE_INT8_DOT
+        for (int e = lid; e < KS * TY; e += NT)
+        {
+            int wk = e % KS;
+            int woql = e / KS;
+            int kq = k0 + wk;
+            uvec4 wv = uvec4(0u);
+            if (oql0 + woql < p.outq_g && kq < kend)
+                wv = wt4[(g * p.outq_g + oql0 + woql) * kq_total + kq];
+            Ws[wk][woql] = wv;
+        }
+        barrier();
+        for (int s = 0; s < KS; s++)
+        {
+            uvec4 w = Ws[s][ty];
+            for (int j = 0; j < 4; j++)
+            {
+                int v = int(Is[s][tx + TX * j]);
+                tot[j].x = kite_sdot4(v, int(w.x), tot[j].x);
+                tot[j].y = kite_sdot4(v, int(w.y), tot[j].y);
+                tot[j].z = kite_sdot4(v, int(w.z), tot[j].z);
+                tot[j].w = kite_sdot4(v, int(w.w), tot[j].w);
+            }
+        }
+        barrier();
+#else
         for (int e = lid; e < KS * 4 * TY; e += NT)
         {
             int wk = e % (KS * 4);
@@ -193,9 +251,12 @@ void main()
                 acc[j] = vec4(0.0);
             }
         }
+#endif
     }
+#ifndef KITE_INT8_DOT
     for (int j = 0; j < 4; j++)
         tot[j] += ivec4(acc[j]);
+#endif
 
     int oql = oql0 + ty;
     if (oql >= p.outq_g)

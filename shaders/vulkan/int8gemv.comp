@@ -5,7 +5,9 @@
 // the row, one per byte) and int8 weights packed 4 per uint (row o: words
 // o * n4 .. o * n4 + n4 - 1, 0 beyond n). One work group of 64 invocations
 // per (output, row): strided int32 partial sums, reduced in shared memory
-// (exact, so the order does not matter), then the epilogue.
+// (exact, so the order does not matter), then the epilogue. Four products
+// a word through int8.h's kite_sdot4: the "int8gemv_dot4" variant (packed
+// integer dot product) where the device has it.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
 #include "activation.h"
@@ -30,10 +32,7 @@ void main()
     {
         int wb = o * p.n4;
         for (int k = lane; k < p.n4; k += 64)
-        {
-            ivec4 t = kite_unpack_i8x4(qa[k * p.rows + r]) * kite_unpack_i8x4(wt[wb + k]);
-            s += t.x + t.y + t.z + t.w;
-        }
+            s = kite_sdot4(int(qa[k * p.rows + r]), int(wt[wb + k]), s);
     }
     part[lane] = s;
     barrier();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -565,9 +566,8 @@ struct Int8ConvCase
     bool saturated = false;
 };
 
-static std::string run_conv_int8_case(const Int8ConvCase& t)
+static void int8_conv_layer(const Int8ConvCase& t, ParamDict& pd, std::vector<Mat>& weights)
 {
-    ParamDict pd;
     const int wsize = t.outc * t.c * t.kw * t.kh;
     pd.set(Convolution::PARAM_NUM_OUTPUT, t.outc);
     pd.set(Convolution::PARAM_KERNEL_W, t.kw);
@@ -585,10 +585,17 @@ static std::string run_conv_int8_case(const Int8ConvCase& t)
     pd.set(Convolution::PARAM_WEIGHT_DATA_SIZE, wsize);
     pd.set(Convolution::PARAM_INT8_SCALE_TERM, t.scale_term);
     pd.set(Convolution::PARAM_ACTIVATION_TYPE, t.act);
-    std::vector<Mat> weights = {RandomS8Mat(wsize, t.saturated ? 126 : -128, 127), RandomMat(t.outc),
-                                RandomMat(t.outc, 0.5f, 3.f), RandomMat(1, 60.f, 120.f)};
+    weights = {RandomS8Mat(wsize, t.saturated ? 126 : -128, 127), RandomMat(t.outc), RandomMat(t.outc, 0.5f, 3.f),
+               RandomMat(1, 60.f, 120.f)};
     if (t.scale_term > 100)
         weights.push_back(RandomMat(1, 0.5f, 2.f));
+}
+
+static std::string run_conv_int8_case(const Int8ConvCase& t)
+{
+    ParamDict pd;
+    std::vector<Mat> weights;
+    int8_conv_layer(t, pd, weights);
     // h == 0: a vector of c values (a 1x1 kernel makes it an inner product)
     Mat in = t.h == 0 ? RandomMat(t.c) : RandomMat(t.w, t.h, t.c);
     if (t.int8_input)
@@ -639,7 +646,10 @@ TEST(Convolution, int8_tiles_across_rows)
 // float partial sums into int32 several times (128 channels x 9 taps),
 // partial tiles in both directions, 1x1 with stride, kxk with stride,
 // dilation, asymmetric pads and a pad value, odd channel counts (quads
-// padded on both sides), int8 inputs, requantized outputs
+// padded on both sides), int8 inputs, requantized outputs. Vulkan's GEMM in
+// both variants: packed integer dot products (int8conv_gemm_dot4, lavapipe's
+// default; KITE_VULKAN_INT8_DOT=1) and float partial sums (=0), each with
+// both tile sizes, with and without splits; the kernel path says which ran
 TEST(Convolution, int8_gpu_paths)
 {
     reseed(14);
@@ -656,7 +666,10 @@ TEST(Convolution, int8_gpu_paths)
     // (tile size, K splits): the default choice (on a GPU small layers take
     // 32 x 32 tiles and 2 splits where K is long; lavapipe 64 x 64, no
     // split), each tile size without and with uneven splits
-    const char* modes[][2] = {{"", ""}, {"16", "1"}, {"8", "1"}, {"16", "3"}, {"8", "5"}, {"direct", ""}, {"x4", ""}};
+    // (tile size, K splits, KITE_VULKAN_INT8_DOT)
+    const char* modes[][3] = {{"", "", ""},    {"16", "1", "1"}, {"8", "1", "0"},  {"16", "3", "0"}, {"8", "5", "1"},
+                              {"", "", "0"},   {"direct", "", ""}, {"x4", "", ""}};
+    bool dot_untested = true;
     for (const auto& ms : modes)
     {
         const char* mode = ms[0];
@@ -664,6 +677,24 @@ TEST(Convolution, int8_gpu_paths)
             setenv("KITE_VULKAN_INT8GEMM", mode, 1);
         if (*ms[1])
             setenv("KITE_VULKAN_INT8SPLITK", ms[1], 1);
+        if (*ms[2])
+            setenv("KITE_VULKAN_INT8_DOT", ms[2], 1);
+        if (*ms[2])
+        {
+            // which GEMM variant the layer takes (a device without the dot
+            // product, or Vulkan, skips the dot cases' check)
+            ParamDict pd;
+            std::vector<Mat> weights;
+            int8_conv_layer(cases[0], pd, weights);
+            const std::string path = gpu_kernel_path("Convolution", BACKEND_VULKAN, pd, weights);
+            if (ms[2][0] == '0' && path != "-")
+                EXPECT_EQ(path, "int8-gemm") << "KITE_VULKAN_INT8_DOT=0";
+            if (ms[2][0] == '1' && path != "-")
+            {
+                EXPECT_TRUE(path == "int8-dot4" || path == "int8-gemm") << path;
+                dot_untested = dot_untested && path != "int8-dot4";
+            }
+        }
         // OpenCL: conv2d_int8_gemm with the same tile sizes and splits, conv2d_int8_x4 ("x4") and conv2d_int8
         if (*mode)
             setenv("KITE_OPENCL_INT8CONV", mode, 1);
@@ -675,13 +706,16 @@ TEST(Convolution, int8_gpu_paths)
             const size_t i = &t - cases;
             if (*mode && (i == 1 || i == 5 || i == 7))
                 continue;
-            SCOPED_TRACE(std::string("KITE_VULKAN_INT8GEMM=") + mode + " KITE_VULKAN_INT8SPLITK=" + ms[1] + " case " +
-                         std::to_string(&t - cases));
+            SCOPED_TRACE(std::string("KITE_VULKAN_INT8GEMM=") + mode + " KITE_VULKAN_INT8SPLITK=" + ms[1] +
+                         " KITE_VULKAN_INT8_DOT=" + ms[2] + " case " + std::to_string(&t - cases));
             KITE_EXPECT_LAYER_OK(run_conv_int8_case(t));
         }
         unsetenv("KITE_VULKAN_INT8GEMM");
         unsetenv("KITE_VULKAN_INT8SPLITK");
+        unsetenv("KITE_VULKAN_INT8_DOT");
         unsetenv("KITE_OPENCL_INT8CONV");
         unsetenv("KITE_OPENCL_INT8SPLITK");
     }
+    if (dot_untested)
+        printf("int8_gpu_paths: no Vulkan device with an integer dot product here: int8conv_gemm_dot4 untested\n");
 }

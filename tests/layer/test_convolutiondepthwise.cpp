@@ -361,6 +361,20 @@ TEST(ConvolutionDepthWise, int8_grouped)
     unsetenv("KITE_VULKAN_INT8SPLITK");
     setenv("KITE_VULKAN_INT8GEMM", "16", 1);
     KITE_EXPECT_LAYER_OK(run_dw_int8(48, 96, 3, 1, 1, false, 0, 10, 9, 1, 1, 0, {}, 0.f));
+    // both variants of the GEMM (packed integer dot products where the
+    // device has them, float partial sums)
+    for (const char* dot : {"0", "1"})
+    {
+        SCOPED_TRACE(std::string("KITE_VULKAN_INT8_DOT=") + dot);
+        setenv("KITE_VULKAN_INT8_DOT", dot, 1);
+        KITE_EXPECT_LAYER_OK(run_dw_int8(64, 64, 2, 1, 2, true, 1, 9, 7, 3, 1, 1, {}, 0.f));
+        setenv("KITE_VULKAN_INT8GEMM", "8", 1);
+        setenv("KITE_VULKAN_INT8SPLITK", "2", 1);
+        KITE_EXPECT_LAYER_OK(run_dw_int8(48, 96, 3, 2, 102, true, 1, 11, 8, 3, 2, 2, {}, -5.f));
+        unsetenv("KITE_VULKAN_INT8SPLITK");
+        setenv("KITE_VULKAN_INT8GEMM", "16", 1);
+    }
+    unsetenv("KITE_VULKAN_INT8_DOT");
     unsetenv("KITE_VULKAN_INT8GEMM");
 }
 

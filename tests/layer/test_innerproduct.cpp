@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -136,6 +137,33 @@ TEST(InnerProduct, int8)
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(9, 7, 37), 13, 1, 1, {}, 1));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(3001), 6, 1, 0, {}, 2));
     KITE_EXPECT_LAYER_OK(run_ip(RandomMat(24), 8, 1, 0, {}, 1, true)); // weight scale 0: bias only
+    // Vulkan's int8gemv in both variants: packed integer dot products
+    // (int8gemv_dot4, where the device has them; lavapipe's default) and the
+    // portable one; the kernel path says which ran. Inputs that fp16 holds
+    // exactly (the fp16-storage rows quantize the same values)
+    auto fp16_exact = [](Mat m) {
+        for (size_t i = 0; i < m.total(); i++)
+            ((float*)m.data)[i] = float16_to_float32(float32_to_float16(((float*)m.data)[i]));
+        return m;
+    };
+    for (const char* dot : {"0", "1"})
+    {
+        SCOPED_TRACE(std::string("KITE_VULKAN_INT8_DOT=") + dot);
+        setenv("KITE_VULKAN_INT8_DOT", dot, 1);
+        KITE_EXPECT_LAYER_OK(run_ip(fp16_exact(RandomMat(67, 3)), 9, 3, 0, {}, 2));
+        KITE_EXPECT_LAYER_OK(run_ip(fp16_exact(RandomMat(9, 7, 37)), 13, 1, 1, {}, 1));
+        KITE_EXPECT_LAYER_OK(run_ip(fp16_exact(RandomMat(150)), 13, 1, 1, {}, 1));
+        ParamDict pd;
+        pd.set(0, 5);
+        pd.set(1, 1);
+        pd.set(2, 5 * 12);
+        pd.set(8, 1);
+        const std::string path = gpu_kernel_path("InnerProduct", BACKEND_VULKAN, pd,
+                                                 {RandomS8Mat(5 * 12), RandomMat(5), RandomMat(5, 50.f, 150.f), RandomMat(1, 60.f, 120.f)});
+        if (path != "-")
+            EXPECT_TRUE(dot[0] == '0' ? path == "int8-gemv" : path == "int8-dot4" || path == "int8-gemv") << path;
+    }
+    unsetenv("KITE_VULKAN_INT8_DOT");
 }
 
 // more inputs than an OpenCL image is wide on most devices (16384 on PoCL,

@@ -124,6 +124,11 @@ public:
     std::mutex queue_lock;           // vkQueueSubmit is externally synchronised
     bool fp16_storage = false;       // storageBuffer16BitAccess enabled
     bool fp16_arithmetic = false;    // shaderFloat16 enabled
+    // VK_KHR_shader_integer_dot_product's shaderIntegerDotProduct enabled, and
+    // whether the device says its packed signed 4 x int8 dot product is
+    // accelerated (integerDotProduct4x8BitPackedSignedAccelerated)
+    bool int8_dot = false;
+    bool int8_dot_accelerated = false;
 
     std::shared_ptr<BufferPool> blob_pool;
     std::shared_ptr<BufferPool> staging_pool;
@@ -134,6 +139,12 @@ public:
     int variant(const Option& opt) const;
     // bytes per blob element in a session with `opt`: 2 with fp16 storage
     size_t storage_elemsize(const Option& opt) const { return variant(opt) == 0 ? 4u : 2u; }
+    // whether int8 layers take their shaders' "<name>_dot4" variants (packed
+    // integer dot product): where the device has it and calls it
+    // accelerated, or is a CPU (lavapipe: faster than the portable shaders);
+    // KITE_VULKAN_INT8_DOT=1 wherever it has it, =0 never (the portable
+    // shaders). Read at create_pipeline.
+    bool use_int8_dot() const;
     // the compute pipeline of variant `variant` of shaders/vulkan/<shader>.comp
     // with `bindings` storage buffers and the local size (x, y, z); cached,
     // never nullptr unless creation failed (logged)
