@@ -98,6 +98,7 @@ struct Pipeline
     int bindings = 0;
     uint32_t local[3] = {1, 1, 1};
     int variant = 0; // ShaderVariant (vk_shaders.h)
+    std::string shader; // shaders/vulkan/<shader>.comp (dispatch listings)
 };
 
 // Push constants are at most this many bytes (the Vulkan minimum guarantee).
@@ -249,9 +250,9 @@ public:
     int convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt) override;
     int finish() override;
     void limit_elempack(int max_elempack) override { max_pack = max_elempack >= 8 ? 8 : max_elempack >= 4 ? 4 : 1; }
-    // the largest device elempack of this session: 8 with fp16 storage (one
-    // packed element is 16 bytes), 4 with fp32; KITE_VULKAN_ELEMPACK=1|4|8
-    // overrides it, limit_elempack lowers or raises it
+    // the largest device elempack of this session: 4 (fp32 and fp16
+    // storage; see the constructor); KITE_VULKAN_ELEMPACK=1|4|8 overrides
+    // it, limit_elempack lowers or raises it
     int elempack_limit() const { return max_pack; }
     // the device layout of a blob of this shape for `consumer` (nullptr: 1):
     // the largest of 8 and 4 within the limit that divides the channels
@@ -290,6 +291,11 @@ public:
     int replay_download(int slot, Mat& m, const Option& opt) override;
     // barriers recorded so far (tests)
     int barrier_count() const { return barriers; }
+    // dispatches recorded so far by shader name, and buffer copies (tests,
+    // KITE_VULKAN_DISPATCHES=1 prints them when the session ends: for a
+    // recorded forward, the dispatches of one forward)
+    const std::map<std::string, int>& dispatch_counts() const { return dispatches; }
+    int copy_count() const { return copies; }
 
 private:
     int begin();
@@ -300,7 +306,11 @@ private:
     // write-after-read through reused buffers); constants are never written
     void barrier_for(const VkBuffer* bufs, size_t n);
     // `m` converted on the host to what an upload of elempack `pack` stores
+    // (fp32 into an fp16 session is left fp32: write_staging converts it)
     int stage_host(const Mat& m, int pack, const Option& opt, Mat& src) const;
+    // src (as stage_host left it) into mapped staging memory in the
+    // session's storage type, channel groups back to back
+    void write_staging(const Mat& src, void* mapped) const;
     int submit_wait(VkCommandBuffer c);
     int read_staging(const Buffer& st, const Mat& s, bool int8, Mat& m, const Option& opt) const;
 
@@ -324,6 +334,8 @@ private:
     std::vector<DownloadSlot> downs;
     std::vector<VkBuffer> touched; // activation buffers used since the last barrier
     int barriers = 0;
+    std::map<std::string, int> dispatches;
+    int copies = 0;
 
     VulkanDevice* dev;
     size_t storage; // bytes per blob element

@@ -6,8 +6,10 @@
 #include "../../layer.h"
 #include "../../log.h"
 #include "../../mat.h"
+#include "../../mat_cast.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -23,7 +25,15 @@ enum
 Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
     : dev(d), storage(elemsize == 2 ? 2 : 4), loader(is_loader)
 {
-    max_pack = storage == 2 ? 8 : 4;
+    // elempack 4 in fp32 and fp16 sessions alike: every packed shader
+    // computes 4 channels an invocation, so an elempack-8 element is read as
+    // two vec4 at twice the stride (an f16vec4 every 16 bytes: a warp touches
+    // as many bytes as in fp32, half of them unused), and blobs by 8 meeting
+    // ones by 4 (Concat, Slice, channel counts of 4k) add packing dispatches
+    // (nanodet_m 83 -> 91 a forward); by 4, an fp16 element is 8 contiguous
+    // bytes: half fp32's traffic on the same dispatches.
+    // KITE_VULKAN_ELEMPACK=8 (or limit_elempack) still packs by 8
+    max_pack = 4;
     if (const char* e = getenv("KITE_VULKAN_ELEMPACK"))
         limit_elempack(atoi(e));
     blobs = std::make_shared<BufferPool>(dev, false, dev->blob_pool);
@@ -66,10 +76,29 @@ int Session::allocate_cmd()
     return 0;
 }
 
+// KITE_VULKAN_DISPATCHES=1: a session lists its dispatches by shader when
+// it ends (a recorded forward's session: one forward's)
+static void print_dispatches(const std::map<std::string, int>& d, int copies, int barriers, size_t storage, int max_pack)
+{
+    const char* e = getenv("KITE_VULKAN_DISPATCHES");
+    if (!e || atoi(e) == 0 || (d.empty() && copies == 0))
+        return;
+    int total = 0;
+    for (const auto& kv : d)
+        total += kv.second;
+    std::string line;
+    for (const auto& kv : d)
+        line += " " + kv.first + "=" + std::to_string(kv.second);
+    fprintf(stderr, "kite: vulkan session (%s, elempack <= %d): %d dispatches, %d copies, %d barriers:%s\n",
+            storage == 2 ? "fp16 storage" : "fp32", max_pack, total, copies, barriers, line.c_str());
+}
+
 Session::~Session()
 {
     if (recording)
         finish();
+    if (!loader)
+        print_dispatches(dispatches, copies, barriers, storage, max_pack);
     for (VkDescriptorPool p : desc_pools)
         vkDestroyDescriptorPool(dev->device, p, nullptr);
     if (cmd)
@@ -261,9 +290,7 @@ int Session::replay_upload(int slot, const Mat& m0, const Option& opt)
     int ret = stage_host(m, u.pack, opt, src);
     if (ret != 0)
         return ret;
-    const size_t plane = (size_t)src.w * src.h * src.d * storage * u.pack;
-    for (int q = 0; q < src.c; q++)
-        memcpy((unsigned char*)u.st.mapped + plane * q, src.channel(q).data, plane);
+    write_staging(src, u.st.mapped);
     return 0;
 }
 
@@ -382,6 +409,7 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
         memcpy(pc, push, push_size);
     vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, MAX_PUSH_BYTES, pc);
     vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
+    dispatches[p->shader]++;
     dirty = true;
     return 0;
 }
@@ -408,6 +436,7 @@ int Session::copy_regions(const VkBlob* src, const VkBlob* dst, const std::vecto
     const VkBuffer both[2] = {src->buf.buffer, dst->buf.buffer};
     barrier_for(both, 2);
     vkCmdCopyBuffer(cmd, src->buf.buffer, dst->buf.buffer, (uint32_t)regions.size(), regions.data());
+    copies++;
     dirty = true;
     return 0;
 }
@@ -457,8 +486,7 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         ups.push_back(UploadSlot{st, gpu_shape_of(m), pack});
     else
         staging_used.push_back(st);
-    for (int q = 0; q < src.c; q++)
-        memcpy((unsigned char*)st.mapped + plane * q, src.channel(q).data, plane);
+    write_staging(src, st.mapped);
     if (begin() != 0)
         return -1;
     barrier_for(&b->buf.buffer, 1);
@@ -484,13 +512,22 @@ int Session::stage_host(const Mat& m, int pack, const Option& opt, Mat& src) con
         cast_float16_to_float32(src, f, opt);
         src = f;
     }
-    else if (src.elembits() == 32 && storage == 2)
-    {
-        Mat h;
-        cast_float32_to_float16(src, h, opt);
-        src = h;
-    }
+    // fp32 into an fp16 session stays fp32 here: write_staging converts
+    // while it copies (no fp16 Mat in between)
     return src.empty() ? -100 : 0;
+}
+
+void Session::write_staging(const Mat& src, void* mapped) const
+{
+    const size_t n = (size_t)src.w * src.h * src.d * src.elempack; // scalars per channel group
+    for (int q = 0; q < src.c; q++)
+    {
+        unsigned char* dst = (unsigned char*)mapped + n * storage * q;
+        if (src.elembits() == 32 && storage == 2)
+            float32_to_float16_n((const float*)src.channel(q).data, (unsigned short*)dst, n);
+        else
+            memcpy(dst, src.channel(q).data, n * storage);
+    }
 }
 
 int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
@@ -555,12 +592,8 @@ int Session::read_staging(const Buffer& st, const Mat& s, bool int8, Mat& m, con
         float* dst = dst_m.channel(q);
         if (es == 4)
             memcpy(dst, (const float*)st.mapped + plane * q, plane * 4);
-        else
-        {
-            const unsigned short* h = (const unsigned short*)st.mapped + plane * q;
-            for (size_t i = 0; i < plane; i++)
-                dst[i] = float16_to_float32(h[i]);
-        }
+        else // F16C where the CPU has it (a detection head's inputs are 10^5 scalars)
+            float16_to_float32_n((const unsigned short*)st.mapped + plane * q, dst, plane);
     }
     if (s.elempack == 1)
         m = packed;
