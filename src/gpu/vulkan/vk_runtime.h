@@ -82,6 +82,14 @@ public:
     // requantizing int8 layer writes them: downloaded as an int8 Mat, and an
     // int8 consumer does not quantize them again
     bool int8 = false;
+    // fp32 scalars in a session with fp16 storage (elemsize 4 * elempack):
+    // the dequantized output of an int8 layer, kept in fp32 so that the next
+    // int8 layer quantizes fp32 values as the CPU does (rounded to fp16
+    // first, a value may move by one int8 step). Only Convolution,
+    // ConvolutionDepthWise, Concat, Pooling, Split, BatchNorm, PriorBox,
+    // Flatten and the gathers (Permute, Crop, Reshape, Padding) read one;
+    // Session::convert_for_layer casts it to fp16 for every other layer
+    bool f32 = false;
     // a constant: buf.buffer is bound into this shared allocation (no pool)
     std::shared_ptr<ConstantChunk> chunk;
     // number of scalars
@@ -259,7 +267,7 @@ public:
     int elempack_for(const Layer* consumer, const Option& opt, int dims, int channels) const;
     // record a device conversion of `in` to elempack `pack` (1, 4 or 8; a
     // packed one needs dims >= 3 and channels % pack == 0); out = in when it
-    // already is
+    // already is (an fp32 blob stays fp32)
     int convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack);
 
     VulkanDevice* device() const { return dev; }
@@ -267,7 +275,12 @@ public:
     // a device blob of the given shape (dims, w, h, d, c) in this session's
     // storage type; nullptr on failure
     // (c counts elempack-sized groups, as in a Mat)
-    VkBlobPtr create_blob(int dims, int w, int h, int d, int c, int elempack = 1);
+    // (fp32: an fp32 blob whatever the session stores, VkBlob::f32 where the
+    // session stores fp16)
+    VkBlobPtr create_blob(int dims, int w, int h, int d, int c, int elempack = 1, bool fp32 = false);
+    // `in` (an fp32 blob: VkBlob::f32) cast to the session's storage type on
+    // the device (cast_f32.comp); out = in when it is not fp32
+    int cast_to_storage(const GpuBlobPtr& in, GpuBlobPtr& out);
     VkBlobPtr create_blob_like(const Mat& shape) { return create_blob(shape.dims, shape.w, shape.h, shape.d, shape.c, shape.elempack); }
     // record one dispatch of `p` over (gx, gy, gz) invocations; buffers bind
     // to 0..n-1 in order; push holds the push constants

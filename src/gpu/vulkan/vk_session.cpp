@@ -311,20 +311,22 @@ int Session::replay_download(int slot, Mat& m, const Option& opt)
     return read_staging(d.st, d.shape, d.int8, m, opt);
 }
 
-VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c, int elempack)
+VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c, int elempack, bool fp32)
 {
     size_t n = (size_t)w * h * d * c * elempack;
+    const size_t es = fp32 ? 4 : storage;
     VkBlobPtr b = std::make_shared<VkBlob>();
+    b->f32 = fp32 && storage != 4;
     b->backend = BACKEND_VULKAN;
     b->shape.dims = dims;
     b->shape.w = w;
     b->shape.h = h;
     b->shape.d = d;
     b->shape.c = c;
-    b->shape.elemsize = storage * elempack;
+    b->shape.elemsize = es * elempack;
     b->shape.elempack = elempack;
     b->shape.cstep = (size_t)w * h * d;
-    if (!blobs->acquire(n * storage < 16 ? 16 : n * storage, b->buf))
+    if (!blobs->acquire(n * es < 16 ? 16 : n * es, b->buf))
         return nullptr;
     b->pool = blobs;
     return b;
@@ -615,8 +617,33 @@ int Session::elempack_for(const Layer* consumer, const Option& opt, int dims, in
     return max_pack >= 4 && channels % 4 == 0 ? 4 : 1;
 }
 
+// the layers whose Vulkan drivers read fp32 blobs (VkBlob::f32) in a
+// session with fp16 storage: int8 Convolution / ConvolutionDepthWise quantize
+// them (the float kernels cast them: ConvGpu::forward), Concat and Pooling
+// keep fp32 in, fp32 out, Split passes them on, the gathers (Permute, Crop,
+// Reshape, Padding: rearrange_vulkan.h) and BatchNorm read them into the
+// storage type, Flatten views them, PriorBox reads only the shape
+// (layer/vulkan/)
+static bool reads_fp32_blobs(const Layer* consumer)
+{
+    if (!consumer)
+        return false;
+    const std::string& t = consumer->type;
+    return t == "Convolution" || t == "ConvolutionDepthWise" || t == "Concat" || t == "Pooling" || t == "Split" ||
+           t == "Permute" || t == "Crop" || t == "Reshape" || t == "Padding" || t == "BatchNorm" || t == "PriorBox" ||
+           t == "Flatten";
+}
+
 int Session::convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt)
 {
+    if (static_cast<const VkBlob*>(g.get())->f32 && !reads_fp32_blobs(consumer))
+    {
+        GpuBlobPtr h;
+        int ret = cast_to_storage(g, h);
+        if (ret != 0)
+            return ret;
+        g = h;
+    }
     const Mat& s = g->shape;
     const int pack = elempack_for(consumer, opt, s.dims, s.c * s.elempack);
     if (pack == s.elempack)
@@ -642,8 +669,9 @@ int Session::convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack)
         KITE_LOGE("Vulkan: cannot convert a dims-%d blob of %d channels to elempack %d", s.dims, channels, pack);
         return -1;
     }
-    const Pipeline* p = dev->pipeline("packing", 2, 64, 1, 1, storage == 2 ? VARIANT_FP16S : VARIANT_FP32);
-    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, channels / pack, pack);
+    const bool f32 = static_cast<const VkBlob*>(in.get())->f32;
+    const Pipeline* p = dev->pipeline("packing", 2, 64, 1, 1, storage == 2 && !f32 ? VARIANT_FP16S : VARIANT_FP32);
+    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, channels / pack, pack, f32);
     if (!p || !o)
         return -100;
     struct
@@ -694,6 +722,29 @@ public:
         return d && d->variant(opt) == VARIANT_FP16A;
     }
 };
+
+int Session::cast_to_storage(const GpuBlobPtr& in, GpuBlobPtr& out)
+{
+    const VkBlob* b = static_cast<const VkBlob*>(in.get());
+    if (!b->f32)
+    {
+        out = in;
+        return 0;
+    }
+    const Mat& s = b->shape;
+    const Pipeline* p = dev->pipeline("cast_f32", 2, 64, 1, 1, VARIANT_FP16S);
+    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, s.c, s.elempack);
+    if (!p || !o)
+        return -100;
+    const int n = (int)b->total();
+    int ret = dispatch(p, {b, o.get()}, &n, sizeof(n), (uint32_t)n, 1, 1);
+    if (ret == 0)
+    {
+        o->int8 = b->int8;
+        out = o;
+    }
+    return ret;
+}
 
 } // namespace vk
 
