@@ -11,6 +11,8 @@ namespace kite {
 // n contiguous scalars, F16C where the CPU has it, with the same results as
 // float32_to_float16 (mat.h)
 void float32_to_float16_n(const float* src, unsigned short* dst, size_t n);
+// the other way, with the same results as float16_to_float32 (mat.h)
+void float16_to_float32_n(const unsigned short* src, float* dst, size_t n);
 
 } // namespace kite
 

@@ -165,6 +165,16 @@ void float32_to_float16_n(const float* src, unsigned short* dst, size_t n)
         dst[i] = float32_to_float16(src[i]);
 }
 
+void float16_to_float32_n(const unsigned short* src, float* dst, size_t n)
+{
+#if KITE_CAST_F16C
+    if (cpu_has_f16c())
+        return float16_to_float32_f16c(src, dst, n);
+#endif
+    for (size_t i = 0; i < n; i++)
+        dst[i] = float16_to_float32(src[i]);
+}
+
 void cast_float32_to_float16(const Mat& src, Mat& dst, const Option& opt)
 {
 #if KITE_CAST_F16C

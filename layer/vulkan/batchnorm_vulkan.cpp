@@ -43,10 +43,13 @@ public:
         vk::VkBlobPtr top = s.create_blob_like(m);
         if (!top)
             return -100;
+        // an fp32 input (VkBlob::f32) is read as such, the output is the
+        // session's storage type
         struct
         {
-            int n, plane, pack;
-        } pc = {(int)top->total(), m.dims == 1 ? 1 : m.dims == 2 ? m.w : m.w * m.h * m.d, m.elempack};
+            int n, plane, pack, in_f32;
+        } pc = {(int)top->total(), m.dims == 1 ? 1 : m.dims == 2 ? m.w : m.w * m.h * m.d, m.elempack,
+                vkl::blob_of(bottoms[0])->f32 ? 1 : 0};
         int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), top.get(), a.get(), b.get()}, &pc, sizeof(pc), pc.n, 1, 1);
         if (ret == 0)
             tops[0] = top;

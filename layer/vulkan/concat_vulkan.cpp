@@ -1,6 +1,9 @@
 // Concat on Vulkan: one box copy (shaders/vulkan/copy_box.comp) per input;
 // a packed output when every input is packed (by the smallest of their
-// elempacks, 4 or 8), else elempack 1
+// elempacks, 4 or 8), else elempack 1. fp32 inputs (VkBlob::f32, int8
+// layers' dequantized outputs under fp16 storage) give an fp32 output where
+// every input is fp32 (squeezenet_ssd_int8's fire concats), else the copies
+// read them as fp32 into the fp16 output (copy_box.comp's in_f32)
 #include "concat.h"
 
 #include <algorithm>
@@ -25,19 +28,27 @@ public:
     int forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std::vector<GpuBlobPtr>& tops, GpuSession& session, const Option&) const override
     {
         vk::Session& s = vkl::session_of(session);
+        bool f32 = true;
+        for (const GpuBlobPtr& b : bottoms)
+            f32 = f32 && vkl::blob_of(b)->f32;
+        const std::vector<GpuBlobPtr>& cast = bottoms;
+        // fp32 in, fp32 out: copy_box's fp32 variant
+        const vk::Pipeline* copy = f32 ? s.device()->pipeline("copy_box", 2, 8, 8, 1, 0) : pipe;
+        if (!copy)
+            return -100;
         // all inputs packed: a packed output (elempack ep, the smallest of
         // theirs; an input packed by 8 among ones by 4 is repacked by 4),
         // copies on views whose rows are ep times wider (the lanes of a packed
         // element side by side), so any axis is a box copy; otherwise every
         // input elempack 1
         int ep = 8;
-        for (const GpuBlobPtr& b : bottoms)
+        for (const GpuBlobPtr& b : cast)
             ep = std::min(ep, b->shape.elempack);
         const bool packed = ep > 1;
-        std::vector<GpuBlobPtr> in(bottoms);
+        std::vector<GpuBlobPtr> in(cast);
         for (size_t i = 0; i < in.size(); i++)
         {
-            int ret = s.convert_packing(bottoms[i], in[i], ep);
+            int ret = s.convert_packing(cast[i], in[i], ep);
             if (ret != 0)
                 return ret;
         }
@@ -67,7 +78,7 @@ public:
         }
         int cdhw[4];
         shape::to_cdhw(outd, cdhw);
-        vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], ep);
+        vk::VkBlobPtr top = s.create_blob(dims, cdhw[3], cdhw[2], cdhw[1], cdhw[0], ep, f32);
         if (!top)
             return -100;
         const GpuBlobPtr topv = packed ? vkl::wide_view(top) : top;
@@ -81,7 +92,7 @@ public:
             vkl::whdc(b->shape, box);
             dst_off[ax] = offset;
             offset += box[ax];
-            int ret = vkl::copy_box(s, pipe, b, vkl::blob_of(topv), box, src_off, dst_off);
+            int ret = vkl::copy_box(s, copy, b, vkl::blob_of(topv), box, src_off, dst_off);
             if (ret != 0)
                 return ret;
         }

@@ -550,8 +550,8 @@ struct ConvGpu
                 return -100;
             struct
             {
-                int plane, c, ep, quads, cpg, in_int8;
-            } pq = {w * h, c, ep, quads, int8_cpg, blob_of(input)->int8 ? 1 : 0};
+                int plane, c, ep, quads, cpg, in_int8, in_f32;
+            } pq = {w * h, c, ep, quads, int8_cpg, blob_of(input)->int8 ? 1 : 0, blob_of(input)->f32 ? 1 : 0};
             ret = s.dispatch(quant, {blob_of(input), qscales.get(), q.get()}, &pq, sizeof(pq), w * h, quads, 1);
             if (ret != 0)
                 return ret;
@@ -567,10 +567,10 @@ struct ConvGpu
             float p0, p1;
             uint32_t pad_word;
             int numerics, requant, op;
-            int isub;
+            int isub, of32;
         } pc = {w, h, outw, outh, l.num_output, int8_outq, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                 pads[0], pads[2], int8_inq_g, int8_mode == 2 ? 1 : int8_outq / (l.grouped ? l.group : 1), int8_mode == 2 ? 1 : 0,
-                direct ? 1 : 0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, ep / 4};
+                direct ? 1 : 0, act.type, act.p0, act.p1, pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, ep / 4, top->f32 ? 1 : 0};
         const vk::VkBlob* src = direct ? blob_of(input) : q.get();
         if (int8_gemm16)
         {
@@ -584,10 +584,10 @@ struct ConvGpu
                 float p0, p1;
                 uint32_t pad_word;
                 int numerics, requant, op;
-                int groups, splits, kchunk;
+                int groups, splits, kchunk, of32;
             } pg = {w, h, outw, outh, l.num_output, l.kernel_w, l.kernel_h, l.dilation_w, l.dilation_h, l.stride_w, l.stride_h,
                     pads[0], pads[2], int8_inq_g, int8_outq / group, direct ? 1 : 0, ep / 4, act.type, act.p0, act.p1,
-                    pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, group, 1, 0};
+                    pad8 * 0x01010101u, int8_numerics, requant ? 1 : 0, op, group, 1, 0, top->f32 ? 1 : 0};
             const uint32_t n = (uint32_t)(outw * outh), oq_g = (uint32_t)(int8_outq / group);
             int t = int8_gemm_choice();
             if (t != 8 && t != 16 && int8_cpu_device)
@@ -623,8 +623,8 @@ struct ConvGpu
                     int plane, outc, splits, op;
                     int act;
                     float p0, p1;
-                    int numerics, requant;
-                } pf = {(int)n, l.num_output, splits, op, act.type, act.p0, act.p1, int8_numerics, requant ? 1 : 0};
+                    int numerics, requant, of32;
+                } pf = {(int)n, l.num_output, splits, op, act.type, act.p0, act.p1, int8_numerics, requant ? 1 : 0, top->f32 ? 1 : 0};
                 if (ret == 0)
                     ret = s.dispatch(int8_splitk, {part.get(), bias.get(), top.get()}, &pf, sizeof(pf), n, (uint32_t)l.num_output, 1);
             }
@@ -646,9 +646,18 @@ struct ConvGpu
     {
         vk::Session& s = session_of(session);
         GpuBlobPtr input = bottoms[0];
+        // an fp32 blob (an int8 layer's dequantized output under fp16
+        // storage) goes to the quantizer as it is; the float kernels and
+        // int8conv.comp read the session's storage type
+        if (blob_of(input)->f32 && !(int8 && int8_mode))
+        {
+            int ret = s.cast_to_storage(bottoms[0], input);
+            if (ret != 0)
+                return ret;
+        }
         if (input->shape.elempack != 1 && !(pack4 && input->shape.dims == 3) && !(int8_mode && input->shape.dims == 3))
         {
-            int ret = s.convert_packing(bottoms[0], input, 1);
+            int ret = s.convert_packing(GpuBlobPtr(input), input, 1);
             if (ret != 0)
                 return ret;
         }
@@ -692,7 +701,11 @@ struct ConvGpu
         int op = ip == 1 ? 1 : (s.elempack_limit() >= 8 && outch % 8 == 0 ? 8 : 4);
         if (int8_mode && !flat)
             op = s.elempack_limit() >= 8 && outch % 8 == 0 ? 8 : (s.elempack_limit() >= 4 && outch % 4 == 0 ? 4 : 1);
-        vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1) : s.create_blob(3, outw, outh, 1, outch / op, op);
+        // a packed int8 layer's dequantized (float) output stays fp32 under
+        // fp16 storage (VkBlob::f32): the next int8 layer quantizes it as
+        // the CPU does (rounded to fp16 first, a value may move by one step)
+        const bool out_f32 = int8 && int8_mode && l.int8_scale_term <= 100 && s.elemsize() == 2;
+        vk::VkBlobPtr top = flat ? s.create_blob(1, outch, 1, 1, 1, 1, out_f32) : s.create_blob(3, outw, outh, 1, outch / op, op, out_f32);
         if (!top)
             return -100;
         const Activation act(l.activation_type, l.activation_params);

@@ -1,5 +1,7 @@
 // Pooling on Vulkan (shaders/vulkan/pooling.comp; global pooling: global_pooling.comp): max/avg, global, every
-// pad mode; adaptive pooling stays on the CPU
+// pad mode; adaptive pooling stays on the CPU. An fp32 input (VkBlob::f32,
+// an int8 layer's dequantized output under fp16 storage) gives an fp32
+// output through the shaders' fp32 variants
 #include "pooling.h"
 
 #include "vulkan/vulkan_common.h"
@@ -29,6 +31,7 @@ public:
     {
         vk::Session& s = vkl::session_of(session);
         const Mat& in = bottoms[0]->shape;
+        const bool f32 = vkl::blob_of(bottoms[0])->f32;
         if (in.dims != 3 && in.dims != 2)
         {
             KITE_LOGE("Pooling '%s': expects a 3-D (w, h, c) input, got dims %d", name.c_str(), in.dims);
@@ -49,14 +52,15 @@ public:
         if (p.global_pooling)
         {
             // global_pooling.comp: one work group of 64 per channel
-            top = s.create_blob(1, c, 1, 1, 1);
-            if (!top)
+            top = s.create_blob(1, c, 1, 1, 1, 1, f32);
+            const vk::Pipeline* gp = f32 ? s.device()->pipeline("global_pooling", 2, 64, 1, 1, 0) : global;
+            if (!top || !gp)
                 return -100;
             struct
             {
                 int plane, c, ip, is_max;
             } pg = {w * h, c, ip, p.pooling_type == 0};
-            int ret = s.dispatch(global, {vkl::blob_of(bottoms[0]), top.get()}, &pg, sizeof(pg), (uint32_t)c * 64, 1, 1);
+            int ret = s.dispatch(gp, {vkl::blob_of(bottoms[0]), top.get()}, &pg, sizeof(pg), (uint32_t)c * 64, 1, 1);
             if (ret == 0)
                 tops[0] = top;
             return ret;
@@ -73,11 +77,12 @@ public:
             const bool is_max = p.pooling_type == 0;
             pc = {w, h, c, ax.out, ay.out, p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], ax.lo, ay.lo,
                   is_max, !is_max && !p.avgpool_count_include_pad, ax.ex_lo, ax.ex_hi, ay.ex_lo, ay.ex_hi, ip, ip};
-            top = s.create_blob(3, ax.out, ay.out, 1, c / ip, ip);
+            top = s.create_blob(3, ax.out, ay.out, 1, c / ip, ip, f32);
         }
-        if (!top)
+        const vk::Pipeline* pp = f32 ? s.device()->pipeline("pooling", 2, 8, 8, 1, 0) : pipe;
+        if (!top || !pp)
             return -100;
-        int ret = s.dispatch(pipe, {vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.outw, pc.outh, c);
+        int ret = s.dispatch(pp, {vkl::blob_of(bottoms[0]), top.get()}, &pc, sizeof(pc), pc.outw, pc.outh, c);
         if (ret == 0)
             tops[0] = top;
         return ret;

@@ -205,10 +205,12 @@ public:
         if (!top)
             return -100;
         const int n = (int)top->total();
+        // an fp32 input (VkBlob::f32) is read as such: the output is in the
+        // session's storage type (no separate cast)
         struct
         {
-            int n, row;
-        } pc = {n, std::min(n, 4096)};
+            int n, row, in_f32;
+        } pc = {n, std::min(n, 4096), blob_of(bottoms[0])->f32 ? 1 : 0};
         int ret = s.dispatch(pipe, {blob_of(bottoms[0]), m->idx.get(), top.get(), fill.get()}, &pc, sizeof(pc), pc.row, (n + pc.row - 1) / pc.row, 1);
         top->int8 = blob_of(bottoms[0])->int8; // int8 data moves as int8 (as on the CPU)
         if (ret == 0)

@@ -178,6 +178,7 @@ inline GpuBlobPtr alias_blob(const GpuBlobPtr& src, int dims, int w, int h, int 
     b->buf = blob_of(src)->buf;
     b->alias_of = src;
     b->int8 = blob_of(src)->int8;
+    b->f32 = blob_of(src)->f32;
     b->shape = src->shape;
     b->shape.dims = dims;
     b->shape.w = w;
@@ -213,15 +214,17 @@ struct CopyBox
     int bw, bh, bd, bc;
     int sx, sy, sz, sq;
     int dx, dy, dz, dq;
+    int in_f32;
 };
-// box, src_off, dst_off: (w, h, d, c) extents / offsets
+// box, src_off, dst_off: (w, h, d, c) extents / offsets; src may be an fp32
+// blob (VkBlob::f32) when dst is not: read as fp32, stored in p's type
 inline int copy_box(vk::Session& s, const vk::Pipeline* p, const vk::VkBlob* src, const vk::VkBlob* dst, const int* box,
                     const int* src_off, const int* dst_off)
 {
     CopyBox c = {src->shape.w, src->shape.h, src->shape.d, dst->shape.w, dst->shape.h, dst->shape.d,
                  box[0], box[1], box[2], box[3],
                  src_off[0], src_off[1], src_off[2], src_off[3],
-                 dst_off[0], dst_off[1], dst_off[2], dst_off[3]};
+                 dst_off[0], dst_off[1], dst_off[2], dst_off[3], src->f32 && !dst->f32 ? 1 : 0};
     return s.dispatch(p, {src, dst}, &c, sizeof(c), box[0], box[1], box[2] * box[3]);
 }
 

@@ -8,6 +8,8 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer In { sfp x[]; };
+// p.in_f32: the input holds fp32 scalars (VkBlob::f32) in any variant
+layout(std430, binding = 0) readonly buffer InF { float xf[]; };
 layout(std430, binding = 1) writeonly buffer Out { sfp y[]; };
 layout(std430, binding = 2) readonly buffer A { float a[]; };
 layout(std430, binding = 3) readonly buffer B { float b[]; };
@@ -16,6 +18,7 @@ layout(push_constant) uniform P
     int n;
     int plane;
     int pack;
+    int in_f32;
 } p;
 
 void main()
@@ -24,5 +27,5 @@ void main()
     if (i >= p.n)
         return;
     int ch = ((i / p.pack) / p.plane) * p.pack + i % p.pack;
-    store1(y, i, loadf(x, i) * b[ch] + a[ch]);
+    store1(y, i, (p.in_f32 != 0 ? xf[i] : loadf(x, i)) * b[ch] + a[ch]);
 }

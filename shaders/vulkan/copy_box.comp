@@ -6,6 +6,9 @@
 #include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer Src { sfp s[]; };
+// p.in_f32: src holds fp32 scalars (VkBlob::f32) in any variant, dst the
+// variant's storage type (Concat of fp32 and fp16 inputs)
+layout(std430, binding = 0) readonly buffer SrcF { float sf[]; };
 layout(std430, binding = 1) writeonly buffer Dst { sfp o[]; };
 layout(push_constant) uniform P
 {
@@ -13,6 +16,7 @@ layout(push_constant) uniform P
     int bw, bh, bd, bc;
     int sx, sy, sz, sq;
     int dx, dy, dz, dq;
+    int in_f32;
 } p;
 
 void main()
@@ -26,5 +30,5 @@ void main()
     int q = zq / p.bd;
     int si = (((p.sq + q) * p.sd + p.sz + z) * p.sh + p.sy + y) * p.sw + p.sx + x;
     int di = (((p.dq + q) * p.dd + p.dz + z) * p.dh + p.dy + y) * p.dw + p.dx + x;
-    o[di] = s[si];
+    o[di] = p.in_f32 != 0 ? sfp(sf[si]) : s[si];
 }

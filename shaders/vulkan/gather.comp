@@ -9,6 +9,9 @@
 #include "types.h"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer Src { sfp s[]; };
+// p.in_f32: the source holds fp32 scalars (VkBlob::f32) in any variant; the
+// output is the session's storage type (the cast in the same pass)
+layout(std430, binding = 0) readonly buffer SrcF { float sf[]; };
 layout(std430, binding = 1) readonly buffer Idx { float idx[]; };
 layout(std430, binding = 2) writeonly buffer Dst { sfp o[]; };
 layout(std430, binding = 3) readonly buffer Fill { float fill[]; };
@@ -16,6 +19,7 @@ layout(push_constant) uniform P
 {
     int n;
     int row;
+    int in_f32;
 } p;
 
 void main()
@@ -25,7 +29,7 @@ void main()
         return;
     int k = int(idx[i]);
     if (k >= 0)
-        o[i] = s[k];
+        o[i] = p.in_f32 != 0 ? sfp(sf[k]) : s[k];
     else
         o[i] = sfp(fill[-k - 1]);
 }

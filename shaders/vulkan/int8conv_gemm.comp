@@ -61,6 +61,9 @@ layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
 // part[(split * outc + oc) * plane + pos], which int8conv_splitk.comp adds
 // up and finishes
 layout(std430, binding = 3) writeonly buffer Part { int part[]; };
+// p.of32 (a float output in a session with fp16 storage): binding 3 holds
+// fp32 scalars (VkBlob::f32)
+layout(std430, binding = 3) writeonly buffer OutF { float bf[]; };
 layout(push_constant) uniform P
 {
     int w, h, outw, outh, outc;
@@ -71,6 +74,7 @@ layout(push_constant) uniform P
     uint pad_word;
     int numerics, requant, op;
     int groups, splits, kchunk; // split K: gl_WorkGroupID.z = split * groups + group; kchunk K pairs a split
+    int of32;
 } p;
 
 #define KS 4
@@ -283,7 +287,13 @@ void main()
         {
             int jj = j0 + tx + TX * j;
             if (jj < n)
-                store1(b, obase + jj * p.op, kite_int8_finish(tot[j][l], bias, si, so, p.numerics, p.requant, p.act, p.p0, p.p1));
+            {
+                float v = kite_int8_finish(tot[j][l], bias, si, so, p.numerics, p.requant, p.act, p.p0, p.p1);
+                if (p.of32 != 0)
+                    bf[obase + jj * p.op] = v;
+                else
+                    store1(b, obase + jj * p.op, v);
+            }
         }
     }
 }

@@ -30,6 +30,8 @@ layout(std430, binding = 0) readonly buffer Av { sfpvec4 av[]; };
 layout(std430, binding = 1) readonly buffer W { uint wt[]; };
 layout(std430, binding = 2) readonly buffer A { float args[]; };
 layout(std430, binding = 3) writeonly buffer Out { sfp b[]; };
+// p.of32 (a float output in a session with fp16 storage): fp32 scalars (VkBlob::f32)
+layout(std430, binding = 3) writeonly buffer OutF { float bf[]; };
 layout(push_constant) uniform P
 {
     int w, h, outw, outh, outc, outq;
@@ -40,6 +42,7 @@ layout(push_constant) uniform P
     uint pad_word;
     int numerics, requant, op;
     int isub; // p.direct: vec4 per input element (1: elempack 4, 2: 8)
+    int of32;
 } p;
 
 #define NX 4
@@ -124,8 +127,13 @@ void main()
         {
             int ox = ox0 + j;
             if (ox < p.outw)
-                store1(b, obase + (oy * p.outw + ox) * p.op,
-                       kite_int8_finish(sum[j][l], bias, si, so, p.numerics, p.requant, p.act, p.p0, p.p1));
+            {
+                float v = kite_int8_finish(sum[j][l], bias, si, so, p.numerics, p.requant, p.act, p.p0, p.p1);
+                if (p.of32 != 0)
+                    bf[obase + (oy * p.outw + ox) * p.op] = v;
+                else
+                    store1(b, obase + (oy * p.outw + ox) * p.op, v);
+            }
         }
     }
 }

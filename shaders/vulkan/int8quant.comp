@@ -7,7 +7,7 @@
 // blob already holds int8 values; lanes beyond the channel count are 0.
 // Out: q[quad * plane + position]. Element (c, position) of the input is
 // scalar ((c / ep) * plane + position) * ep + c % ep: a blob of elempack
-// 1/4/8, or (InnerProduct: ep = values per row, plane = rows) a row-major
+// 1/4/8 (p.in_f32: fp32 scalars, VkBlob::f32, in any variant), or (InnerProduct: ep = values per row, plane = rows) a row-major
 // matrix whose rows are the positions.
 #extension GL_GOOGLE_include_directive : require
 #include "types.h"
@@ -16,9 +16,10 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer In { sfp a[]; };
+layout(std430, binding = 0) readonly buffer InF { float af[]; };
 layout(std430, binding = 1) readonly buffer S { float scales[]; };
 layout(std430, binding = 2) writeonly buffer Q { uint q[]; };
-layout(push_constant) uniform P { int plane, c, ep, quads, cpg, in_int8; } p;
+layout(push_constant) uniform P { int plane, c, ep, quads, cpg, in_int8, in_f32; } p;
 
 void main()
 {
@@ -32,7 +33,8 @@ void main()
         int ch = quad * 4 + l;
         if (ch >= p.c)
             break;
-        float v = loadf(a, ((ch / p.ep) * p.plane + pos) * p.ep + ch % p.ep);
+        int e = ((ch / p.ep) * p.plane + pos) * p.ep + ch % p.ep;
+        float v = p.in_f32 != 0 ? af[e] : loadf(a, e);
         int i = p.in_int8 != 0 ? int(v) : kite_quantize(v, scales[ch / p.cpg]);
         word |= uint(i & 255) << (8 * l);
     }

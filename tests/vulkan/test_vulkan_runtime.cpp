@@ -126,6 +126,62 @@ TEST(VulkanRuntime, Fp16StorageSession)
     EXPECT_EQ(vk::validation_error_count(), 0);
 }
 
+// an fp32 blob in an fp16 session (VkBlob::f32: an int8 layer's dequantized
+// output): 4 bytes a scalar, downloaded as it is, cast to the session's fp16
+// by cast_f32.comp (one dispatch, listed by shader)
+TEST(VulkanRuntime, Fp32BlobInFp16Session)
+{
+    test::reseed(3);
+    vk::VulkanDevice* dev = device_or_skip();
+    if (!dev)
+        return;
+    if (!dev->fp16_storage)
+    {
+        printf("no storageBuffer16BitAccess: skipped\n");
+        return;
+    }
+    Option opt;
+    const Mat a = test::RandomMat(9, 7, 12, -3.f, 3.f);
+    // the fp32 values come from an fp32 session's upload (elempack 1: no
+    // consumer), copied over once that session has finished
+    vk::Session s32(dev, 4);
+    // (a packed fp32 blob goes through packing.comp's fp32 variant: the
+    // graph tests, squeezenet_ssd_int8 at fp16)
+    GpuBlobPtr src;
+    ASSERT_EQ(s32.upload(a, src, nullptr, opt), 0);
+    ASSERT_EQ(s32.finish(), 0);
+    vk::Session s(dev, 2);
+    ASSERT_TRUE(s.ok());
+    vk::VkBlobPtr f = s.create_blob(3, 9, 7, 1, 12, 1, true);
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f->f32);
+    EXPECT_EQ(f->shape.elemsize, 4u);
+    const vk::VkBlob* sb = static_cast<const vk::VkBlob*>(src.get());
+    ASSERT_EQ(sb->shape.elemsize, 4u);
+    ASSERT_EQ(s.copy(sb, 0, f.get(), 0, a.total() * 4), 0);
+    Mat back;
+    ASSERT_EQ(s.download(f, back, opt), 0);
+    std::string c = test::compare_mat(back, a, 0.f);
+    EXPECT_TRUE(c.empty()) << "fp32 blob: " << c;
+    GpuBlobPtr h;
+    ASSERT_EQ(s.cast_to_storage(f, h), 0);
+    const vk::VkBlob* hb = static_cast<const vk::VkBlob*>(h.get());
+    EXPECT_FALSE(hb->f32);
+    EXPECT_EQ(hb->shape.elemsize, 2u);
+    EXPECT_EQ(hb->shape.c, 12);
+    ASSERT_EQ(s.download(h, back, opt), 0);
+    c = test::compare_mat(back, a, 2e-3f);
+    EXPECT_TRUE(c.empty()) << "cast to fp16: " << c;
+    EXPECT_EQ(s.dispatch_counts().size(), 1u);
+    EXPECT_EQ(s.dispatch_counts().count("cast_f32"), 1u);
+    EXPECT_EQ(s.copy_count(), 1);
+    // a session blob is not fp32: cast_to_storage passes it on
+    GpuBlobPtr same;
+    ASSERT_EQ(s.cast_to_storage(h, same), 0);
+    EXPECT_EQ(same.get(), h.get());
+    EXPECT_EQ(vk::validation_error_count(), 0);
+}
+
 // convert_packing on the device (the Net's conversion between layers that
 // take other layouts): elempack 1 -> 4/8 -> 8/4 -> 1 for fp32 and fp16
 // storage; a channel count that the elempack does not divide is refused
@@ -213,6 +269,10 @@ TEST(VulkanRuntime, DispatchChainReusesBuffers)
         ASSERT_EQ(s.dispatch(p, {cur.get(), out.get()}, &c, sizeof(c), c.n, 1, 1), 0);
         cur = out;
     }
+    // the listing by shader (KITE_VULKAN_DISPATCHES=1)
+    ASSERT_EQ(s.dispatch_counts().size(), 1u);
+    EXPECT_EQ(s.dispatch_counts().begin()->first, "unary");
+    EXPECT_EQ(s.dispatch_counts().begin()->second, 3);
     Mat back;
     ASSERT_EQ(s.download(cur, back, opt), 0);
     ASSERT_EQ(back.c, 3);

@@ -500,6 +500,7 @@ const Pipeline* VulkanDevice::pipeline(const char* shader, int bindings, uint32_
     const auto t0 = std::chrono::steady_clock::now();
     Pipeline* p = new Pipeline;
     p->variant = variant;
+    p->shader = shader;
     p->bindings = bindings;
     p->local[0] = lx;
     p->local[1] = ly;

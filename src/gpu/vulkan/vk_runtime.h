@@ -82,6 +82,14 @@ public:
     // requantizing int8 layer writes them: downloaded as an int8 Mat, and an
     // int8 consumer does not quantize them again
     bool int8 = false;
+    // fp32 scalars in a session with fp16 storage (elemsize 4 * elempack):
+    // the dequantized output of an int8 layer, kept in fp32 so that the next
+    // int8 layer quantizes fp32 values as the CPU does (rounded to fp16
+    // first, a value may move by one int8 step). Only Convolution,
+    // ConvolutionDepthWise, Concat, Pooling, Split, BatchNorm, PriorBox,
+    // Flatten and the gathers (Permute, Crop, Reshape, Padding) read one;
+    // Session::convert_for_layer casts it to fp16 for every other layer
+    bool f32 = false;
     // a constant: buf.buffer is bound into this shared allocation (no pool)
     std::shared_ptr<ConstantChunk> chunk;
     // number of scalars
@@ -98,6 +106,7 @@ struct Pipeline
     int bindings = 0;
     uint32_t local[3] = {1, 1, 1};
     int variant = 0; // ShaderVariant (vk_shaders.h)
+    std::string shader; // shaders/vulkan/<shader>.comp (dispatch listings)
 };
 
 // Push constants are at most this many bytes (the Vulkan minimum guarantee).
@@ -260,16 +269,16 @@ public:
     int convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt) override;
     int finish() override;
     void limit_elempack(int max_elempack) override { max_pack = max_elempack >= 8 ? 8 : max_elempack >= 4 ? 4 : 1; }
-    // the largest device elempack of this session: 8 with fp16 storage (one
-    // packed element is 16 bytes), 4 with fp32; KITE_VULKAN_ELEMPACK=1|4|8
-    // overrides it, limit_elempack lowers or raises it
+    // the largest device elempack of this session: 4 (fp32 and fp16
+    // storage; see the constructor); KITE_VULKAN_ELEMPACK=1|4|8 overrides
+    // it, limit_elempack lowers or raises it
     int elempack_limit() const { return max_pack; }
     // the device layout of a blob of this shape for `consumer` (nullptr: 1):
     // the largest of 8 and 4 within the limit that divides the channels
     int elempack_for(const Layer* consumer, const Option& opt, int dims, int channels) const;
     // record a device conversion of `in` to elempack `pack` (1, 4 or 8; a
     // packed one needs dims >= 3 and channels % pack == 0); out = in when it
-    // already is
+    // already is (an fp32 blob stays fp32)
     int convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack);
 
     VulkanDevice* device() const { return dev; }
@@ -277,7 +286,12 @@ public:
     // a device blob of the given shape (dims, w, h, d, c) in this session's
     // storage type; nullptr on failure
     // (c counts elempack-sized groups, as in a Mat)
-    VkBlobPtr create_blob(int dims, int w, int h, int d, int c, int elempack = 1);
+    // (fp32: an fp32 blob whatever the session stores, VkBlob::f32 where the
+    // session stores fp16)
+    VkBlobPtr create_blob(int dims, int w, int h, int d, int c, int elempack = 1, bool fp32 = false);
+    // `in` (an fp32 blob: VkBlob::f32) cast to the session's storage type on
+    // the device (cast_f32.comp); out = in when it is not fp32
+    int cast_to_storage(const GpuBlobPtr& in, GpuBlobPtr& out);
     VkBlobPtr create_blob_like(const Mat& shape) { return create_blob(shape.dims, shape.w, shape.h, shape.d, shape.c, shape.elempack); }
     // record one dispatch of `p` over (gx, gy, gz) invocations; buffers bind
     // to 0..n-1 in order; push holds the push constants
@@ -301,6 +315,11 @@ public:
     int replay_download(int slot, Mat& m, const Option& opt) override;
     // barriers recorded so far (tests)
     int barrier_count() const { return barriers; }
+    // dispatches recorded so far by shader name, and buffer copies (tests,
+    // KITE_VULKAN_DISPATCHES=1 prints them when the session ends: for a
+    // recorded forward, the dispatches of one forward)
+    const std::map<std::string, int>& dispatch_counts() const { return dispatches; }
+    int copy_count() const { return copies; }
 
 private:
     int begin();
@@ -311,7 +330,11 @@ private:
     // write-after-read through reused buffers); constants are never written
     void barrier_for(const VkBuffer* bufs, size_t n);
     // `m` converted on the host to what an upload of elempack `pack` stores
+    // (fp32 into an fp16 session is left fp32: write_staging converts it)
     int stage_host(const Mat& m, int pack, const Option& opt, Mat& src) const;
+    // src (as stage_host left it) into mapped staging memory in the
+    // session's storage type, channel groups back to back
+    void write_staging(const Mat& src, void* mapped) const;
     int submit_wait(VkCommandBuffer c);
     int read_staging(const Buffer& st, const Mat& s, bool int8, Mat& m, const Option& opt) const;
 
@@ -335,6 +358,8 @@ private:
     std::vector<DownloadSlot> downs;
     std::vector<VkBuffer> touched; // activation buffers used since the last barrier
     int barriers = 0;
+    std::map<std::string, int> dispatches;
+    int copies = 0;
 
     VulkanDevice* dev;
     size_t storage; // bytes per blob element

@@ -6,8 +6,10 @@
 #include "../../layer.h"
 #include "../../log.h"
 #include "../../mat.h"
+#include "../../mat_cast.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -23,7 +25,15 @@ enum
 Session::Session(VulkanDevice* d, size_t elemsize, bool is_loader)
     : dev(d), storage(elemsize == 2 ? 2 : 4), loader(is_loader)
 {
-    max_pack = storage == 2 ? 8 : 4;
+    // elempack 4 in fp32 and fp16 sessions alike: every packed shader
+    // computes 4 channels an invocation, so an elempack-8 element is read as
+    // two vec4 at twice the stride (an f16vec4 every 16 bytes: a warp touches
+    // as many bytes as in fp32, half of them unused), and blobs by 8 meeting
+    // ones by 4 (Concat, Slice, channel counts of 4k) add packing dispatches
+    // (nanodet_m 83 -> 91 a forward); by 4, an fp16 element is 8 contiguous
+    // bytes: half fp32's traffic on the same dispatches.
+    // KITE_VULKAN_ELEMPACK=8 (or limit_elempack) still packs by 8
+    max_pack = 4;
     if (const char* e = getenv("KITE_VULKAN_ELEMPACK"))
         limit_elempack(atoi(e));
     blobs = std::make_shared<BufferPool>(dev, false, dev->blob_pool);
@@ -66,10 +76,29 @@ int Session::allocate_cmd()
     return 0;
 }
 
+// KITE_VULKAN_DISPATCHES=1: a session lists its dispatches by shader when
+// it ends (a recorded forward's session: one forward's)
+static void print_dispatches(const std::map<std::string, int>& d, int copies, int barriers, size_t storage, int max_pack)
+{
+    const char* e = getenv("KITE_VULKAN_DISPATCHES");
+    if (!e || atoi(e) == 0 || (d.empty() && copies == 0))
+        return;
+    int total = 0;
+    for (const auto& kv : d)
+        total += kv.second;
+    std::string line;
+    for (const auto& kv : d)
+        line += " " + kv.first + "=" + std::to_string(kv.second);
+    fprintf(stderr, "kite: vulkan session (%s, elempack <= %d): %d dispatches, %d copies, %d barriers:%s\n",
+            storage == 2 ? "fp16 storage" : "fp32", max_pack, total, copies, barriers, line.c_str());
+}
+
 Session::~Session()
 {
     if (recording)
         finish();
+    if (!loader)
+        print_dispatches(dispatches, copies, barriers, storage, max_pack);
     for (VkDescriptorPool p : desc_pools)
         vkDestroyDescriptorPool(dev->device, p, nullptr);
     if (cmd)
@@ -261,9 +290,7 @@ int Session::replay_upload(int slot, const Mat& m0, const Option& opt)
     int ret = stage_host(m, u.pack, opt, src);
     if (ret != 0)
         return ret;
-    const size_t plane = (size_t)src.w * src.h * src.d * storage * u.pack;
-    for (int q = 0; q < src.c; q++)
-        memcpy((unsigned char*)u.st.mapped + plane * q, src.channel(q).data, plane);
+    write_staging(src, u.st.mapped);
     return 0;
 }
 
@@ -284,20 +311,22 @@ int Session::replay_download(int slot, Mat& m, const Option& opt)
     return read_staging(d.st, d.shape, d.int8, m, opt);
 }
 
-VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c, int elempack)
+VkBlobPtr Session::create_blob(int dims, int w, int h, int d, int c, int elempack, bool fp32)
 {
     size_t n = (size_t)w * h * d * c * elempack;
+    const size_t es = fp32 ? 4 : storage;
     VkBlobPtr b = std::make_shared<VkBlob>();
+    b->f32 = fp32 && storage != 4;
     b->backend = BACKEND_VULKAN;
     b->shape.dims = dims;
     b->shape.w = w;
     b->shape.h = h;
     b->shape.d = d;
     b->shape.c = c;
-    b->shape.elemsize = storage * elempack;
+    b->shape.elemsize = es * elempack;
     b->shape.elempack = elempack;
     b->shape.cstep = (size_t)w * h * d;
-    if (!blobs->acquire(n * storage < 16 ? 16 : n * storage, b->buf))
+    if (!blobs->acquire(n * es < 16 ? 16 : n * es, b->buf))
         return nullptr;
     b->pool = blobs;
     return b;
@@ -382,6 +411,7 @@ int Session::dispatch(const Pipeline* p, const std::vector<const VkBlob*>& bufs,
         memcpy(pc, push, push_size);
     vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, MAX_PUSH_BYTES, pc);
     vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
+    dispatches[p->shader]++;
     dirty = true;
     return 0;
 }
@@ -408,6 +438,7 @@ int Session::copy_regions(const VkBlob* src, const VkBlob* dst, const std::vecto
     const VkBuffer both[2] = {src->buf.buffer, dst->buf.buffer};
     barrier_for(both, 2);
     vkCmdCopyBuffer(cmd, src->buf.buffer, dst->buf.buffer, (uint32_t)regions.size(), regions.data());
+    copies++;
     dirty = true;
     return 0;
 }
@@ -457,8 +488,7 @@ int Session::upload(const Mat& m, GpuBlobPtr& out, const Layer* consumer, const 
         ups.push_back(UploadSlot{st, gpu_shape_of(m), pack});
     else
         staging_used.push_back(st);
-    for (int q = 0; q < src.c; q++)
-        memcpy((unsigned char*)st.mapped + plane * q, src.channel(q).data, plane);
+    write_staging(src, st.mapped);
     if (begin() != 0)
         return -1;
     barrier_for(&b->buf.buffer, 1);
@@ -484,13 +514,22 @@ int Session::stage_host(const Mat& m, int pack, const Option& opt, Mat& src) con
         cast_float16_to_float32(src, f, opt);
         src = f;
     }
-    else if (src.elembits() == 32 && storage == 2)
-    {
-        Mat h;
-        cast_float32_to_float16(src, h, opt);
-        src = h;
-    }
+    // fp32 into an fp16 session stays fp32 here: write_staging converts
+    // while it copies (no fp16 Mat in between)
     return src.empty() ? -100 : 0;
+}
+
+void Session::write_staging(const Mat& src, void* mapped) const
+{
+    const size_t n = (size_t)src.w * src.h * src.d * src.elempack; // scalars per channel group
+    for (int q = 0; q < src.c; q++)
+    {
+        unsigned char* dst = (unsigned char*)mapped + n * storage * q;
+        if (src.elembits() == 32 && storage == 2)
+            float32_to_float16_n((const float*)src.channel(q).data, (unsigned short*)dst, n);
+        else
+            memcpy(dst, src.channel(q).data, n * storage);
+    }
 }
 
 int Session::download(const GpuBlobPtr& g, Mat& m, const Option& opt)
@@ -555,12 +594,8 @@ int Session::read_staging(const Buffer& st, const Mat& s, bool int8, Mat& m, con
         float* dst = dst_m.channel(q);
         if (es == 4)
             memcpy(dst, (const float*)st.mapped + plane * q, plane * 4);
-        else
-        {
-            const unsigned short* h = (const unsigned short*)st.mapped + plane * q;
-            for (size_t i = 0; i < plane; i++)
-                dst[i] = float16_to_float32(h[i]);
-        }
+        else // F16C where the CPU has it (a detection head's inputs are 10^5 scalars)
+            float16_to_float32_n((const unsigned short*)st.mapped + plane * q, dst, plane);
     }
     if (s.elempack == 1)
         m = packed;
@@ -582,8 +617,33 @@ int Session::elempack_for(const Layer* consumer, const Option& opt, int dims, in
     return max_pack >= 4 && channels % 4 == 0 ? 4 : 1;
 }
 
+// the layers whose Vulkan drivers read fp32 blobs (VkBlob::f32) in a
+// session with fp16 storage: int8 Convolution / ConvolutionDepthWise quantize
+// them (the float kernels cast them: ConvGpu::forward), Concat and Pooling
+// keep fp32 in, fp32 out, Split passes them on, the gathers (Permute, Crop,
+// Reshape, Padding: rearrange_vulkan.h) and BatchNorm read them into the
+// storage type, Flatten views them, PriorBox reads only the shape
+// (layer/vulkan/)
+static bool reads_fp32_blobs(const Layer* consumer)
+{
+    if (!consumer)
+        return false;
+    const std::string& t = consumer->type;
+    return t == "Convolution" || t == "ConvolutionDepthWise" || t == "Concat" || t == "Pooling" || t == "Split" ||
+           t == "Permute" || t == "Crop" || t == "Reshape" || t == "Padding" || t == "BatchNorm" || t == "PriorBox" ||
+           t == "Flatten";
+}
+
 int Session::convert_for_layer(GpuBlobPtr& g, const Layer* consumer, const Option& opt)
 {
+    if (static_cast<const VkBlob*>(g.get())->f32 && !reads_fp32_blobs(consumer))
+    {
+        GpuBlobPtr h;
+        int ret = cast_to_storage(g, h);
+        if (ret != 0)
+            return ret;
+        g = h;
+    }
     const Mat& s = g->shape;
     const int pack = elempack_for(consumer, opt, s.dims, s.c * s.elempack);
     if (pack == s.elempack)
@@ -609,8 +669,9 @@ int Session::convert_packing(const GpuBlobPtr& in, GpuBlobPtr& out, int pack)
         KITE_LOGE("Vulkan: cannot convert a dims-%d blob of %d channels to elempack %d", s.dims, channels, pack);
         return -1;
     }
-    const Pipeline* p = dev->pipeline("packing", 2, 64, 1, 1, storage == 2 ? VARIANT_FP16S : VARIANT_FP32);
-    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, channels / pack, pack);
+    const bool f32 = static_cast<const VkBlob*>(in.get())->f32;
+    const Pipeline* p = dev->pipeline("packing", 2, 64, 1, 1, storage == 2 && !f32 ? VARIANT_FP16S : VARIANT_FP32);
+    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, channels / pack, pack, f32);
     if (!p || !o)
         return -100;
     struct
@@ -661,6 +722,29 @@ public:
         return d && d->variant(opt) == VARIANT_FP16A;
     }
 };
+
+int Session::cast_to_storage(const GpuBlobPtr& in, GpuBlobPtr& out)
+{
+    const VkBlob* b = static_cast<const VkBlob*>(in.get());
+    if (!b->f32)
+    {
+        out = in;
+        return 0;
+    }
+    const Mat& s = b->shape;
+    const Pipeline* p = dev->pipeline("cast_f32", 2, 64, 1, 1, VARIANT_FP16S);
+    VkBlobPtr o = create_blob(s.dims, s.w, s.h, s.d, s.c, s.elempack);
+    if (!p || !o)
+        return -100;
+    const int n = (int)b->total();
+    int ret = dispatch(p, {b, o.get()}, &n, sizeof(n), (uint32_t)n, 1, 1);
+    if (ret == 0)
+    {
+        o->int8 = b->int8;
+        out = o;
+    }
+    return ret;
+}
 
 } // namespace vk
 
