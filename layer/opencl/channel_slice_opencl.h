@@ -5,7 +5,9 @@
 // out of an OpenCL blob, up to 4 per launch (shape.cl slice_c), for Slice and
 // Crop. Where the input's launch is a ShuffleChannel that was put off
 // (ClBlob::perm_src), the ranges are read through the permutation from the
-// shuffle's input and the shuffle never runs.
+// shuffle's input and the shuffle never runs; where that input (or the
+// input itself) is a put-off two-input Concat (ClBlob::cat_src), from the
+// concat's inputs, and the concat never runs either.
 
 #include "gpu/opencl/cl_ops.h"
 
@@ -26,7 +28,19 @@ inline int run_channel_slices(Session& s, const ClBlob* in, const std::vector<in
                               bool int8, std::vector<GpuBlobPtr>& tops)
 {
     const bool through = in->deferred && !in->deferred->settled && in->perm_src && natural_image(in->perm_src.get());
+    if (through)
+        in->deferred->read_through = true;
     const ClBlob* src = through ? in->perm_src.get() : in;
+    const ClBlob* src2 = src; // channels from Ca on (a concat read through)
+    int Ca = in->C;
+    if (pending(src) && src->cat_src.size() == 2 && natural_image(src->cat_src[0].get()) &&
+        natural_image(src->cat_src[1].get()))
+    {
+        src->deferred->read_through = true;
+        Ca = src->cat_src[0]->C;
+        src2 = src->cat_src[1].get();
+        src = src->cat_src[0].get();
+    }
     const int g = through ? in->perm_group : 0, rev = through ? in->perm_reverse : 0;
     const int n = (int)starts.size();
     std::vector<ClBlobPtr> outs((size_t)n);
@@ -54,10 +68,10 @@ inline int run_channel_slices(Session& s, const ClBlob* in, const std::vector<in
         for (int j = 0; j < m; j++)
             iw = std::max(iw, outs[first + j]->image.width);
         KernelArgs a(k);
-        a.img(src->image);
+        a.img(src->image).img(src2->image);
         for (int j = 0; j < 4; j++)
             a.img(outs[first + (j < m ? j : 0)]->image);
-        a.i(m).i(in->C).i(in->H).i(in->W).i(g).i(rev);
+        a.i(m).i(Ca).i(in->C).i(in->H).i(in->W).i(g).i(rev);
         for (int j = 0; j < 4; j++)
             a.i(j < m ? starts[first + j] : 0);
         for (int j = 0; j < 4; j++)

@@ -49,13 +49,21 @@ private:
     int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
     bool winograd_ = false; // images[2]: the transformed filter U (winograd.cl)
     int upload_winograd_filter(bool half);
+    // forward_float runs conv2d_1x1 (the kernel that can add a residual)
+    bool one_by_one(const int* pads) const
+    {
+        return !winograd_ && !wide_ && kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 &&
+               pads[1] == 0 && pads[2] == 0 && pads[3] == 0;
+    }
     // 1: not applicable to this shape (run the direct kernel)
     int forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, const Activation& act,
                          const cl::Image& dst) const;
     // the float convolution into dst with activation act (the layer's own,
     // or one of the next layer's when the launch was put off: see forward_gpu)
+    // res (conv2d_1x1 only): an image added before the activation, its
+    // first res_c channels (zeros past them: a channel Padding read through)
     int forward_float(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, const Activation& act,
-                      const cl::Image& dst) const;
+                      const cl::Image& dst, const cl::Image* res = nullptr, int res_c = -1) const;
 };
 
 int Convolution_opencl::create_pipeline(const Option& opt)
@@ -287,6 +295,17 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
             a.p1 = a1;
             return self->forward_float(cl::blob(src), OW, OH, p, *sp, a, dst);
         });
+        // and a residual add after it (BinaryOp, Eltwise) can run in it too
+        // where the 1x1 kernel runs it. KITE_OPENCL_FUSE_RESIDUAL=0: off
+        if (one_by_one(pads) && cl::fusion_on("KITE_OPENCL_FUSE_RESIDUAL"))
+            out->with_residual = [self, sp, src, OW, OH, p](const cl::Image& res, int res_c, int at, float a0, float a1,
+                                                           const cl::Image& dst) {
+                Activation a;
+                a.type = at;
+                a.p0 = a0;
+                a.p1 = a1;
+                return self->forward_float(cl::blob(src), OW, OH, p, *sp, a, dst, &res, res_c);
+            };
         ret = 0;
     }
     else
@@ -300,10 +319,15 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
 }
 
 int Convolution_opencl::forward_float(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
-                                      const Activation& act, const cl::Image& dst) const
+                                      const Activation& act, const cl::Image& dst, const cl::Image* res, int res_c) const
 {
     const int OB = cl::div4(num_output);
     int ret = 1;
+    if (res && !one_by_one(pads))
+    {
+        KITE_LOGE("Convolution '%s': a residual add only in the 1x1 kernel", name.c_str());
+        return -1;
+    }
     if (winograd_ && (ret = forward_winograd(in, OW, OH, pads, s, act, dst)) <= 0)
     {
         // done (0) or failed (< 0)
@@ -321,11 +345,13 @@ int Convolution_opencl::forward_float(const cl::ClBlob* in, int OW, int OH, cons
     }
     else if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
     {
+        // (one_by_one: this branch)
         cl_kernel k = s.kernel("conv", "conv2d_1x1");
         if (!k)
             return -1;
         cl::KernelArgs a(k);
         a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(dst).i(in->C).i(in->H).i(in->W).i(OB).i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        a.img(res ? *res : in->image).i(res ? res_c : -1);
         ret = cl::run2d(s, k, "conv2d_1x1", cl::div4(in->W) * OB, in->H, a);
     }
     else

@@ -96,12 +96,32 @@ public:
             tops[0] = out;
             return 0;
         }
+        // a put-off constant Padding of the plane before it (BlazeFace): its
+        // input read with the padding added to this one's (same value, or
+        // none of its own), and the Padding never runs
+        const cl::ClBlob* src = in;
+        int pl = pads[0], pt = pads[2];
+        float pv = pad_value;
+        const cl::ClBlob* ps = in->pad_src.get();
+        if (cl::pending(in) && ps && ps->C == in->C && ps->image.width == ps->W * cl::div4(ps->C) &&
+            ps->image.height == ps->H && cl::fusion_on("KITE_OPENCL_FUSE_PAD"))
+        {
+            const bool own = pads[0] != 0 || pads[1] != 0 || pads[2] != 0 || pads[3] != 0;
+            if (!own || in->pad_value == pad_value)
+            {
+                src = ps;
+                in->deferred->read_through = true;
+                pl += in->pad_left;
+                pt += in->pad_top;
+                pv = in->pad_value;
+            }
+        }
         cl_kernel k = s.kernel("conv", "dwconv2d");
         if (!k)
             return -1;
         cl::KernelArgs a(k);
-        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OH).i(OW);
-        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
+        a.img(src->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(src->C).i(src->H).i(src->W).i(OH).i(OW);
+        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pl).i(pt).f(pv);
         a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
         ret = cl::run2d(s, k, "dwconv2d", OW * cl::div4(num_output), OH, a);
         if (ret != 0)

@@ -102,9 +102,23 @@ __kernel void conv2d_x4(__read_only image2d_t in, __read_only image2d_t filt, __
 }
 
 // 1x1, stride 1, no padding: 4 output pixels along w per work item
+// texel x of a residual image added to a convolution's sums (res_c < 0:
+// none): channel block ob of res_c channels, zeros past res_c (a channel
+// Padding read through)
+inline float4 residual(__read_only image2d_t res, int res_c, int ob, int x, int y)
+{
+    int n = res_c - ob * 4;
+    if (res_c < 0 || n <= 0)
+        return (float4)(0.f);
+    float4 v = RD(res, x, y);
+    return n >= 4 ? v : (float4)(v.x, n > 1 ? v.y : 0.f, n > 2 ? v.z : 0.f, 0.f);
+}
+
+// res (res_c >= 0): a same-shaped image added before the activation (the
+// residual BinaryOp / Eltwise sum after the convolution, in its launch)
 __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                          __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
-                         float p1)
+                         float p1, __read_only image2d_t res, int res_c)
 {
     int W4 = DIV4(W);
     int x = get_global_id(0), oy = get_global_id(1);
@@ -129,13 +143,13 @@ __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, _
         s3 += TO_FLOAT4(v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3);
     }
     int o = ob * W + ox;
-    WR(out, o, oy, activate(s0, act, p0, p1));
+    WR(out, o, oy, activate(s0 + residual(res, res_c, ob, o, oy), act, p0, p1));
     if (ox + 1 < W)
-        WR(out, o + 1, oy, activate(s1, act, p0, p1));
+        WR(out, o + 1, oy, activate(s1 + residual(res, res_c, ob, o + 1, oy), act, p0, p1));
     if (ox + 2 < W)
-        WR(out, o + 2, oy, activate(s2, act, p0, p1));
+        WR(out, o + 2, oy, activate(s2 + residual(res, res_c, ob, o + 2, oy), act, p0, p1));
     if (ox + 3 < W)
-        WR(out, o + 3, oy, activate(s3, act, p0, p1));
+        WR(out, o + 3, oy, activate(s3 + residual(res, res_c, ob, o + 3, oy), act, p0, p1));
 }
 
 // depth-wise (multiplier 1): filter in the seeds' dw layout [KH * KW, (C+3)/4]
