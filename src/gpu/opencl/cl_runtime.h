@@ -75,6 +75,7 @@ struct Deferred
 
 class ClBlob;
 typedef std::shared_ptr<ClBlob> ClBlobPtr;
+struct CropGroup; // layer/opencl/channel_slice_opencl.h
 
 class ClBlob : public GpuBlob
 {
@@ -120,6 +121,10 @@ public:
     std::function<int(const Image& res, int res_c, int act, float p0, float p1, const Image& dst)> with_residual;
     int pad_top = 0, pad_left = 0;
     float pad_value = 0.f;
+    // the put-off channel Crops of this blob not yet run: a Crop of it
+    // joins them and all run in one launch (up to 4; nanodet's shuffle
+    // halves). KITE_OPENCL_FUSE_CROP=0: off
+    std::weak_ptr<CropGroup> crop_group; // held by the Crops' put-off launches
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
