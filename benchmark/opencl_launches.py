@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_ncnn import read_shapes  # noqa: E402
 
 # the launch fusions' switches (cl::fusion_on)
-FUSIONS = ["KITE_OPENCL_FUSE_CONCAT", "KITE_OPENCL_FUSE_PAD", "KITE_OPENCL_FUSE_RESIDUAL", "KITE_OPENCL_FUSE_CROP"]
+FUSIONS = ["KITE_OPENCL_FUSE_CONCAT", "KITE_OPENCL_FUSE_PAD", "KITE_OPENCL_FUSE_RESIDUAL", "KITE_OPENCL_FUSE_CROP",
+           "KITE_OPENCL_FUSE_DWPW"]
 
 LINE = re.compile(r"kite: OpenCL launches per forward: (\d+) in (\d+) segments \((\d+) launches not recorded\)"
                   r" \| by layer:([^|]*)\| by kernel:(.*)")

@@ -11,10 +11,11 @@
 // BinaryOp (+ ReLU) and Eltwise sum after a 1x1 convolution in its launch,
 // the BinaryOp's other side a channel Padding (5 -> 12) read through; two
 // channel Crops of one blob (a concat read through) in one launch (read by a
-// concat that runs). The
-// fused forward must record exactly 13 launches fewer than with every
-// KITE_OPENCL_FUSE_* switch at 0 (CONCAT, PAD, RESIDUAL, CROP), with the
-// same results.
+// concat that runs); a depth-wise convolution (stride 2 + ReLU, a padded
+// input; own padding) and the 1x1 convolution after it (7 outputs + ReLU;
+// 12 + a HardSwish layer) in one launch. The fused forward must record
+// exactly 15 launches fewer than with every KITE_OPENCL_FUSE_* switch at 0
+// (CONCAT, PAD, RESIDUAL, CROP, DWPW), with the same results.
 #include "testutil.h"
 
 #include "net.h"
@@ -36,7 +37,7 @@ using namespace kite::test;
 namespace {
 
 const char kFuse[] = "7767517\n"
-                     "40 62\n"
+                     "43 65\n"
                      "Input in 0 1 data\n"
                      "Split sp 1 14 data a b c d e f g h i j k l m n\n"
                      "Slice s0 1 2 a a1 a2 -23300=2,5,-233\n"
@@ -66,11 +67,14 @@ const char kFuse[] = "7767517\n"
                      "Concat c5 2 1 hm ad2 cat5\n"
                      "Slice sl5 1 2 cat5 u v -23300=2,13,-233\n"
                      "Padding pd4 1 1 i px 1=2 3=2\n"
-                     "ConvolutionDepthWise dw1 1 1 px dwo 0=12 1=3 3=2 5=1 6=108 7=12\n"
+                     "ConvolutionDepthWise dw1 1 1 px dwo 0=12 1=3 3=2 5=1 6=108 7=12 9=1\n"
+                     "Convolution pw1 1 1 dwo pwo 0=7 1=1 5=1 6=84 9=1\n"
                      "Padding pd5 1 1 j pj 0=1 1=1 2=2 3=1 5=0.5\n"
                      "ConvolutionDepthWise dw2 1 1 pj dw2o 0=12 1=3 5=1 6=108 7=12\n"
                      "Padding pd6 1 1 k pk 0=1 2=1\n"
                      "ConvolutionDepthWise dw3 1 1 pk dw3o 0=12 1=3 4=1 5=1 6=108 7=12\n"
+                     "Convolution pw2 1 1 dw3o pw2o 0=12 1=1 5=1 6=144\n"
+                     "HardSwish hs2 1 1 pw2o pw2hs\n"
                      "Convolution cv1 1 1 l cv1o 0=12 1=1 5=1 6=144\n"
                      "Padding pd7 1 1 a1w pw 8=7\n"
                      "BinaryOp add2 2 1 cv1o pw rs1 0=0\n"
@@ -78,21 +82,23 @@ const char kFuse[] = "7767517\n"
                      "Convolution cv2 1 1 m cv2o 0=12 1=1 5=1 6=144\n"
                      "Eltwise es 2 1 n cv2o rs2 0=1\n";
 
-const char* const kOuts[] = {"p", "q", "r2", "cat6", "cat4", "ad2", "hm", "pzs", "u", "v", "dwo", "dw2o", "dw3o", "rs1r", "rs2"};
+const char* const kOuts[] = {"p", "q", "r2", "cat6", "cat4", "ad2", "hm", "pzs", "u", "v", "pwo", "dw2o", "pw2hs", "rs1r", "rs2"};
 
-// the weights (fp32 tag, then the values) and biases of the three
-// depth-wise convolutions (12 x 3 x 3) and the two 1x1 ones (12 x 12)
+// the weights (fp32 tag, then the values) and biases of the convolutions in
+// the order of the graph: dw1 (12 x 3 x 3), pw1 (7 x 12), dw2, dw3, pw2
+// (12 x 12), cv1, cv2 (12 x 12)
 std::vector<unsigned char> model_bin()
 {
+    const int sizes[7][2] = {{108, 12}, {84, 7}, {108, 12}, {108, 12}, {144, 12}, {144, 12}, {144, 12}};
     std::vector<unsigned char> v;
-    for (int l = 0; l < 5; l++)
+    for (int l = 0; l < 7; l++)
     {
-        const int n = l < 3 ? 108 : 144;
-        Mat w = RandomMat(n, -0.5f, 0.5f), b = RandomMat(12, -1.f, 1.f);
+        const int n = sizes[l][0], nb = sizes[l][1];
+        Mat w = RandomMat(n, -0.5f, 0.5f), b = RandomMat(nb, -1.f, 1.f);
         const unsigned char tag[4] = {0, 0, 0, 0};
         v.insert(v.end(), tag, tag + 4);
         v.insert(v.end(), (const unsigned char*)w.data, (const unsigned char*)w.data + n * sizeof(float));
-        v.insert(v.end(), (const unsigned char*)b.data, (const unsigned char*)b.data + 12 * sizeof(float));
+        v.insert(v.end(), (const unsigned char*)b.data, (const unsigned char*)b.data + nb * sizeof(float));
     }
     return v;
 }
@@ -107,7 +113,7 @@ bool load(Net& net, bool gpu, bool fp16, const std::vector<unsigned char>& bin)
 }
 
 const char* const kSwitches[] = {"KITE_OPENCL_FUSE_CONCAT", "KITE_OPENCL_FUSE_PAD", "KITE_OPENCL_FUSE_RESIDUAL",
-                                 "KITE_OPENCL_FUSE_CROP"};
+                                 "KITE_OPENCL_FUSE_CROP", "KITE_OPENCL_FUSE_DWPW"};
 
 void set_fusions(bool on)
 {
@@ -175,8 +181,8 @@ void run(bool fp16)
     printf("%s: %lld launches fused, %lld unfused\n", fp16 ? "fp16 storage" : "fp32", fused, plain);
     // c1, c2, c3, c5, pd1, pd2, pd4, pd5, pd6, pd7 never run fused (c4 and
     // pd3 do), add2 (+ r4) and es run in cv1's and cv2's launches, cr and cr3
-    // in one
-    EXPECT_EQ(plain - fused, 13);
+    // in one, dw1 in pw1's and dw3 in pw2's (+ hs2; dw2 runs alone)
+    EXPECT_EQ(plain - fused, 15);
 }
 
 TEST(OpenCLFuse, Fp32)

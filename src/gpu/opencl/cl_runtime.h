@@ -76,6 +76,7 @@ struct Deferred
 class ClBlob;
 typedef std::shared_ptr<ClBlob> ClBlobPtr;
 struct CropGroup; // layer/opencl/channel_slice_opencl.h
+struct DwLaunch;
 
 class ClBlob : public GpuBlob
 {
@@ -125,11 +126,28 @@ public:
     // joins them and all run in one launch (up to 4; nanodet's shuffle
     // halves). KITE_OPENCL_FUSE_CROP=0: off
     std::weak_ptr<CropGroup> crop_group; // held by the Crops' put-off launches
+    // set with `deferred` by a depth-wise convolution: its launch; a 1x1
+    // convolution after it on a small map runs both in one launch (conv.cl
+    // dwconv_1x1). KITE_OPENCL_FUSE_DWPW=0: off
+    std::shared_ptr<DwLaunch> dw_launch;
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
     bool int8 = false;
     std::shared_ptr<ImagePool> pool; // where image goes back to; null: owned
+};
+
+// A depth-wise convolution's launch (conv.cl dwconv2d's arguments): src's
+// C channels (H x W) into an OW x OH map
+struct DwLaunch
+{
+    ClBlobPtr src;
+    Image filt, bias; // owned by the layer
+    int C = 0, OW = 0, OH = 0;
+    int kw = 1, kh = 1, sw = 1, sh = 1, dw = 1, dh = 1, pl = 0, pt = 0;
+    float pad_value = 0.f;
+    int has_bias = 0, act = 0;
+    float p0 = 0.f, p1 = 0.f;
 };
 
 // cl_khr_command_buffer's entry points (declared here: the Khronos headers
