@@ -3,6 +3,7 @@
 // and graph building are in net.cpp.
 #include "net.h"
 #include "gpu/cpu_fallback.h"
+#include "gpu/layer_note.h"
 #include "gpu/recording.h"
 
 #include "cpu.h"
@@ -897,7 +898,9 @@ int Extractor::run_layer_gpu(int li)
     std::vector<GpuBlobPtr> tops(layer->tops.size());
     const int fallbacks = gpu_layers_on_cpu();
     const int syncs = s->syncs;
+    set_gpu_layer_type(layer->type.c_str());
     int ret = layer->forward_gpu(bottoms, tops, *s, opt);
+    set_gpu_layer_type(nullptr);
     // a layer that waited on the host (downloaded, ran something on the CPU)
     // cannot be replayed without running it
     if (recording && (s->syncs != syncs || gpu_layers_on_cpu() != fallbacks))

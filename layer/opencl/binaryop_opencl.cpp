@@ -103,18 +103,42 @@ public:
             return ret;
         // put off: an activation layer that follows runs in the same launch
         cl::Session* sp = &s;
-        const cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(in[0]);
-        const cl::ClBlobPtr pb = scalar ? pa : std::static_pointer_cast<cl::ClBlob>(in[1]);
-        const int op = op_type, sc = scalar ? 1 : 0;
+        cl::ClBlobPtr pa = std::static_pointer_cast<cl::ClBlob>(in[0]);
+        cl::ClBlobPtr pb = scalar ? pa : std::static_pointer_cast<cl::ClBlob>(in[1]);
+        // a put-off channel Padding on either side: its input, zero-padded as read
+        int ca = -1, cb = -1;
+        if (same && cl::fusion_on("KITE_OPENCL_FUSE_PAD"))
+        {
+            auto unpad = [](cl::ClBlobPtr& p, int& cs) {
+                const cl::ClBlob* q = p->pad_src.get();
+                if (cl::pending(p.get()) && q && q->H == p->H && q->W == p->W && q->C < p->C && p->pad_value == 0.f &&
+                    q->image.width == q->W * ((q->C + 3) / 4) && q->image.height == q->H)
+                {
+                    cs = q->C;
+                    p->deferred->read_through = true;
+                    p = p->pad_src;
+                }
+            };
+            unpad(pa, ca);
+            if (!scalar)
+                unpad(pb, cb);
+        }
+        // a residual sum after a 1x1 convolution: in the convolution's launch
+        if (!scalar && op_type == Operation_ADD && s.defer_residual_add(pa, pb, ca, cb, *out) == 0)
+        {
+            tops[0] = out;
+            return 0;
+        }
+        const int op = op_type, sc = scalar ? 1 : 0, W = a->W, iw = a->image.width, ih = a->image.height;
         const float value = this->b;
-        s.defer_elementwise(*out, [sp, pa, pb, op, sc, value](int act, float p0, float p1, const cl::Image& dst) {
+        s.defer_elementwise(*out, [sp, pa, pb, op, sc, value, W, iw, ih, ca, cb](int act, float p0, float p1, const cl::Image& dst) {
             cl_kernel k = sp->kernel("transformer", "binaryop");
             if (!k)
                 return -1;
             cl::KernelArgs ar(k);
-            ar.img(pa->image).img(pb->image).img(dst).i(pa->image.width).i(pa->image.height);
-            ar.i(op).i(sc).f(value).i(act).f(p0).f(p1);
-            return cl::run2d(*sp, k, "binaryop", pa->image.width, pa->image.height, ar);
+            ar.img(pa->image).img(pb->image).img(dst).i(iw).i(ih);
+            ar.i(op).i(sc).f(value).i(act).f(p0).f(p1).i(W).i(ca).i(cb);
+            return cl::run2d(*sp, k, "binaryop", iw, ih, ar);
         });
         tops[0] = out;
         return ret;

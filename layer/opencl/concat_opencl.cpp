@@ -1,7 +1,10 @@
 // Concat on OpenCL images along the channel-major image's C (axis 0 of any
 // dims: c, h of dims 2, w of dims 1), 4 inputs per launch; other axes, folded
 // blobs (cl_layout.h) and outputs over the image limit through the gather
-// kernel (cl::ShapeCache), 8 inputs a launch.
+// kernel (cl::ShapeCache), 8 inputs a launch. The launch of a concat of two
+// inputs is put off (ClBlob::cat_src): a Slice, Crop or ShuffleChannel after
+// it reads the two inputs and the concat never runs (ShuffleNet units:
+// concat, shuffle, split in one launch). KITE_OPENCL_FUSE_CONCAT=0: off.
 #include "concat.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -69,16 +72,34 @@ public:
             int ret = s.create_blob(shape, out, keep_float);
             if (ret != 0)
                 return ret;
-            cl_kernel k = s.kernel("shape", "concat_c");
-            if (!k)
-                return -1;
-            cl::KernelArgs a(k);
-            for (int i = 0; i < 4; i++)
-                a.img(in[i < n ? i : 0]->image);
-            a.img(out->image).i(C[0]).i(C[1]).i(C[2]).i(C[3]).i(b0->H).i(b0->W);
-            ret = cl::run2d(s, k, "concat_c", out->image.width, out->image.height, a);
-            if (ret != 0)
-                return ret;
+            const bool put_off = bottoms.size() == 2 && cl::fusion_on("KITE_OPENCL_FUSE_CONCAT");
+            std::vector<cl::ClBlobPtr> src;
+            for (int i = 0; i < n; i++)
+                src.push_back(std::static_pointer_cast<cl::ClBlob>(i == 0 ? acc : bottoms[next - n + i]));
+            cl::Session* sp = &s;
+            const cl::Image dst = out->image;
+            const int H = b0->H, W = b0->W;
+            auto run = [sp, src, dst, C, H, W]() {
+                cl_kernel k = sp->kernel("shape", "concat_c");
+                if (!k)
+                    return -1;
+                cl::KernelArgs a(k);
+                for (int i = 0; i < 4; i++)
+                    a.img(src[i < (int)src.size() ? i : 0]->image);
+                a.img(dst).i(C[0]).i(C[1]).i(C[2]).i(C[3]).i(H).i(W);
+                return cl::run2d(*sp, k, "concat_c", dst.width, dst.height, a);
+            };
+            if (put_off)
+            {
+                out->cat_src = src;
+                s.defer(*out, run);
+            }
+            else
+            {
+                ret = run();
+                if (ret != 0)
+                    return ret;
+            }
             acc = out;
         }
         tops[0] = acc;

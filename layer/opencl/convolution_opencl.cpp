@@ -49,13 +49,24 @@ private:
     int forward_int8_gpu(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, cl::ClBlobPtr& out) const;
     bool winograd_ = false; // images[2]: the transformed filter U (winograd.cl)
     int upload_winograd_filter(bool half);
+    // forward_float runs conv2d_1x1 (the kernel that can add a residual)
+    bool one_by_one(const int* pads) const
+    {
+        return !winograd_ && !wide_ && kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 &&
+               pads[1] == 0 && pads[2] == 0 && pads[3] == 0;
+    }
     // 1: not applicable to this shape (run the direct kernel)
     int forward_winograd(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, const Activation& act,
                          const cl::Image& dst) const;
     // the float convolution into dst with activation act (the layer's own,
     // or one of the next layer's when the launch was put off: see forward_gpu)
+    // res (conv2d_1x1 only): an image added before the activation, its
+    // first res_c channels (zeros past them: a channel Padding read through)
+    // dwl (conv2d_1x1 only): the put-off depth-wise convolution that makes
+    // `in`, run in this launch (conv.cl dwconv_1x1) instead of reading in
     int forward_float(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s, const Activation& act,
-                      const cl::Image& dst) const;
+                      const cl::Image& dst, const cl::Image* res = nullptr, int res_c = -1,
+                      const cl::DwLaunch* dwl = nullptr) const;
 };
 
 int Convolution_opencl::create_pipeline(const Option& opt)
@@ -266,6 +277,24 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     int ret = s.create_blob(cl::shape3(OW, OH, num_output), out, int8_ && int8_scale_term <= 100);
     if (ret != 0)
         return ret;
+    // a put-off depth-wise convolution before it on a small map: both in
+    // one launch (its sums computed again per output block: at most 4096
+    // pixels and 2^25 multiply-adds of them, KITE_OPENCL_DWPW_MAX_MACS=n
+    // for another limit). KITE_OPENCL_FUSE_DWPW=0: off
+    std::shared_ptr<cl::DwLaunch> dwl;
+    const cl::DwLaunch* dp = in->dw_launch.get();
+    if (!int8_ && one_by_one(pads) && cl::pending(in) && dp && dp->C == in->C && dp->OW == in->W && dp->OH == in->H &&
+        cl::fusion_on("KITE_OPENCL_FUSE_DWPW"))
+    {
+        const char* lim = getenv("KITE_OPENCL_DWPW_MAX_MACS");
+        const long long max_macs = lim ? atoll(lim) : (1LL << 25);
+        const long long px = (long long)in->W * in->H;
+        if (px <= 4096 && px * in->C * dp->kw * dp->kh * cl::div4(num_output) <= max_macs)
+        {
+            dwl = in->dw_launch;
+            in->deferred->read_through = true;
+        }
+    }
     if (int8_)
     {
         ret = forward_int8_gpu(in, OW, OH, pads, s, out);
@@ -280,18 +309,30 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
         const Convolution_opencl* self = this;
         cl::Session* sp = &s;
         const int p[4] = {pads[0], pads[1], pads[2], pads[3]};
-        s.defer_elementwise(*out, [self, sp, src, OW, OH, p](int at, float a0, float a1, const cl::Image& dst) {
+        s.defer_elementwise(*out, [self, sp, src, OW, OH, p, dwl](int at, float a0, float a1, const cl::Image& dst) {
             Activation a;
             a.type = at;
             a.p0 = a0;
             a.p1 = a1;
-            return self->forward_float(cl::blob(src), OW, OH, p, *sp, a, dst);
+            return self->forward_float(cl::blob(src), OW, OH, p, *sp, a, dst, nullptr, -1, dwl.get());
         });
+        // and a residual add after it (BinaryOp, Eltwise) can run in it too
+        // where the 1x1 kernel runs it. KITE_OPENCL_FUSE_RESIDUAL=0: off
+        if (one_by_one(pads) && cl::fusion_on("KITE_OPENCL_FUSE_RESIDUAL"))
+            out->with_residual = [self, sp, src, OW, OH, p, dwl](const cl::Image& res, int res_c, int at, float a0,
+                                                                float a1, const cl::Image& dst) {
+                Activation a;
+                a.type = at;
+                a.p0 = a0;
+                a.p1 = a1;
+                return self->forward_float(cl::blob(src), OW, OH, p, *sp, a, dst, &res, res_c, dwl.get());
+            };
         ret = 0;
     }
     else
     {
-        ret = forward_float(in, OW, OH, pads, s, Activation(activation_type, activation_params), out->image);
+        ret = forward_float(in, OW, OH, pads, s, Activation(activation_type, activation_params), out->image, nullptr, -1,
+                            dwl.get());
     }
     if (ret != 0)
         return ret;
@@ -300,10 +341,29 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
 }
 
 int Convolution_opencl::forward_float(const cl::ClBlob* in, int OW, int OH, const int* pads, cl::Session& s,
-                                      const Activation& act, const cl::Image& dst) const
+                                      const Activation& act, const cl::Image& dst, const cl::Image* res, int res_c,
+                                      const cl::DwLaunch* dwl) const
 {
     const int OB = cl::div4(num_output);
     int ret = 1;
+    if ((res || dwl) && !one_by_one(pads))
+    {
+        KITE_LOGE("Convolution '%s': a residual add or depth-wise convolution only in the 1x1 kernel", name.c_str());
+        return -1;
+    }
+    if (dwl)
+    {
+        cl_kernel k = s.kernel("conv", "dwconv_1x1");
+        if (!k)
+            return -1;
+        const cl::ClBlob* ds = dwl->src.get();
+        cl::KernelArgs a(k);
+        a.img(ds->image).img(dwl->filt).img(dwl->bias).img(w_.images[0]).img(w_.images[1]).img(dst);
+        a.i(dwl->C).i(ds->H).i(ds->W).i(OH).i(OW).i(dwl->kw).i(dwl->kh).i(dwl->sw).i(dwl->sh).i(dwl->dw).i(dwl->dh);
+        a.i(dwl->pl).i(dwl->pt).f(dwl->pad_value).i(dwl->has_bias).i(dwl->act).f(dwl->p0).f(dwl->p1);
+        a.i(OB).i(bias_term).i(act.type).f(act.p0).f(act.p1).img(res ? *res : ds->image).i(res ? res_c : -1);
+        return cl::run2d(s, k, "dwconv_1x1", cl::div4(OW) * OB, OH, a);
+    }
     if (winograd_ && (ret = forward_winograd(in, OW, OH, pads, s, act, dst)) <= 0)
     {
         // done (0) or failed (< 0)
@@ -321,11 +381,13 @@ int Convolution_opencl::forward_float(const cl::ClBlob* in, int OW, int OH, cons
     }
     else if (kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
     {
+        // (one_by_one: this branch)
         cl_kernel k = s.kernel("conv", "conv2d_1x1");
         if (!k)
             return -1;
         cl::KernelArgs a(k);
         a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(dst).i(in->C).i(in->H).i(in->W).i(OB).i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        a.img(res ? *res : in->image).i(res ? res_c : -1);
         ret = cl::run2d(s, k, "conv2d_1x1", cl::div4(in->W) * OB, in->H, a);
     }
     else

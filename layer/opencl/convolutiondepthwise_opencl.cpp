@@ -96,22 +96,72 @@ public:
             tops[0] = out;
             return 0;
         }
-        cl_kernel k = s.kernel("conv", "dwconv2d");
-        if (!k)
-            return -1;
-        cl::KernelArgs a(k);
-        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(in->C).i(in->H).i(in->W).i(OH).i(OW);
-        a.i(kernel_w).i(kernel_h).i(stride_w).i(stride_h).i(dilation_w).i(dilation_h).i(pads[0]).i(pads[2]).f(pad_value);
-        a.i(bias_term).i(act.type).f(act.p0).f(act.p1);
-        ret = cl::run2d(s, k, "dwconv2d", OW * cl::div4(num_output), OH, a);
-        if (ret != 0)
+        // a put-off constant Padding of the plane before it (BlazeFace): its
+        // input read with the padding added to this one's (same value, or
+        // none of its own), and the Padding never runs
+        const cl::ClBlob* src = in;
+        int pl = pads[0], pt = pads[2];
+        float pv = pad_value;
+        const cl::ClBlob* ps = in->pad_src.get();
+        if (cl::pending(in) && ps && ps->C == in->C && ps->image.width == ps->W * cl::div4(ps->C) &&
+            ps->image.height == ps->H && cl::fusion_on("KITE_OPENCL_FUSE_PAD"))
+        {
+            const bool own = pads[0] != 0 || pads[1] != 0 || pads[2] != 0 || pads[3] != 0;
+            if (!own || in->pad_value == pad_value)
+            {
+                src = ps;
+                in->deferred->read_through = true;
+                pl += in->pad_left;
+                pt += in->pad_top;
+                pv = in->pad_value;
+            }
+        }
+        std::shared_ptr<cl::DwLaunch> dl = std::make_shared<cl::DwLaunch>();
+        dl->src = src == in ? std::static_pointer_cast<cl::ClBlob>(bottoms[0]) : in->pad_src;
+        dl->filt = w_.images[0];
+        dl->bias = w_.images[1];
+        dl->C = src->C;
+        dl->OW = OW;
+        dl->OH = OH;
+        dl->kw = kernel_w;
+        dl->kh = kernel_h;
+        dl->sw = stride_w;
+        dl->sh = stride_h;
+        dl->dw = dilation_w;
+        dl->dh = dilation_h;
+        dl->pl = pl;
+        dl->pt = pt;
+        dl->pad_value = pv;
+        dl->has_bias = bias_term;
+        dl->act = act.type;
+        dl->p0 = act.p0;
+        dl->p1 = act.p1;
+        cl::Session* sp = &s;
+        const cl::Image dst = out->image;
+        auto run = [sp, dl, dst]() {
+            cl_kernel k = sp->kernel("conv", "dwconv2d");
+            if (!k)
+                return -1;
+            cl::KernelArgs a(k);
+            a.img(dl->src->image).img(dl->filt).img(dl->bias).img(dst).i(dl->C).i(dl->src->H).i(dl->src->W).i(dl->OH).i(dl->OW);
+            a.i(dl->kw).i(dl->kh).i(dl->sw).i(dl->sh).i(dl->dw).i(dl->dh).i(dl->pl).i(dl->pt).f(dl->pad_value);
+            a.i(dl->has_bias).i(dl->act).f(dl->p0).f(dl->p1);
+            return cl::run2d(*sp, k, "dwconv2d", dl->OW * cl::div4(dl->C), dl->OH, a);
+        };
+        // put off: a 1x1 convolution after it on a small map runs it in its
+        // launch (ClBlob::dw_launch). KITE_OPENCL_FUSE_DWPW=0: off
+        if (cl::fusion_on("KITE_OPENCL_FUSE_DWPW"))
+        {
+            out->dw_launch = dl;
+            s.defer(*out, run);
+        }
+        else if ((ret = run()) != 0)
             return ret;
         tops[0] = out;
         return 0;
     }
 
 private:
-    // grouped: weights [num_output][channels/group][kh][kw] and bias as float buffers
     int upload_grouped()
     {
         std::vector<float> b(num_output, 0.f);

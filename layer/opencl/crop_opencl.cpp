@@ -1,8 +1,10 @@
 // Crop on OpenCL: a box that cuts channels only (axis 0 of any dims, every
 // other axis whole: the channel halves after a ShuffleNet channel shuffle)
 // in one launch, reading through a put-off ShuffleChannel
-// (channel_slice_opencl.h); other boxes: the element map is worked out once
-// per input shape and applied by the gather kernel (cl::ShapeCache)
+// (channel_slice_opencl.h), put off with the other channel Crops of the same
+// blob: up to 4 run in one launch (KITE_OPENCL_FUSE_CROP=0: off); other
+// boxes: the element map is worked out once per input shape and applied by
+// the gather kernel (cl::ShapeCache)
 #include "crop.h"
 
 #include "channel_slice_opencl.h"
@@ -30,7 +32,8 @@ public:
             for (int a = 1; a < dims && channels_only; a++)
                 channels_only = start[a] == 0 && extent[a] == size.s[a];
             if (channels_only)
-                return cl::run_channel_slices(s, in, {start[0]}, {extent[0]}, support_int8_storage && in->int8, tops);
+                return cl::run_channel_crop(s, std::static_pointer_cast<cl::ClBlob>(bottoms[0]), start[0], extent[0],
+                                            support_int8_storage && in->int8, tops);
         }
         return cache_.forward(this, bottoms, tops, s, opt);
     }

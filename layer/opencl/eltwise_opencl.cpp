@@ -1,6 +1,8 @@
 // Eltwise (prod, sum with coefficients, max) on OpenCL images, two inputs
 // per launch; the last launch is put off (cl::Session::defer_elementwise) so
-// that an activation layer after it (ShuffleNet's sum + ReLU) runs in it.
+// that an activation layer after it (ShuffleNet's sum + ReLU) runs in it. A
+// sum of two after a put-off 1x1 convolution runs in the convolution's
+// launch (Session::defer_residual_add), with the activation after it.
 #include "eltwise.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -27,6 +29,20 @@ public:
         const float* co = coeffs.empty() ? nullptr : (const float*)coeffs.data;
         GpuBlobPtr acc = bottoms[0];
         cl::Session* sp = &s;
+        if (bottoms.size() == 2 && op_type == Operation_SUM && (!co || (co[0] == 1.f && co[1] == 1.f)))
+        {
+            // a residual sum after a 1x1 convolution: in the convolution's launch
+            cl::ClBlobPtr out;
+            int ret = s.create_blob(b0->shape, out);
+            if (ret != 0)
+                return ret;
+            if (s.defer_residual_add(std::static_pointer_cast<cl::ClBlob>(bottoms[0]),
+                                     std::static_pointer_cast<cl::ClBlob>(bottoms[1]), -1, -1, *out) == 0)
+            {
+                tops[0] = out;
+                return 0;
+            }
+        }
         for (size_t i = 1; i < bottoms.size(); i++)
         {
             cl::ClBlobPtr out;

@@ -26,7 +26,8 @@ public:
         std::vector<int> starts, lens;
         if (resolve_slices(in->C, n, starts, lens) != 0)
             return -1;
-        return cl::run_channel_slices(s, in, starts, lens, support_int8_storage && in->int8, tops);
+        return cl::run_channel_slices(s, std::static_pointer_cast<cl::ClBlob>(bottoms[0]), starts, lens,
+                                      support_int8_storage && in->int8, tops);
     }
 
 private:

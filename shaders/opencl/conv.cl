@@ -102,9 +102,23 @@ __kernel void conv2d_x4(__read_only image2d_t in, __read_only image2d_t filt, __
 }
 
 // 1x1, stride 1, no padding: 4 output pixels along w per work item
+// texel x of a residual image added to a convolution's sums (res_c < 0:
+// none): channel block ob of res_c channels, zeros past res_c (a channel
+// Padding read through)
+inline float4 residual(__read_only image2d_t res, int res_c, int ob, int x, int y)
+{
+    int n = res_c - ob * 4;
+    if (res_c < 0 || n <= 0)
+        return (float4)(0.f);
+    float4 v = RD(res, x, y);
+    return n >= 4 ? v : (float4)(v.x, n > 1 ? v.y : 0.f, n > 2 ? v.z : 0.f, 0.f);
+}
+
+// res (res_c >= 0): a same-shaped image added before the activation (the
+// residual BinaryOp / Eltwise sum after the convolution, in its launch)
 __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
                          __write_only image2d_t out, int C, int H, int W, int OB, int has_bias, int act, float p0,
-                         float p1)
+                         float p1, __read_only image2d_t res, int res_c)
 {
     int W4 = DIV4(W);
     int x = get_global_id(0), oy = get_global_id(1);
@@ -129,13 +143,74 @@ __kernel void conv2d_1x1(__read_only image2d_t in, __read_only image2d_t filt, _
         s3 += TO_FLOAT4(v3.x * w0 + v3.y * w1 + v3.z * w2 + v3.w * w3);
     }
     int o = ob * W + ox;
-    WR(out, o, oy, activate(s0, act, p0, p1));
+    WR(out, o, oy, activate(s0 + residual(res, res_c, ob, o, oy), act, p0, p1));
     if (ox + 1 < W)
-        WR(out, o + 1, oy, activate(s1, act, p0, p1));
+        WR(out, o + 1, oy, activate(s1 + residual(res, res_c, ob, o + 1, oy), act, p0, p1));
     if (ox + 2 < W)
-        WR(out, o + 2, oy, activate(s2, act, p0, p1));
+        WR(out, o + 2, oy, activate(s2 + residual(res, res_c, ob, o + 2, oy), act, p0, p1));
     if (ox + 3 < W)
-        WR(out, o + 3, oy, activate(s3, act, p0, p1));
+        WR(out, o + 3, oy, activate(s3 + residual(res, res_c, ob, o + 3, oy), act, p0, p1));
+}
+
+// A depth-wise convolution (dwconv2d's arguments: C channels of an H x W
+// input, filter [KH * KW, (C+3)/4], bias, activation dact) and the 1x1
+// convolution after it (conv2d_1x1's: pfilt, pbias, OB output blocks,
+// activation act, residual res) in one launch, 4 pixels of the OW x OH map
+// a work item: the depth-wise sums are computed again for each output block
+// (small maps only: the launch, not the arithmetic, is their cost)
+__kernel void dwconv_1x1(__read_only image2d_t in, __read_only image2d_t dfilt, __read_only image2d_t dbias,
+                         __read_only image2d_t pfilt, __read_only image2d_t pbias, __write_only image2d_t out, int C,
+                         int H, int W, int OH, int OW, int kw, int kh, int sw, int sh, int dw, int dh, int pl, int pt,
+                         float pad_value, int d_has_bias, int dact, float dp0, float dp1, int OB, int p_has_bias,
+                         int act, float p0, float p1, __read_only image2d_t res, int res_c)
+{
+    int OW4 = DIV4(OW);
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW4 * OB || oy >= OH)
+        return;
+    int ob = x / OW4, ox0 = (x % OW4) * 4;
+    float4 b = p_has_bias ? RD(pbias, ob, 0) : (float4)(0.f);
+    float4 s[4] = {b, b, b, b};
+    int CB = DIV4(C);
+    const float4 padv = (float4)(pad_value);
+    for (int cb = 0; cb < CB; cb++)
+    {
+        float4 w0 = RD(pfilt, cb * 4 + 0, ob);
+        float4 w1 = RD(pfilt, cb * 4 + 1, ob);
+        float4 w2 = RD(pfilt, cb * 4 + 2, ob);
+        float4 w3 = RD(pfilt, cb * 4 + 3, ob);
+        float4 db = d_has_bias ? RD(dbias, cb, 0) : (float4)(0.f);
+        int left = C - cb * 4;
+        for (int i = 0; i < 4; i++)
+        {
+            int ox = ox0 + i;
+            float4 v = db;
+            for (int ky = 0; ky < kh; ky++)
+            {
+                int iy = oy * sh + ky * dh - pt;
+                bool yin = iy >= 0 && iy < H;
+                for (int kx = 0; kx < kw; kx++)
+                {
+                    int ix = ox * sw + kx * dw - pl;
+                    float4 t = (yin && ix >= 0 && ix < W) ? RD(in, cb * W + ix, iy) : padv;
+                    v += t * RD(dfilt, ky * kw + kx, cb);
+                }
+            }
+            v = activate(v, dact, dp0, dp1);
+            if (left < 4)
+                v = (float4)(v.x, left > 1 ? v.y : 0.f, left > 2 ? v.z : 0.f, 0.f);
+            s[i] += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3;
+        }
+    }
+    for (int i = 0; i < 4; i++)
+    {
+        int ox = ox0 + i;
+        if (ox < OW)
+        {
+            int o = ob * OW + ox;
+            WR(out, o, oy, activate(s[i] + residual(res, res_c, ob, o, oy), act, p0, p1));
+        }
+    }
 }
 
 // depth-wise (multiplier 1): filter in the seeds' dw layout [KH * KW, (C+3)/4]

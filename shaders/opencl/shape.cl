@@ -462,11 +462,14 @@ __kernel void interp(__read_only image2d_t in, __global const float* t, __write_
 // in one launch: output k takes channels [s_k, s_k + n_k) of the input seen
 // through a ShuffleChannel not yet applied (g > 0: channel c of the shuffled
 // blob is input channel (c % g) * (C / g) + c / g, reverse as shuffle_c;
-// g = 0: none). iw: the widest output image's width.
-inline float4 slice_texel(__read_only image2d_t in, int C, int W, int g, int reverse, int s, int n, int x, int y)
+// g = 0: none), the input being the channel concat of `in` (its first Ca
+// channels) and `in2` (the rest; Ca = C: all from in). iw: the widest
+// output image's width.
+inline float4 slice_texel(__read_only image2d_t in, __read_only image2d_t in2, int Ca, int C, int W, int g, int reverse,
+                          int s, int n, int x, int y)
 {
     int ob = x / W, w = x % W;
-    if (g == 0 && (s & 3) == 0 && ob * 4 + 3 < n)
+    if (g == 0 && (s & 3) == 0 && ob * 4 + 3 < n && s + ob * 4 + 3 < Ca)
         return RD(in, (s / 4 + ob) * W + w, y);
     int cpg = g > 0 ? C / g : 1;
     float v[4];
@@ -474,24 +477,45 @@ inline float4 slice_texel(__read_only image2d_t in, int C, int W, int g, int rev
     {
         int ch = ob * 4 + k, c = s + ch;
         int src = g == 0 ? c : reverse ? (c % cpg) * g + c / cpg : (c % g) * cpg + c / g;
-        v[k] = ch < n ? read_elem(in, src, y, w, W) : 0.f;
+        v[k] = ch >= n ? 0.f : src < Ca ? read_elem(in, src, y, w, W) : read_elem(in2, src - Ca, y, w, W);
     }
     return (float4)(v[0], v[1], v[2], v[3]);
 }
 
-__kernel void slice_c(__read_only image2d_t in, __write_only image2d_t o0, __write_only image2d_t o1,
-                      __write_only image2d_t o2, __write_only image2d_t o3, int nout, int C, int H, int W, int g,
-                      int reverse, int s0, int s1, int s2, int s3, int n0, int n1, int n2, int n3, int iw)
+__kernel void slice_c(__read_only image2d_t in, __read_only image2d_t in2, __write_only image2d_t o0,
+                      __write_only image2d_t o1, __write_only image2d_t o2, __write_only image2d_t o3, int nout, int Ca,
+                      int C, int H, int W, int g, int reverse, int s0, int s1, int s2, int s3, int n0, int n1, int n2,
+                      int n3, int iw)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= H)
         return;
     if (x < W * DIV4(n0))
-        WR(o0, x, y, slice_texel(in, C, W, g, reverse, s0, n0, x, y));
+        WR(o0, x, y, slice_texel(in, in2, Ca, C, W, g, reverse, s0, n0, x, y));
     if (nout > 1 && x < W * DIV4(n1))
-        WR(o1, x, y, slice_texel(in, C, W, g, reverse, s1, n1, x, y));
+        WR(o1, x, y, slice_texel(in, in2, Ca, C, W, g, reverse, s1, n1, x, y));
     if (nout > 2 && x < W * DIV4(n2))
-        WR(o2, x, y, slice_texel(in, C, W, g, reverse, s2, n2, x, y));
+        WR(o2, x, y, slice_texel(in, in2, Ca, C, W, g, reverse, s2, n2, x, y));
     if (nout > 3 && x < W * DIV4(n3))
-        WR(o3, x, y, slice_texel(in, C, W, g, reverse, s3, n3, x, y));
+        WR(o3, x, y, slice_texel(in, in2, Ca, C, W, g, reverse, s3, n3, x, y));
+}
+
+// Constant Padding after the last channel and around the plane: out (Co
+// channels, OH x OW) is in (Cs channels, H x W) moved by (top, left), value
+// everywhere else (the lanes of in's last block past Cs are not read)
+__kernel void pad_const(__read_only image2d_t in, __write_only image2d_t out, int Cs, int H, int W, int Co, int OH,
+                        int OW, int top, int left, float value)
+{
+    int x = get_global_id(0), oy = get_global_id(1);
+    if (x >= OW * DIV4(Co) || oy >= OH)
+        return;
+    int ob = x / OW, ox = x % OW;
+    int iy = oy - top, ix = ox - left, n = Cs - ob * 4;
+    float4 q = (float4)(value);
+    if (iy >= 0 && iy < H && ix >= 0 && ix < W && n > 0)
+    {
+        float4 v = RD(in, ob * W + ix, iy);
+        q = n >= 4 ? v : (float4)(v.x, n > 1 ? v.y : value, n > 2 ? v.z : value, value);
+    }
+    WR(out, x, oy, q);
 }

@@ -133,17 +133,32 @@ inline float4 binary(float4 a, float4 b, int op)
     }
 }
 
+// texel (x, y) of an image of W-wide channel blocks, or (cs >= 0) of that
+// image with its channels zero-padded from cs to the blob's: a channel
+// Padding put off and read through (the lanes past cs are not read)
+inline float4 rd_chpad(__read_only image2d_t img, int x, int y, int W, int cs)
+{
+    if (cs < 0)
+        return RD(img, x, y);
+    int left = cs - (x / W) * 4;
+    if (left <= 0)
+        return (float4)(0.f);
+    float4 q = RD(img, x, y);
+    return left >= 4 ? q : (float4)(q.x, left > 1 ? q.y : 0.f, left > 2 ? q.z : 0.f, 0.f);
+}
+
 // BinaryOp of two same-shaped images, or of an image and a scalar
 // (b_is_scalar); then the activation act (p0, p1) of a layer that followed
-// (0: none)
+// (0: none). ca, cb >= 0: that side is read as its first ca (cb) channels
+// zero-padded (rd_chpad; W the blob's width)
 __kernel void binaryop(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int iw, int ih,
-                       int op, int b_is_scalar, float scalar, int act, float p0, float p1)
+                       int op, int b_is_scalar, float scalar, int act, float p0, float p1, int W, int ca, int cb)
 {
     int x = get_global_id(0), y = get_global_id(1);
     if (x >= iw || y >= ih)
         return;
-    float4 vb = b_is_scalar ? (float4)(scalar) : RD(b, x, y);
-    WR(out, x, y, activate(binary(RD(a, x, y), vb, op), act, p0, p1));
+    float4 vb = b_is_scalar ? (float4)(scalar) : rd_chpad(b, x, y, W, cb);
+    WR(out, x, y, activate(binary(rd_chpad(a, x, y, W, ca), vb, op), act, p0, p1));
 }
 
 // BinaryOp of a [W, H, C] image and a per-channel [1, 1, C] one (the

@@ -1,4 +1,5 @@
 #include "gpu.h"
+#include "layer_note.h"
 #include "gpu_int8.h"
 
 #include "../layer.h"
@@ -102,6 +103,22 @@ int float_integers_to_int8(Mat& m, const Option& opt)
     }
     m = i8;
     return 0;
+}
+
+} // namespace kite
+
+namespace kite {
+
+static thread_local const char* g_gpu_layer_type = nullptr;
+
+void set_gpu_layer_type(const char* type)
+{
+    g_gpu_layer_type = type;
+}
+
+const char* gpu_layer_type()
+{
+    return g_gpu_layer_type;
 }
 
 } // namespace kite

@@ -5,8 +5,10 @@
 
 #include "cl_layout.h"
 #include "cl_runtime_internal.h"
+#include "../layer_note.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace kite {
@@ -17,6 +19,7 @@ void Session::defer(ClBlob& out, std::function<int()> run)
     std::shared_ptr<Deferred> d = std::make_shared<Deferred>();
     d->image = out.image.mem;
     d->run = std::move(run);
+    d->owner = gpu_layer_type();
     out.deferred = d;
     deferred_.push_back(d);
 }
@@ -26,7 +29,7 @@ int Session::settle(const ClBlob* b)
     if (!b || !b->deferred || b->deferred->settled)
         return 0;
     b->deferred->settled = true;
-    return b->deferred->run();
+    return run_deferred(*b->deferred);
 }
 
 int Session::activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)
@@ -49,6 +52,28 @@ void Session::defer_elementwise(ClBlob& out, std::function<int(int, float, float
     out.with_activation = run;
     const Image dst = out.image;
     defer(out, [run, dst]() { return run(0, 0.f, 0.f, dst); });
+}
+
+int Session::defer_residual_add(const ClBlobPtr& a, const ClBlobPtr& b, int ca, int cb, ClBlob& out)
+{
+    if (!a || !b || a == b)
+        return 1;
+    const bool on_a = cl::pending(a.get()) && a->with_residual, on_b = cl::pending(b.get()) && b->with_residual;
+    if (!on_a && !on_b)
+        return 1;
+    const ClBlobPtr conv = on_a ? a : b, res = on_a ? b : a;
+    const int rc = on_a ? (cb >= 0 ? cb : b->C) : (ca >= 0 ? ca : a->C);
+    auto natural = [](const ClBlob* p) { return p->image.width == p->W * div4(p->C) && p->image.height == p->H; };
+    if (conv->C != out.C || conv->H != out.H || conv->W != out.W || res->H != out.H || res->W != out.W || rc > out.C ||
+        !natural(conv.get()) || !natural(res.get()) || !natural(&out) || res->int8 || conv->int8)
+        return 1;
+    // the convolution's launch (not its blob: nobody else may read that)
+    const std::function<int(const Image&, int, int, float, float, const Image&)> run = conv->with_residual;
+    conv->deferred->read_through = true;
+    defer_elementwise(out, [run, res, rc](int act, float p0, float p1, const Image& dst) {
+        return run(res->image, rc, act, p0, p1, dst);
+    });
+    return 0;
 }
 
 int Session::defer_activation(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1)
@@ -81,19 +106,49 @@ int Session::defer_activation(const GpuBlobPtr& in, GpuBlobPtr& out, int act, fl
     return 0;
 }
 
+const char* Session::owner() const
+{
+    const char* t = running_owner_ ? running_owner_ : gpu_layer_type();
+    return t ? t : "(transfer)";
+}
+
+int Session::run_deferred(Deferred& d)
+{
+    const char* was = running_owner_;
+    running_owner_ = d.owner;
+    const int ret = d.run();
+    running_owner_ = was;
+    return ret;
+}
+
+bool fusion_on(const char* name)
+{
+    const char* e = getenv(name);
+    return !(e && e[0] == '0' && e[1] == 0);
+}
+
 int Session::settle_all()
 {
+    // drop what is settled first: a put-off launch dropped now lets go of
+    // the blobs it reads, and those its readers read through (a Concat read
+    // by a ShuffleChannel that nobody read) are then never run
+    deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+                                   [](const std::shared_ptr<Deferred>& d) { return d->settled; }),
+                    deferred_.end());
     const std::vector<std::shared_ptr<Deferred> > pending = deferred_; // a run changes deferred_
     for (const std::shared_ptr<Deferred>& d : pending)
     {
-        if (d->settled)
+        if (d->settled || d->read_through)
             continue;
         d->settled = true;
-        int ret = d->run();
+        int ret = run_deferred(*d);
         if (ret != 0)
             return ret;
     }
-    deferred_.clear();
+    // what was read through stays pending: a launch that reads it runs it
+    deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+                                   [](const std::shared_ptr<Deferred>& d) { return d->settled; }),
+                    deferred_.end());
     return 0;
 }
 
@@ -116,7 +171,7 @@ int Session::settle_for(cl_kernel k)
             {
                 d->settled = true;
                 ran = true;
-                int ret = d->run();
+                int ret = run_deferred(*d);
                 if (ret != 0)
                     return ret;
                 break;

@@ -7,7 +7,12 @@
 #include "../../log.h"
 #include "cl_runtime_internal.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 #include <cstdio>
 #include <cstring>
 
@@ -313,6 +318,36 @@ int Session::replay_download(int slot, Mat& m, const Option& opt)
     }
     m = r;
     return 0;
+}
+
+// one line: recorded launches per forward, then by layer type and by kernel
+// ("type=count", most first)
+void Session::report_launches() const
+{
+    std::map<std::string, int> by_layer, by_kernel;
+    int n = 0;
+    for (const std::vector<Op>& seg : segs_)
+        for (const Op& op : seg)
+            if (op.kernel)
+            {
+                n++;
+                by_layer[op.owner ? op.owner : "(transfer)"]++;
+                by_kernel[op.name]++;
+            }
+    if (n == 0 && unrecorded_launches_ == 0)
+        return;
+    auto listed = [](const std::map<std::string, int>& m) {
+        std::vector<std::pair<int, std::string> > v;
+        for (const auto& kv : m)
+            v.push_back(std::make_pair(-kv.second, kv.first));
+        std::sort(v.begin(), v.end());
+        std::string s;
+        for (const auto& e : v)
+            s += " " + e.second + "=" + std::to_string(-e.first);
+        return s;
+    };
+    fprintf(stderr, "kite: OpenCL launches per forward: %d in %d segments (%lld launches not recorded) | by layer:%s | by kernel:%s\n", n,
+            (int)segs_.size(), unrecorded_launches_, listed(by_layer).c_str(), listed(by_kernel).c_str());
 }
 
 } // namespace cl

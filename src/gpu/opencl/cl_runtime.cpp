@@ -8,6 +8,7 @@
 #include "cl_layout.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -805,6 +806,9 @@ Session::~Session()
             ctx->command_buffer.release(b);
     for (cl_kernel k : recorded_kernels_)
         api()->clReleaseKernel(k);
+    const char* le = getenv("KITE_OPENCL_LAUNCHES");
+    if (le && atoi(le) != 0)
+        report_launches();
     if (replays_ > 0 && settings().verbose)
     {
         const double per = replay_launches_ ? 1000.0 / (double)replay_launches_ : 0.0;
@@ -857,6 +861,13 @@ static double launch_ms(cl_command_queue q, cl_kernel k, int dims, const size_t*
             return 1e30;
     a->clFinish(q);
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
+}
+
+static std::atomic<long long> g_recorded_launches(0);
+
+long long recorded_launch_count()
+{
+    return g_recorded_launches.load();
 }
 
 int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws, const size_t* fixed_lws)
@@ -1003,6 +1014,8 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
             op.kernel = k;
             op.args = shadowed_args(k);
             op.name = name;
+            op.owner = owner();
+            g_recorded_launches++;
             op.dims = (cl_uint)dims;
             op.offset = chunks > 1;
             op.local = lws != nullptr;
@@ -1014,6 +1027,8 @@ int Session::dispatch(cl_kernel k, const char* name, int dims, const size_t* gws
             }
             open_.push_back(op);
         }
+        else
+            unrecorded_launches_++;
         if (chunks > 1)
             a->clFlush(queue);
     }

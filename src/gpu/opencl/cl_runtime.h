@@ -66,10 +66,17 @@ struct Deferred
     cl_mem image = nullptr;   // the output it writes
     std::function<int()> run; // enqueues it (through Session::dispatch)
     bool settled = false;     // run already, or never to run (its blob is gone)
+    const char* owner = nullptr; // the type of the layer that put it off (launch counts)
+    // a reader read through it (ClBlob::perm_src, cat_src, pad_src,
+    // with_residual): a download does not run it with the rest (Session::
+    // settle_all), only a launch that reads its image does
+    bool read_through = false;
 };
 
 class ClBlob;
 typedef std::shared_ptr<ClBlob> ClBlobPtr;
+struct CropGroup; // layer/opencl/channel_slice_opencl.h
+struct DwLaunch;
 
 class ClBlob : public GpuBlob
 {
@@ -94,11 +101,53 @@ public:
     ClBlobPtr act_src;
     int act_type = 0;
     float act_p0 = 0.f, act_p1 = 0.f;
+    // set with `deferred` by a channel Concat of two inputs: the blob is
+    // cat_src[0]'s channels, then cat_src[1]'s (natural images, same H and
+    // W); a consumer that can read the two (Slice, Crop, ShuffleChannel:
+    // shape.cl slice_c) reads them and the Concat never runs.
+    // KITE_OPENCL_FUSE_CONCAT=0: off
+    std::vector<ClBlobPtr> cat_src;
+    // set with `deferred` by a constant Padding (after the last channel and
+    // around the plane): the blob is pad_src moved by (pad_top, pad_left)
+    // and padded with pad_value to C, H, W; a reader that can pad as it
+    // reads (a same-shaped BinaryOp: channel zeros; a depth-wise
+    // convolution: the plane) reads pad_src and the Padding never runs.
+    // KITE_OPENCL_FUSE_PAD=0: off
+    ClBlobPtr pad_src;
+    // set with `deferred` (and with_activation) by a convolution whose
+    // kernel can add a same-shaped image before the activation: runs it into
+    // dst adding res's first res_c channels (zeros past them). A residual
+    // BinaryOp / Eltwise sum after it runs in its launch.
+    // KITE_OPENCL_FUSE_RESIDUAL=0: off
+    std::function<int(const Image& res, int res_c, int act, float p0, float p1, const Image& dst)> with_residual;
+    int pad_top = 0, pad_left = 0;
+    float pad_value = 0.f;
+    // the put-off channel Crops of this blob not yet run: a Crop of it
+    // joins them and all run in one launch (up to 4; nanodet's shuffle
+    // halves). KITE_OPENCL_FUSE_CROP=0: off
+    std::weak_ptr<CropGroup> crop_group; // held by the Crops' put-off launches
+    // set with `deferred` by a depth-wise convolution: its launch; a 1x1
+    // convolution after it on a small map runs both in one launch (conv.cl
+    // dwconv_1x1). KITE_OPENCL_FUSE_DWPW=0: off
+    std::shared_ptr<DwLaunch> dw_launch;
     // the values are int8 (integers in [-127, 127] stored as floats), as a
     // requantizing int8 layer writes them: the CPU side of such a blob is an
     // int8 Mat, and an int8 consumer does not quantize it again
     bool int8 = false;
     std::shared_ptr<ImagePool> pool; // where image goes back to; null: owned
+};
+
+// A depth-wise convolution's launch (conv.cl dwconv2d's arguments): src's
+// C channels (H x W) into an OW x OH map
+struct DwLaunch
+{
+    ClBlobPtr src;
+    Image filt, bias; // owned by the layer
+    int C = 0, OW = 0, OH = 0;
+    int kw = 1, kh = 1, sw = 1, sh = 1, dw = 1, dh = 1, pl = 0, pt = 0;
+    float pad_value = 0.f;
+    int has_bias = 0, act = 0;
+    float p0 = 0.f, p1 = 0.f;
 };
 
 // cl_khr_command_buffer's entry points (declared here: the Khronos headers
@@ -266,6 +315,11 @@ public:
     int activation_of_deferred(const GpuBlobPtr& in, GpuBlobPtr& out, int act, float p0, float p1);
     // put off `run(0, 0, 0, out's image)`, with run as out's with_activation
     void defer_elementwise(ClBlob& out, std::function<int(int, float, float, const Image&)> run);
+    // out = a + b, where a or b is a put-off convolution that can add the
+    // other (ClBlob::with_residual): that launch, put off as out's (0);
+    // else 1 (the caller runs the sum). ca, cb >= 0: that side's first
+    // ca (cb) channels, zeros past them (a channel Padding read through)
+    int defer_residual_add(const ClBlobPtr& a, const ClBlobPtr& b, int ca, int cb, ClBlob& out);
     // an activation layer on `in` (after activation_of_deferred): put off
     // (ClBlob::act_src) where in's image is plain, 0; else 1 (the caller runs
     // it)
@@ -299,6 +353,7 @@ private:
     {
         cl_kernel kernel = nullptr; // nullptr: write upload slot `slot`'s host copy to its buffer
         const char* name = "";
+        const char* owner = nullptr; // the layer type that launched it (launch counts)
         int slot = -1;
         std::vector<std::vector<unsigned char> > args; // until the kernel is its own
         bool own = false;
@@ -323,6 +378,16 @@ private:
     };
     // run the put-off launches that write an image k's arguments name
     int settle_for(cl_kernel k);
+    // run one put-off launch (its launches counted for the layer that put it off)
+    int run_deferred(Deferred& d);
+    // the layer type a launch is counted for: the put-off launch running
+    // now, else the layer whose forward_gpu runs
+    const char* owner() const;
+    const char* running_owner_ = nullptr;
+    // KITE_OPENCL_LAUNCHES=1: launches per recorded forward by layer type
+    // and kernel on stderr when the session ends
+    void report_launches() const;
+    long long unrecorded_launches_ = 0;
     // run every put-off launch still pending (a download: the end of a
     // recorded chapter)
     int settle_all();
@@ -373,6 +438,20 @@ private:
 
 // The backend (BACKEND_OPENCL)
 GpuBackend* backend();
+
+// whether the launch fusion switched by environment variable `name`
+// (KITE_OPENCL_FUSE_*) is on: unset or anything but "0"
+bool fusion_on(const char* name);
+
+// launches recorded by every session of the process so far (a test
+// compares a forward with a fusion on and off)
+long long recorded_launch_count();
+
+// b's put-off launch is still pending (so a reader may read through it)
+inline bool pending(const ClBlob* b)
+{
+    return b && b->deferred && !b->deferred->settled;
+}
 
 } // namespace cl
 } // namespace kite
