@@ -181,9 +181,13 @@ private:
             && !conv_direct_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
                                          num_input * maxk, out_pack, direct))
             return -100;
-        // 3x3 stride 1: Winograd. Without a shape hint F(6,3) for narrower
-        // layers, F(4,3) (less weight memory, less rounding, cheaper
-        // transforms) for wide ones. With the param file's output shape hint:
+        // 3x3 stride 1: Winograd. Without a shape hint (kite's converters
+        // write none) F(6,3) only where input and output have at most 32
+        // channels (layers that narrow run on large maps), F(4,3) (less weight
+        // memory, less rounding, cheaper transforms, less waste on small maps)
+        // elsewhere: densenet121's 3x3 128 -> 32 took 1.4-2.9x ncnn's CPU time
+        // at 56x56 to 7x7 on F(6,3) (ncnn, without shapes, takes F(4,3) there;
+        // benchmark/layer_graphs.py dn_3x3_*). With the param file's output shape hint:
         // F(6,3) only for narrow layers on large maps (yolov4-tiny's
         // 104x104x64: ~15% faster than F(4,3)); F(4,3) elsewhere (at 56x56 and
         // below it was as fast or faster on every shared graph's layer:
@@ -200,7 +204,7 @@ private:
             && stride_w == 1 && stride_h == 1 && num_input >= 8 && num_output >= 8)
         {
             const bool narrow = (long long)num_input * num_output < 128 * 128;
-            int m = narrow ? 6 : 4;
+            int m = num_input <= 32 && num_output <= 32 ? 6 : 4;
             bool use = true;
             if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
             {
