@@ -29,6 +29,7 @@ wall time: the machine is shared, and other processes' load does not enter the f
       --benchkite build/benchmark/benchkite \
       --benchncnn /work/peers/ncnn/build/benchmark/benchncnn [--models NAME[@SIZE] ...] \
       [--rounds 2] [--json out.json]
+  python3 benchmark/arch_bench.py --dir /tmp/arch --table-from part1.json part2.json ...
 """
 import argparse
 import json
@@ -99,8 +100,13 @@ def user_cpu(binary, param, shape, threads, loops):
                             stderr=subprocess.STDOUT, text=True)
     out = proc.stdout.read()
     _, status, ru = os.wait4(proc.pid, 0)
-    if status != 0 or not compare_benchncnn.RE_TIME.search(out):
-        raise RuntimeError("%s failed on %s: %s" % (os.path.basename(binary), param, out.strip()[-300:]))
+    m = compare_benchncnn.RE_TIME.search(out)
+    # benchncnn prints a line of zeros for a graph it could not build
+    # ("layer MatMul not exists or registered", "network graph not ready")
+    if status != 0 or not m or float(m.group(2)) == 0.0 or "not exists or registered" in out or "graph not ready" in out:
+        why = [ln for ln in out.splitlines() if "not exists" in ln or "not ready" in ln or "failed" in ln]
+        raise RuntimeError("%s failed on %s: %s" % (os.path.basename(binary), os.path.basename(param),
+                                                   "; ".join(why) if why else out.strip()[-300:]))
     return ru.ru_utime
 
 
@@ -137,8 +143,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True, help="work folder for the .onnx/.param/.bin (not committed)")
     ap.add_argument("--onnx2kite")
-    ap.add_argument("--kiterun", required=True)
-    ap.add_argument("--kiteoptimize", required=True)
+    ap.add_argument("--kiterun")
+    ap.add_argument("--kiteoptimize")
     ap.add_argument("--benchkite")
     ap.add_argument("--benchncnn")
     ap.add_argument("--models", nargs="*", default=MODELS, help="NAME or NAME@SIZE (inception_v3@299)")
@@ -150,7 +156,19 @@ def main():
     ap.add_argument("--no-bench", action="store_true", help="steps 1-3 only (ctest arch_placement)")
     ap.add_argument("--clean", action="store_true", help="delete --dir when every model passed")
     ap.add_argument("--json", default="")
+    ap.add_argument("--table-from", nargs="*", default=[],
+                    help="print one table from these --json files (runs split over several processes) and exit")
     args = ap.parse_args()
+    if args.table_from:
+        rec = {}
+        for path in args.table_from:
+            with open(path) as f:
+                rec.update(json.load(f))
+        names = sorted(rec)
+        print_table(args, names, rec)
+        return 0
+    if not (args.kiterun and args.kiteoptimize):
+        ap.error("--kiterun and --kiteoptimize are needed")
     if not args.no_bench and not (args.benchkite and args.benchncnn):
         ap.error("--benchkite and --benchncnn are needed without --no-bench")
 

@@ -90,6 +90,9 @@ CASES = {
     "rx_g16": (14, 14, 512, "ConvolutionDepthWise", "0=512 1=3 4=1 5=1 6=73728 7=32 9=1"),
     "rx_g32_s2": (14, 14, 1024, "ConvolutionDepthWise", "0=1024 1=3 3=2 4=1 5=1 6=294912 7=32 9=1"),
     "rx_g32": (7, 7, 1024, "ConvolutionDepthWise", "0=1024 1=3 4=1 5=1 6=294912 7=32 9=1"),
+    # lraspp/deeplabv3_mobilenet_v3_large's final bilinear resize (21 planar channels, 8x / 16x)
+    "seg_interp_28": (28, 28, 21, "Interp", "0=2 3=224 4=224 6=0"),
+    "seg_interp_14": (14, 14, 21, "Interp", "0=2 3=224 4=224 6=0"),
 }
 
 
