@@ -93,6 +93,9 @@ CASES = {
     # lraspp/deeplabv3_mobilenet_v3_large's final bilinear resize (21 planar channels, 8x / 16x)
     "seg_interp_28": (28, 28, 21, "Interp", "0=2 3=224 4=224 6=0"),
     "seg_interp_14": (14, 14, 21, "Interp", "0=2 3=224 4=224 6=0"),
+    # deeplabv3_mobilenet_v3_large's ASPP: 3x3 960 -> 256 at dilation 12/36 on a 14x14 map
+    "dl_aspp_d12": (14, 14, 960, "Convolution", "0=256 1=3 2=12 4=12 5=1 6=2211840 9=1"),
+    "dl_aspp_d36": (14, 14, 960, "Convolution", "0=256 1=3 2=36 4=36 5=1 6=2211840 9=1"),
 }
 
 

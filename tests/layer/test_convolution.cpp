@@ -489,6 +489,19 @@ TEST(Convolution, int8_planes_equal_reference_kernel)
                 }
 }
 
+// a dilation at least the map's size with "same" zero padding (deeplabv3's
+// ASPP, dilation 36 on 14x14): the CPU rows run the 1x1 convolution of the
+// centre taps; odd sizes, 3x3 and 5x5, activations, planar and packed
+// channels; and the same layer on a map larger than its dilation
+TEST(Convolution, dilation_beyond_the_map)
+{
+    reseed(21);
+    KITE_EXPECT_LAYER_OK(run_conv({7, 6, 16, 24, 3, 3, 8, 1, 8, 8, 8, 8, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({5, 5, 12, 20, 3, 3, 5, 1, 5, 5, 5, 5, 0, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({4, 3, 8, 7, 5, 5, 4, 1, 8, 8, 8, 8, 1, 3, {0.f, 6.f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({11, 9, 16, 24, 3, 3, 8, 1, 8, 8, 8, 8, 1, 1, {}, 0.f}));
+}
+
 // 3x3 stride 1 on packed channels with enough output tiles for the x86
 // Winograd path: F(6,3) (without a shape hint: at most 32 channels in and
 // out) and F(4,3) (more: 8 -> 40, 16 -> 128, densenet's 128 -> 32),
