@@ -283,8 +283,11 @@ def print_table(args, names, rec):
         q = lambda a, b, acc: (acc.append(a / b) or (("**%.2f**" if a > b else "%.2f") % (a / b))) if a and b else "-"  # noqa: E731
         m = re.search(r"max diff (\S+) \(range (\S+), (\S+) of it\)", r.get("export", ""))
         corr = ("%s of range" % m.group(3)) if m and r.get("export_ok") else ("FAIL: " + r.get("export", "")[:80])
+        err = r.get("ncnn_error", "-")
+        lacks = re.search(r"layer (\S+) not exists", err)
+        err = "cannot build it: no %s layer" % lacks.group(1) if lacks else err[:60].replace("|", "/")
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            name, r.get("shape", "-"), fmt(k), fmt(nc) if nc else "ncnn: " + r.get("ncnn_error", "-")[:60].replace("|", "/"),
+            name, r.get("shape", "-"), fmt(k), fmt(nc) if nc else err,
             fmt(o), q(k, nc, rn), q(k, o, ro), r.get("placement", r.get("error", "-")), corr))
     print("| **geometric mean** | | | | | **%.2f** | **%.2f** | | |" % (compare_benchncnn.geomean(rn), compare_benchncnn.geomean(ro)))
     above = [n for n in names if rec[n].get("kite") and rec[n].get("ncnn") and rec[n]["kite"] > rec[n]["ncnn"]]
