@@ -626,8 +626,10 @@ private:
         // that take Winograd keep their GEMM copy too (no light mode for
         // them): a small map then runs the GEMM (resnext50_32x4d's 7x7 groups
         // of 32, where F(6,3) computes 4 tiles of 6x6 for 49 pixels: 1.0x
-        // ncnn's CPU time, 0.4x now), a large one Winograd; 1.2 MB more for
-        // each of resnext50's three such layers
+        // ncnn's CPU time), a large one Winograd; the loaded weights and the
+        // GEMM copy stay beside the Winograd ones (2.4 MB more for each of
+        // resnext50's three such layers; a forward-time choice that keeps one
+        // copy is left to do)
         const bool hinted = !top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0;
         if (o.use_winograd_convolution && !hinted && kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1
             && dilation_w == 1 && dilation_h == 1)
