@@ -72,6 +72,30 @@ CASES = {
     "stem_mv3_16": (224, 224, 3, "Convolution", "0=16 1=3 3=2 4=1 5=1 6=432"),
     "stem_mv2_32": (224, 224, 3, "Convolution", "0=32 1=3 3=2 4=1 5=1 6=864 9=1"),
     "stem_nd_24": (320, 320, 3, "Convolution", "0=24 1=3 3=2 4=1 5=1 6=648 " + LEAKY),
+    # densenet121 (torchvision, arch_bench.py): 3x3 128 -> 32 on every map size, 1x1 -> 128 with
+    # channel counts of 64 + 32 i
+    "dn_3x3_56": (56, 56, 128, "Convolution", "0=32 1=3 4=1 5=1 6=36864"),
+    "dn_3x3_28": (28, 28, 128, "Convolution", "0=32 1=3 4=1 5=1 6=36864"),
+    "dn_3x3_14": (14, 14, 128, "Convolution", "0=32 1=3 4=1 5=1 6=36864"),
+    "dn_3x3_7": (7, 7, 128, "Convolution", "0=32 1=3 4=1 5=1 6=36864"),
+    "dn_1x1_56_160": (56, 56, 160, "Convolution", "0=128 1=1 5=1 6=20480 9=1"),
+    "dn_1x1_28_320": (28, 28, 320, "Convolution", "0=128 1=1 5=1 6=40960 9=1"),
+    "dn_1x1_14_544": (14, 14, 544, "Convolution", "0=128 1=1 5=1 6=69632 9=1"),
+    "dn_1x1_7_736": (7, 7, 736, "Convolution", "0=128 1=1 5=1 6=94208 9=1"),
+    # resnext50_32x4d's grouped 3x3 (32 groups of 4, 8, 16, 32 channels)
+    "rx_g4": (56, 56, 128, "ConvolutionDepthWise", "0=128 1=3 4=1 5=1 6=4608 7=32 9=1"),
+    "rx_g8_s2": (56, 56, 256, "ConvolutionDepthWise", "0=256 1=3 3=2 4=1 5=1 6=18432 7=32 9=1"),
+    "rx_g8": (28, 28, 256, "ConvolutionDepthWise", "0=256 1=3 4=1 5=1 6=18432 7=32 9=1"),
+    "rx_g16_s2": (28, 28, 512, "ConvolutionDepthWise", "0=512 1=3 3=2 4=1 5=1 6=73728 7=32 9=1"),
+    "rx_g16": (14, 14, 512, "ConvolutionDepthWise", "0=512 1=3 4=1 5=1 6=73728 7=32 9=1"),
+    "rx_g32_s2": (14, 14, 1024, "ConvolutionDepthWise", "0=1024 1=3 3=2 4=1 5=1 6=294912 7=32 9=1"),
+    "rx_g32": (7, 7, 1024, "ConvolutionDepthWise", "0=1024 1=3 4=1 5=1 6=294912 7=32 9=1"),
+    # lraspp/deeplabv3_mobilenet_v3_large's final bilinear resize (21 planar channels, 8x / 16x)
+    "seg_interp_28": (28, 28, 21, "Interp", "0=2 3=224 4=224 6=0"),
+    "seg_interp_14": (14, 14, 21, "Interp", "0=2 3=224 4=224 6=0"),
+    # deeplabv3_mobilenet_v3_large's ASPP: 3x3 960 -> 256 at dilation 12/36 on a 14x14 map
+    "dl_aspp_d12": (14, 14, 960, "Convolution", "0=256 1=3 2=12 4=12 5=1 6=2211840 9=1"),
+    "dl_aspp_d36": (14, 14, 960, "Convolution", "0=256 1=3 2=36 4=36 5=1 6=2211840 9=1"),
 }
 
 

@@ -2,8 +2,10 @@
 // vectorised on packed blobs for add/sub/mul/div/max/min/rsub/rdiv with a
 // scalar, with an operand of the same shape and layout, and with a
 // per-channel operand (1-D, or 3-D/4-D of one element per channel) against a
-// dims 3/4 blob on either side, and with one row along w repeated over the
-// other axes (a bias [w,1] against [w,h]) on either side. Other broadcasts, the pow and atan2 families
+// dims 3/4 blob on either side, with one row along w repeated over the
+// other axes (a bias [w,1] against [w,h]) on either side, and between two
+// 3-D/4-D operands whose axes are each the output's or 1 (channels packed as
+// the output's, or a single one). Other broadcasts, the pow and atan2 families
 // and mixed layouts run the reference on unpacked fp32 copies (reported:
 // note_cpu_layer_on_reference).
 #include "binaryop.h"
@@ -11,6 +13,8 @@
 #include "cpu/packing_cpu.h"
 #include "cpu/unary_cpu.h"
 #include "gpu/cpu_fallback.h"
+
+#include <algorithm>
 
 namespace kite {
 namespace KITE_ISA_NS {
@@ -60,6 +64,14 @@ public:
             if (row_of(A, B))
                 return A.elembits() == 16 ? per_row<unsigned short>(B, A, true, top_blobs[0], opt)
                                           : per_row<float>(B, A, true, top_blobs[0], opt);
+            // operands of one rank (3-D/4-D) whose every axis is the output's
+            // or 1, channels in the output's elempack or 1 (swin_t's attention
+            // bias [49,49,heads,1] and shift mask [49,49,1,windows] against
+            // [49,49,heads,windows], its padding grid [1,h,c] + [w,1,1])
+            Broadcast bc;
+            if (broadcast_fits(A, B, bc))
+                return A.elembits() == 16 ? broadcast<unsigned short>(A, B, bc, top_blobs[0], opt)
+                                          : broadcast<float>(A, B, bc, top_blobs[0], opt);
         }
         note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
@@ -153,6 +165,98 @@ private:
                     typedef simd::VF<4> V4;
                     const typename V4::T vv = V4::set1(vx), mv = V4::load(m + (size_t)x * P + k);
                     V4::store(out + (size_t)x * P + k, v_first ? binary_kernel<V4>(op, vv, mv) : binary_kernel<V4>(op, mv, vv));
+                }
+            }
+        }
+        return 0;
+    }
+
+    // two operands of one rank (3 or 4), every axis the output's or 1; the
+    // channels either the output's (in its elempack P) or 1 (elempack 1: one
+    // value over the P lanes)
+    struct Broadcast
+    {
+        int w, h, d, c, P;
+    };
+
+    static bool broadcast_fits(const Mat& A, const Mat& B, Broadcast& bc)
+    {
+        if (A.empty() || B.empty() || A.dims != B.dims || A.dims < 3 || A.elembits() != B.elembits())
+            return false;
+        int* out[4] = {&bc.w, &bc.h, &bc.d, &bc.c};
+        const int as[4] = {A.w, A.h, A.d, A.c * A.elempack}, bs[4] = {B.w, B.h, B.d, B.c * B.elempack};
+        for (int i = 0; i < 4; i++)
+        {
+            if (as[i] != bs[i] && as[i] != 1 && bs[i] != 1)
+                return false;
+            *out[i] = std::max(as[i], bs[i]);
+        }
+        bc.P = as[3] == bc.c ? A.elempack : B.elempack;
+        for (const Mat* m : {&A, &B})
+            if ((m->c * m->elempack == bc.c && m->elempack != bc.P) || (m->c * m->elempack != bc.c && m->elempack != 1))
+                return false;
+        return bc.P == 1 || (bc.P % 4 == 0 && bc.c % bc.P == 0);
+    }
+
+    // one operand's scalar steps along x, y, z and the channel groups (0 on
+    // an axis of 1) and whether it has the P lanes or one value for all
+    struct Side
+    {
+        size_t sx, sy, sz, sq;
+        bool lanes;
+    };
+
+    static Side side_of(const Mat& m)
+    {
+        const size_t ep = m.elempack;
+        Side s;
+        s.sx = m.w > 1 ? ep : 0;
+        s.sy = m.h > 1 ? (size_t)m.w * ep : 0;
+        s.sz = m.d > 1 ? (size_t)m.w * m.h * ep : 0;
+        s.sq = m.c > 1 ? m.cstep * ep : 0;
+        s.lanes = ep > 1;
+        return s;
+    }
+
+    template<class S>
+    int broadcast(const Mat& A, const Mat& B, const Broadcast& bc, Mat& top, const Option& opt) const
+    {
+        const size_t es = A.elemsize / A.elempack * bc.P;
+        if (A.dims == 4)
+            top.create(bc.w, bc.h, bc.d, bc.c / bc.P, es, bc.P, opt.blob_allocator);
+        else
+            top.create(bc.w, bc.h, bc.c / bc.P, es, bc.P, opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        const Side sa = side_of(A), sb = side_of(B);
+        const int P = bc.P, w = bc.w, h = bc.h, d = bc.d, groups = bc.c / bc.P;
+        const size_t st = channel_stride(top);
+        const int op = op_type;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int t = 0; t < groups * d * h; t++)
+        {
+            const int q = t / (d * h), z = t / h % d, y = t % h;
+            const S* a = (const S*)A.data + sa.sq * q + sa.sz * z + sa.sy * y;
+            const S* b = (const S*)B.data + sb.sq * q + sb.sz * z + sb.sy * y;
+            S* out = (S*)top.data + st * q + ((size_t)z * h + y) * w * P;
+            if (P == 1)
+            {
+                typedef simd::VF<1> V1;
+                for (int x = 0; x < w; x++)
+                    V1::store(out + x, binary_kernel<V1>(op, V1::load(a + sa.sx * x), V1::load(b + sb.sx * x)));
+                continue;
+            }
+            typedef simd::VF<4> V4;
+            for (int x = 0; x < w; x++)
+            {
+                const S* ax = a + sa.sx * x;
+                const S* bx = b + sb.sx * x;
+                // 4 lanes a step: every pack (4, 8, 16) on every ISA
+                for (int k = 0; k < P; k += 4)
+                {
+                    const typename V4::T va = sa.lanes ? V4::load(ax + k) : V4::set1(simd::VF<1>::load(ax));
+                    const typename V4::T vb = sb.lanes ? V4::load(bx + k) : V4::set1(simd::VF<1>::load(bx));
+                    V4::store(out + (size_t)x * P + k, binary_kernel<V4>(op, va, vb));
                 }
             }
         }

@@ -25,6 +25,8 @@
 #endif
 #include "cpu.h"
 #include "log.h"
+#include "modelbin.h"
+#include "paramdict.h"
 
 #include <cstring>
 
@@ -56,6 +58,11 @@ public:
         support_packing = true;
     }
 
+    ~Convolution_cpu() override
+    {
+        delete center_op;
+    }
+
     bool accept() const override
     {
         return !dynamic_weight;
@@ -76,6 +83,8 @@ public:
         wino_only = false;
         wino = WinogradWeights();
         int ret = create_pipeline_fp32(opt);
+        if (ret == 0)
+            ret = create_center_op(opt);
 #if KITE_CPU_CONV_FP16
         if (ret == 0)
             ret = create_pipeline_fp16(opt);
@@ -113,6 +122,10 @@ public:
 
     int forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override
     {
+        // a dilation at least the map's size: every tap but the centre reads
+        // only padding (zeros), the layer is the 1x1 convolution of its centre
+        if (center_op && bottom_blob.dims == 3 && bottom_blob.w <= dilation_w && bottom_blob.h <= dilation_h)
+            return center_op->forward(bottom_blob, top_blob, opt);
 #if KITE_CPU_CONV_FP16
         if (fp16w.M != 0 && bottom_blob.elembits() == 16)
             return forward_fp16(bottom_blob, top_blob, opt);
@@ -123,6 +136,55 @@ public:
     using Convolution::forward;
 
 private:
+    // Dilated kernels with "same" zero padding at stride 1 (deeplabv3's ASPP:
+    // 3x3 at dilation 12, 24, 36 on a 14x14 map): where the dilation is at
+    // least the input's size every tap but the centre reads only padding, so
+    // the layer is a 1x1 convolution with the centre weights (1/maxk of the
+    // layer's); the padded input of such a layer is mostly zeros (86x86 per
+    // channel at dilation 36) and the im2col GEMM streamed it: 2.2x ncnn's CPU
+    // time at dilation 36 (benchmark/layer_graphs.py dl_aspp_*)
+    int create_center_op(const Option& opt)
+    {
+        delete center_op;
+        center_op = nullptr;
+        const int maxk = kernel_w * kernel_h;
+        if (weight_data.elemsize != 4u || maxk == 1 || kernel_w % 2 == 0 || kernel_h % 2 == 0 || stride_w != 1
+            || stride_h != 1 || dilation_w <= 1 || dilation_h <= 1 || pad_value != 0.f
+            || pad_left != kernel_w / 2 * dilation_w || pad_right != pad_left || pad_top != kernel_h / 2 * dilation_h
+            || pad_bottom != pad_top)
+            return 0;
+        const int num_input = weight_data_size / (num_output * maxk);
+        const int center = kernel_h / 2 * kernel_w + kernel_w / 2;
+        Mat weights[2];
+        weights[0].create(num_output * num_input, (size_t)4u);
+        if (weights[0].empty())
+            return -100;
+        const float* w = weight_data;
+        float* cw = weights[0];
+        for (int i = 0; i < num_output * num_input; i++)
+            cw[i] = w[(size_t)i * maxk + center];
+        if (bias_term)
+            weights[1] = bias_data;
+        ParamDict pd;
+        pd.set(PARAM_NUM_OUTPUT, num_output);
+        pd.set(PARAM_KERNEL_W, 1);
+        pd.set(PARAM_BIAS_TERM, bias_term);
+        pd.set(PARAM_WEIGHT_DATA_SIZE, num_output * num_input);
+        pd.set(PARAM_ACTIVATION_TYPE, activation_type);
+        if (!activation_params.empty())
+            pd.set(PARAM_ACTIVATION_PARAMS, activation_params);
+        Convolution_cpu* op = new Convolution_cpu;
+        center_op = op;
+        op->name = name;
+        op->isa = isa;
+        int ret = op->load_param(pd);
+        if (ret == 0)
+            ret = op->load_model(ModelBinFromMatArray(weights, bias_term ? 2 : 1));
+        if (ret == 0)
+            ret = op->create_pipeline(opt);
+        return ret;
+    }
+
     int create_pipeline_fp32(const Option& opt)
     {
         int ret = Convolution::create_pipeline(opt);
@@ -181,9 +243,13 @@ private:
             && !conv_direct_pack_weights(weight_data, bias_term ? (const float*)bias_data : nullptr, num_output,
                                          num_input * maxk, out_pack, direct))
             return -100;
-        // 3x3 stride 1: Winograd. Without a shape hint F(6,3) for narrower
-        // layers, F(4,3) (less weight memory, less rounding, cheaper
-        // transforms) for wide ones. With the param file's output shape hint:
+        // 3x3 stride 1: Winograd. Without a shape hint (kite's converters
+        // write none) F(6,3) only where input and output have at most 32
+        // channels (layers that narrow run on large maps), F(4,3) (less weight
+        // memory, less rounding, cheaper transforms, less waste on small maps)
+        // elsewhere: densenet121's 3x3 128 -> 32 took 1.4-2.9x ncnn's CPU time
+        // at 56x56 to 7x7 on F(6,3) (ncnn, without shapes, takes F(4,3) there;
+        // benchmark/layer_graphs.py dn_3x3_*). With the param file's output shape hint:
         // F(6,3) only for narrow layers on large maps (yolov4-tiny's
         // 104x104x64: ~15% faster than F(4,3)); F(4,3) elsewhere (at 56x56 and
         // below it was as fast or faster on every shared graph's layer:
@@ -200,7 +266,7 @@ private:
             && stride_w == 1 && stride_h == 1 && num_input >= 8 && num_output >= 8)
         {
             const bool narrow = (long long)num_input * num_output < 128 * 128;
-            int m = narrow ? 6 : 4;
+            int m = num_input <= 32 && num_output <= 32 ? 6 : 4;
             bool use = true;
             if (!top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0)
             {
@@ -678,6 +744,7 @@ private:
     }
 
     const char* path = nullptr;
+    Convolution_cpu* center_op = nullptr; // dilation >= the map: the centre tap alone (create_center_op)
     bool weights_released = false; // light mode released weight_data (packed, or wino alone, holds it)
     bool wino_only = false;        // light mode kept only the Winograd weights (packed.w is empty)
     ConvPackedWeights packed;

@@ -622,6 +622,18 @@ private:
         // groups held 1.5 MB more than the GEMM's; ncnn's groups skip it there too)
         if (cin_g <= 8 && cout_g <= 8)
             o.use_winograd_convolution = false;
+        // without an output shape hint (kite's converters write none) groups
+        // that take Winograd keep their GEMM copy too (no light mode for
+        // them): a small map then runs the GEMM (resnext50_32x4d's 7x7 groups
+        // of 32, where F(6,3) computes 4 tiles of 6x6 for 49 pixels: 1.0x
+        // ncnn's CPU time), a large one Winograd; the loaded weights and the
+        // GEMM copy stay beside the Winograd ones (2.4 MB more for each of
+        // resnext50's three such layers; a forward-time choice that keeps one
+        // copy is left to do)
+        const bool hinted = !top_shapes.empty() && top_shapes[0].dims == 3 && top_shapes[0].w > 0 && top_shapes[0].h > 0;
+        if (o.use_winograd_convolution && !hinted && kernel_w == 3 && kernel_h == 3 && stride_w == 1 && stride_h == 1
+            && dilation_w == 1 && dilation_h == 1)
+            o.lightmode = false;
         for (int g = 0; g < group; g++)
         {
             Layer* op = Convolution_cpu_layer_creator(nullptr);

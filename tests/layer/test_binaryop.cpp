@@ -255,7 +255,8 @@ TEST(BinaryOp, incompatible_shapes_are_errors)
 
 // The per-channel and per-row broadcasts real graphs use (a
 // squeeze-excitation scale [1,1,c] times [w,h,c], either side, 1-D [c]; a
-// transformer's bias row [w,1] plus [w,h]) stay in the CPU driver for every
+// transformer's bias row [w,1] plus [w,h]; same-rank operands whose axes of 1
+// repeat) stay in the CPU driver for every
 // op it has a kernel for: no run falls back to the reference.
 TEST(BinaryOp, per_channel_broadcasts_stay_in_the_driver)
 {
@@ -288,6 +289,17 @@ TEST(BinaryOp, per_channel_broadcasts_stay_in_the_driver)
                 {RandomMat(9, c, lo, hi), RandomMat(c, lo, hi)},
                 {RandomMat(9, c, lo, hi), RandomMat(1, c, lo, hi)},
                 {RandomMat(1, c, lo, hi), RandomMat(9, c, lo, hi)},
+                // same rank, axes of 1 repeat (swin_t): the attention bias
+                // [w,h,heads,1] and shift mask [w,h,1,windows] against
+                // [w,h,heads,windows], the padding grid [1,h,c] + [w,1,1], a plane
+                {RandomMat(7, 6, 3, c, lo, hi), RandomMat(7, 6, 3, 1, lo, hi)},
+                {RandomMat(7, 6, 3, 1, lo, hi), RandomMat(7, 6, 3, c, lo, hi)},
+                {RandomMat(7, 6, 3, c, lo, hi), RandomMat(7, 6, 1, c, lo, hi)},
+                {RandomMat(7, 6, 1, c, lo, hi), RandomMat(7, 6, 3, c, lo, hi)},
+                {RandomMat(1, 5, c, lo, hi), RandomMat(9, 1, 1, lo, hi)},
+                {RandomMat(9, 1, 1, lo, hi), RandomMat(1, 5, c, lo, hi)},
+                {RandomMat(7, 5, c, lo, hi), RandomMat(7, 5, 1, lo, hi)},
+                {RandomMat(7, 1, c, lo, hi), RandomMat(1, 5, 1, lo, hi)},
             };
             for (size_t i = 0; i < pairs.size(); i++)
             {

@@ -490,8 +490,22 @@ TEST(Convolution, int8_planes_equal_reference_kernel)
                 }
 }
 
+// a dilation at least the map's size with "same" zero padding (deeplabv3's
+// ASPP, dilation 36 on 14x14): the CPU rows run the 1x1 convolution of the
+// centre taps; odd sizes, 3x3 and 5x5, activations, planar and packed
+// channels; and the same layer on a map larger than its dilation
+TEST(Convolution, dilation_beyond_the_map)
+{
+    reseed(21);
+    KITE_EXPECT_LAYER_OK(run_conv({7, 6, 16, 24, 3, 3, 8, 1, 8, 8, 8, 8, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({5, 5, 12, 20, 3, 3, 5, 1, 5, 5, 5, 5, 0, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({4, 3, 8, 7, 5, 5, 4, 1, 8, 8, 8, 8, 1, 3, {0.f, 6.f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({11, 9, 16, 24, 3, 3, 8, 1, 8, 8, 8, 8, 1, 1, {}, 0.f}));
+}
+
 // 3x3 stride 1 on packed channels with enough output tiles for the x86
-// Winograd path: F(6,3) (narrow layers) and F(4,3) (C * M >= 128 * 128),
+// Winograd path: F(6,3) (without a shape hint: at most 32 channels in and
+// out) and F(4,3) (more: 8 -> 40, 16 -> 128, densenet's 128 -> 32),
 // partial tiles, explicit/SAME/asymmetric pads with a pad value, outputs that
 // pack by nothing, activations
 TEST(Convolution, winograd_3x3s1)
@@ -519,6 +533,10 @@ TEST(Convolution, winograd_3x3s1)
     // a map in several tile blocks (AVX-512: 4 groups of 8 tiles, 2 blocks;
     // one thread runs them in turn, two take one each)
     KITE_EXPECT_LAYER_OK(run_conv({25, 25, 16, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    // the same for F(6,3) (49 tiles of 6x6) and densenet121's 128 -> 32 on
+    // F(4,3) with a 7x7 map (4 tiles: without a hint Winograd runs every map)
+    KITE_EXPECT_LAYER_OK(run_conv({37, 37, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 128, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, {}, 0.f}, wide));
     unsetenv("KITE_VULKAN_WINOGRAD");
     unsetenv("KITE_VULKAN_FILL_PART_BYTES");
 }

@@ -159,6 +159,10 @@ TEST(ConvolutionDepthWise, grouped_any_group_count)
     KITE_EXPECT_LAYER_OK(run_dw(12, 9, 96, 96, 8, 3, 1, 2, 1, 1, {}));           // 8 groups of 12, stride 2
     KITE_EXPECT_LAYER_OK(run_dw(8, 8, 96, 96, 32, 3, 1, 2, 1, 0, {}));           // 32 groups of 3
     KITE_EXPECT_LAYER_OK(run_dw(7, 7, 128, 128, 32, 3, 1, 1, 1, 0, {}, 0.f, false)); // 32 groups of 4, no bias
+    // groups of 32 without a shape hint (keep the GEMM copy): a 7x7 map on
+    // the GEMM (F(6,3) has 4 tiles), a 20x18 one on Winograd
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 128, 128, 4, 3, 1, 1, 1, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(20, 18, 64, 64, 2, 3, 1, 1, 1, 1, {}));
     KITE_EXPECT_LAYER_OK(run_dw(9, 9, 40, 20, 4, 3, 2, 1, 2, 3, {-0.5f, 0.7f})); // dilation 2, 10 -> 5, clip
     KITE_EXPECT_LAYER_OK(run_dw(10, 7, 10, 15, 5, 3, 1, 1, 1, 4, {}, 0.5f));     // pad value, sigmoid
     KITE_EXPECT_LAYER_OK(run_dw(6, 5, 12, 12, 2, 3, 1, 1, 0, 0, {}, 0.f, false)); // no padding, no bias

@@ -143,4 +143,14 @@ TEST(Interp, packed_channel_counts)
         Mat v = RandomMat(c);
         run("Interp", params({{0, 2}, {3, 3}, {4, 2}}), {v});
     }
+    // large upscales (each resized source row serves several output rows,
+    // the rows blended in whole vectors and a tail): lraspp's final resize of
+    // 21 planar channels, odd sizes, every type, both alignments
+    for (int c : {21, 16})
+    {
+        Mat in = RandomMat(5, 6, c);
+        for (int type = 1; type <= 3; type++)
+            for (int align = 0; align < 2; align++)
+                run("Interp", params({{0, type}, {3, 47}, {4, 41}, {6, type == 1 ? 0 : align}}), {in});
+    }
 }

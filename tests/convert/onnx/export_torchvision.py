@@ -13,7 +13,12 @@ tests/convert/gen_report.py.
 
   python3 tests/convert/onnx/export_torchvision.py --onnx2kite build/tools/onnx/onnx2kite \
       --kiterun build/tools/kiterun --kiteoptimize build/tools/optimize/kiteoptimize \
-      --out /tmp/tv [--opset 17] [--models resnet18 ...] [--second-size 160,192]
+      --out /tmp/tv [--opset 17] [--models resnet18 inception_v3@299 ...] [--second-size 160,192]
+
+A model is any torchvision.models or torchvision.models.segmentation builder
+(the segmentation ones without a pretrained backbone, their "out" map as the
+output); NAME@S exports that one at SxS instead of --size.
+benchmark/arch_bench.py reuses the converted files for its speed table.
 
 With --second-size H,W (legacy exporter): the export keeps height and width
 symbolic, onnx2kite converts it once at --size (or --convert-size H,W), and kite runs it at H,W too
@@ -65,9 +70,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     table = convert_report.Table("onnx from torch.onnx.export", "onnxruntime")
     failed = 0
-    for name in args.models:
+    for spec in args.models:
+        name, _, own_size = spec.partition("@")
+        size = int(own_size) if own_size else args.size
         torch.manual_seed(0)
-        model = getattr(torchvision.models, name)(weights=None).eval()
+        model = build_model(torch, torchvision, name)
         # torchvision zero-initialises some tensors (vit_b_16's classifier
         # head): a zero output would make the comparison prove nothing
         with torch.no_grad():
@@ -79,7 +86,7 @@ def main():
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
-        x = torch.rand(1, 3, args.size, args.size)
+        x = torch.rand(1, 3, size, size)
         onnx_path = os.path.join(args.out, name + (".dynamo" if args.dynamo else "") + ".onnx")
         if args.dynamo:
             prog = torch.onnx.export(model, (x,), None, opset_version=max(args.opset, 18), input_names=["input"],
@@ -91,7 +98,7 @@ def main():
                               dynamic_axes={"input": {2: "H", 3: "W"}} if second else None)
         ops = collections.Counter(n.op_type for n in onnx.load(onnx_path).graph.node)
         sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
-        if conv_hw != (args.size, args.size):
+        if conv_hw != (args.size, args.size) and not own_size:
             x = torch.rand(1, 3, conv_hw[0], conv_hw[1])
         ref = sess.run(None, {"input": x.numpy()})[0].reshape(-1)
         if float(ref.max() - ref.min()) == 0.0:
@@ -135,6 +142,26 @@ def main():
         failed += 0 if ok else 1
     table.print()
     return 1 if failed else 0
+
+
+def build_model(torch, torchvision, name):
+    """torchvision builder NAME, random weights, eval mode; segmentation models
+    without a pretrained backbone (no download) and with their "out" map alone
+    as the output (the dict's other entry, "aux", is off by default)"""
+    if hasattr(torchvision.models, name):
+        return getattr(torchvision.models, name)(weights=None).eval()
+    if hasattr(torchvision.models.segmentation, name):
+        seg = getattr(torchvision.models.segmentation, name)(weights=None, weights_backbone=None).eval()
+
+        class Out(torch.nn.Module):
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, x):
+                return self.m(x)["out"]
+        return Out(seg).eval()
+    raise SystemExit("no torchvision model %r" % name)
 
 
 def check_second_size(args, name, sess, param, binf, opt, conv_stderr, hw):
