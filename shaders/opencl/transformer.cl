@@ -63,6 +63,35 @@ __kernel void layernorm_rows(__read_only image2d_t in, __read_only image2d_t gam
     }
 }
 
+// LayerNorm of a dims-1 blob (pixel (cb, 0) holds elements cb*4..+3 of n;
+// the lanes past n are left out); gamma/beta 1-D arguments of the same layout.
+// One work group of 64 items (launched with that local size).
+__kernel void layernorm_vec(__read_only image2d_t in, __read_only image2d_t gamma, __read_only image2d_t beta,
+                            __write_only image2d_t out, int n, float eps, int affine)
+{
+    __local float4 part[64];
+    int lane = get_local_id(0);
+    int NB = DIV4(n);
+    float4 sum = (float4)(0.f);
+    for (int cb = lane; cb < NB; cb += 64)
+        sum += select((float4)(0.f), RD(in, cb, 0), (int4)(0, 1, 2, 3) + cb * 4 < (int4)(n));
+    float mean = dot(group_sum64(part, lane, sum), (float4)(1.f)) / (float)n;
+    float4 sq = (float4)(0.f);
+    for (int cb = lane; cb < NB; cb += 64)
+    {
+        float4 v = select((float4)(0.f), RD(in, cb, 0) - mean, (int4)(0, 1, 2, 3) + cb * 4 < (int4)(n));
+        sq += v * v;
+    }
+    float a = 1.f / sqrt(dot(group_sum64(part, lane, sq), (float4)(1.f)) / (float)n + eps);
+    for (int cb = lane; cb < NB; cb += 64)
+    {
+        float4 v = (RD(in, cb, 0) - mean) * a;
+        if (affine)
+            v = v * RD(gamma, cb, 0) + RD(beta, cb, 0);
+        WR(out, cb, 0, v);
+    }
+}
+
 // attention scores: out pixel (qb, h*T + t) = scale * q[qb lanes] . k[t] over head h
 __kernel void attn_scores(__read_only image2d_t q, __read_only image2d_t k, __write_only image2d_t out, int QB, int T,
                           int heads, int hd, float scale)
