@@ -62,16 +62,9 @@ int MatMul::load_param(const ParamDict& pd)
     return 0;
 }
 
-int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+int MatMul::sizes(const Mat& A, const Mat& B, Sizes& s) const
 {
     const char* n = name.c_str();
-    if (bottom_blobs.size() != 2 || top_blobs.empty())
-    {
-        KITE_LOGE("MatMul '%s': expects 2 inputs, got %d", n, (int)bottom_blobs.size());
-        return -1;
-    }
-    const Mat& A = bottom_blobs[0];
-    const Mat& B = bottom_blobs[1];
     if (A.dims < 1 || A.dims > 4 || B.dims < 1 || B.dims > 4)
     {
         KITE_LOGE("MatMul '%s': bad input dims %d and %d", n, A.dims, B.dims);
@@ -82,20 +75,20 @@ int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_
     make_view(B, b);
     // a 1-D B is a column vector (K x 1), whatever transB says
     const bool b_vector = B.dims == 1;
-    const bool b_trans = transB && !b_vector;
+    s.b_trans = transB && !b_vector;
     if (b_vector)
     {
         b.rows = B.w;
         b.cols = 1;
     }
-    const int M = a.rows;
-    const int K = a.cols;
-    const int KB = b_trans ? b.cols : b.rows;
-    const int N = b_trans ? b.rows : b.cols;
-    if (K != KB)
+    s.M = a.rows;
+    s.K = a.cols;
+    const int KB = s.b_trans ? b.cols : b.rows;
+    s.N = s.b_trans ? b.rows : b.cols;
+    if (s.K != KB)
     {
-        KITE_LOGE("MatMul '%s': A is %d x %d and B is %d x %d%s, inner sizes differ", n, M, K, b.rows, b.cols,
-                  b_trans ? " (transposed)" : "");
+        KITE_LOGE("MatMul '%s': A is %d x %d and B is %d x %d%s, inner sizes differ", n, s.M, s.K, b.rows, b.cols,
+                  s.b_trans ? " (transposed)" : "");
         return -1;
     }
     if (!broadcastable(a.batch_c, b.batch_c) || !broadcastable(a.batch_d, b.batch_d))
@@ -104,29 +97,53 @@ int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_
                   b.batch_c, b.batch_d);
         return -1;
     }
-    const int bc = a.batch_c > b.batch_c ? a.batch_c : b.batch_c;
-    const int bd = a.batch_d > b.batch_d ? a.batch_d : b.batch_d;
+    s.a_bc = a.batch_c;
+    s.a_bd = a.batch_d;
+    s.b_bc = b.batch_c;
+    s.b_bd = b.batch_d;
+    s.bc = a.batch_c > b.batch_c ? a.batch_c : b.batch_c;
+    s.bd = a.batch_d > b.batch_d ? a.batch_d : b.batch_d;
     const int max_dims = A.dims > B.dims ? A.dims : B.dims;
 
     // numpy result shape: batch axes, then M unless A is a vector, then N unless B is
-    int shape[4];
-    int rank = 0;
+    s.rank = 0;
     if (max_dims == 4)
-        shape[rank++] = bc;
+        s.shape[s.rank++] = s.bc;
     if (max_dims >= 3)
-        shape[rank++] = bd;
+        s.shape[s.rank++] = s.bd;
     if (A.dims != 1)
-        shape[rank++] = M;
+        s.shape[s.rank++] = s.M;
     if (!b_vector)
-        shape[rank++] = N;
-    if (rank == 0)
-        shape[rank++] = 1;
+        s.shape[s.rank++] = s.N;
+    if (s.rank == 0)
+        s.shape[s.rank++] = 1;
+    return 0;
+}
+
+int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const
+{
+    if (bottom_blobs.size() != 2 || top_blobs.empty())
+    {
+        KITE_LOGE("MatMul '%s': expects 2 inputs, got %d", name.c_str(), (int)bottom_blobs.size());
+        return -1;
+    }
+    const Mat& A = bottom_blobs[0];
+    const Mat& B = bottom_blobs[1];
+    Sizes z;
+    if (sizes(A, B, z) != 0)
+        return -1;
+    BatchedView a, b;
+    make_view(A, a);
+    make_view(B, b);
+    const int M = z.M, N = z.N, bd = z.bd;
+    const int max_dims = A.dims > B.dims ? A.dims : B.dims;
+    const int* shape = z.shape;
     Mat& top = top_blobs[0];
-    if (rank == 1)
+    if (z.rank == 1)
         top.create(shape[0], 4u, opt.blob_allocator);
-    else if (rank == 2)
+    else if (z.rank == 2)
         top.create(shape[1], shape[0], 4u, opt.blob_allocator);
-    else if (rank == 3)
+    else if (z.rank == 3)
         top.create(shape[2], shape[1], shape[0], 4u, opt.blob_allocator);
     else
         top.create(shape[3], shape[2], shape[1], shape[0], 4u, opt.blob_allocator);
@@ -151,14 +168,14 @@ int MatMul::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_
     p.out = top;
     p.M = M;
     p.N = N;
-    p.K = K;
-    p.b_trans = b_trans;
-    p.bc = bc;
+    p.K = z.K;
+    p.b_trans = z.b_trans;
+    p.bc = z.bc;
     p.bd = bd;
-    p.a_bc = a.batch_c;
-    p.a_bd = a.batch_d;
-    p.b_bc = b.batch_c;
-    p.b_bd = b.batch_d;
+    p.a_bc = z.a_bc;
+    p.a_bd = z.a_bd;
+    p.b_bc = z.b_bc;
+    p.b_bd = z.b_bd;
     p.a_cstep = a.cstep;
     p.a_dstep = a.dstep;
     p.b_cstep = b.cstep;

@@ -25,6 +25,22 @@ public:
     int transB;
 
 protected:
+    // The product's sizes, checked (logged on error, -1): matrices M x K and
+    // K x N (B stored N x K when b_trans), output batches bc x bd (c outer, d
+    // inner), each operand's own batch counts (1 where it broadcasts), and
+    // the output's numpy shape (rank, shape[]: outermost first). The GPU
+    // drivers take these and lay the operands out themselves.
+    struct Sizes
+    {
+        int M, N, K;
+        bool b_trans;
+        int bc, bd;
+        int a_bc, a_bd, b_bc, b_bd;
+        int rank;
+        int shape[4];
+    };
+    int sizes(const Mat& A, const Mat& B, Sizes& s) const;
+
     // The batched product once the shapes are checked: out(i, j) of batch
     // (ci, di) = sum_k a(i, k) b(k, j), operands broadcast over the batch axes.
     struct Plan

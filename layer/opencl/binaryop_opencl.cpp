@@ -3,7 +3,9 @@
 // [1, 1, C] or [C], either side) in one launch. Other broadcasting shapes follow the reference exactly:
 // each input is first gathered into the output shape (cl::ShapeCache with an
 // index map from the reference: an ADD of that input's element numbers and
-// zeros for the other), then the two run as same-shaped inputs.
+// zeros for the other), then the two run as same-shaped inputs. Folded
+// inputs (cl_layout.h; a transformer's [E, 1, tokens] blob is E * tokens / 4
+// texels wide) take the texel-by-texel and gather paths only.
 #include "binaryop.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -72,7 +74,9 @@ public:
         const cl::ClBlob* b = bottoms.size() > 1 ? cl::blob(bottoms[1]) : nullptr;
         const bool scalar = with_scalar != 0 || !b;
         std::vector<GpuBlobPtr> in(bottoms);
-        const bool same = scalar || (b->dims() == a->dims() && b->C == a->C && b->H == a->H && b->W == a->W);
+        // same-shaped images run texel by texel, folded (cl_layout.h) or not
+        const bool same = scalar || (b->dims() == a->dims() && b->C == a->C && b->H == a->H && b->W == a->W &&
+                                     b->image.width == a->image.width && b->image.height == a->image.height);
         if (!same)
         {
             // one value per channel (per row of a 2-D blob) either way round: one launch
@@ -98,7 +102,7 @@ public:
             b = cl::blob(in[1]);
         }
         cl::ClBlobPtr out;
-        int ret = s.create_blob(a->shape, out);
+        int ret = s.create_blob(a->shape, out, false, true); // folded like a where over the limit
         if (ret != 0)
             return ret;
         // put off: an activation layer that follows runs in the same launch

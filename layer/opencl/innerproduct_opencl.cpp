@@ -1,8 +1,9 @@
 // InnerProduct on OpenCL images: weights in the conv-filter layout
 // ([num_input, (num_output+3)/4], 1x1 taps), or where num_input exceeds the
 // device's image width in the width-major one ([(num_input+3)/4, num_output],
-// innerproduct_wide); the row mode (dims-2 input of w == num_input) runs on
-// the CPU.
+// innerproduct_wide). The row mode (dims-2 input of w == num_input, a
+// transformer's Linear over its tokens) runs innerproduct_rows on the
+// conv-filter image; with int8 or wide weights it runs on the CPU.
 // int8 layers run innerproduct_int8 / innerproduct_wide_int8 (int8.cl) with
 // the CPU's int8 arithmetic; all four kernels reduce in work groups of 64.
 #include "innerproduct.h"
@@ -76,6 +77,8 @@ public:
         cl::Session& s = cl::session(gs);
         const cl::ClBlob* in = cl::blob(bottoms[0]);
         const bool row_mode = in->dims() == 2 && in->shape.w == num_input_;
+        if (row_mode && !w_.images.empty() && !wide_ && !int8_)
+            return forward_rows(s, in, tops);
         if (w_.images.empty() || row_mode || in->C * in->H * in->W != num_input_)
             return cl::run_on_cpu(this, bottoms, tops, s, opt);
         cl::ClBlobPtr out;
@@ -109,6 +112,28 @@ public:
     }
 
 private:
+    // rows x num_output = rows x num_input times the weights (innerproduct_rows)
+    int forward_rows(cl::Session& s, const cl::ClBlob* in, std::vector<GpuBlobPtr>& tops) const
+    {
+        const int rows = in->shape.h;
+        cl::ClBlobPtr out;
+        int ret = s.create_blob(cl::shape2(num_output, rows), out);
+        if (ret != 0)
+            return ret;
+        cl_kernel k = s.kernel("conv", "innerproduct_rows");
+        if (!k)
+            return -1;
+        const Activation act(activation_type, activation_params);
+        const int RB = cl::div4(rows), OB = cl::div4(num_output);
+        cl::KernelArgs a(k);
+        a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image);
+        a.i(RB).i(num_input_).i(OB).i(num_output).i(bias_term).i(act.type).f(act.p0).f(act.p1);
+        ret = cl::run2d(s, k, "innerproduct_rows", RB, OB, a);
+        if (ret == 0)
+            tops[0] = out;
+        return ret;
+    }
+
     cl::Weights w_;
     int num_input_ = 0;
     bool wide_ = false; // weights in the width-major layout (innerproduct_wide)

@@ -1,5 +1,5 @@
-// LayerNorm of the rows of a dims-2 blob (span w) on OpenCL images; other
-// spans run on the CPU.
+// LayerNorm of the rows of a dims-2 blob (span w) or of a whole dims-1 blob
+// on OpenCL images; other spans run on the CPU.
 #include "layernorm.h"
 
 #include "gpu/opencl/cl_ops.h"
@@ -36,12 +36,24 @@ public:
         const cl::ClBlob* in = cl::blob(bottoms[0]);
         const int w = in->shape.w;
         const bool rows = (in->dims() == 2 || in->dims() == 1) && (affine_size == w || (!affine && affine_size == 0));
-        if (!rows || in->dims() == 1)
+        if (!rows)
             return cl::run_on_cpu(this, bottoms, tops, s, opt);
         cl::ClBlobPtr out;
         int ret = s.create_blob(in->shape, out);
         if (ret != 0)
             return ret;
+        if (in->dims() == 1)
+        {
+            cl_kernel k = s.kernel("transformer", "layernorm_vec");
+            if (!k)
+                return -1;
+            cl::KernelArgs a(k);
+            a.img(in->image).img(w_.images[0]).img(w_.images[1]).img(out->image).i(w).f(eps).i(affine);
+            ret = cl::run_groups64(s, k, "layernorm_vec", 1, a);
+            if (ret == 0)
+                tops[0] = out;
+            return ret;
+        }
         cl_kernel k = s.kernel("transformer", "layernorm_rows");
         if (!k)
             return -1;

@@ -1,5 +1,6 @@
 // Softmax on OpenCL images along C (axis 0 of any dims), H or W (the image's
-// other axes); a dims-4 blob along d, h or w runs on the CPU. The kernels
+// other axes; w of a dims-4 blob too: its image W, every d*h row apart, as
+// in Swin's window attention); a dims-4 blob along d or h runs on the CPU. The kernels
 // address natural and folded images (cl_layout.h).
 #include "softmax.h"
 
@@ -26,6 +27,8 @@ public:
             which = 1;
         else if (dims == 3)
             which = a;
+        else if (dims == 4 && a == 3)
+            which = 2;
         if (which < 0)
             return cl::run_on_cpu(this, bottoms, tops, s, opt);
         cl::ClBlobPtr out;

@@ -545,3 +545,37 @@ __kernel void innerproduct_wide(__read_only image2d_t in, __read_only image2d_t 
     if (lane == 0 && ob * 4 < O)
         WR(out, ob, 0, activate(sum + (has_bias ? RD(bias, ob, 0) : (float4)(0.f)), act, p0, p1));
 }
+
+// InnerProduct over the rows of a dims-2 input (w = num_input K, h = rows:
+// the row mode of layer/innerproduct.cpp, the transformers' Linear): input
+// pixel (rb, k) holds element k of rows rb*4..+3, the filter is the
+// conv-filter layout with H = W = 1 (pixel (k, ob) = w[ob*4..+3][k]) and the
+// output dims 2 (w = N, h = rows), pixel (rb, n). One item per 4 rows x 4
+// outputs; sums in float.
+__kernel void innerproduct_rows(__read_only image2d_t in, __read_only image2d_t filt, __read_only image2d_t bias,
+                                __write_only image2d_t out, int RB, int K, int OB, int N, int has_bias, int act,
+                                float p0, float p1)
+{
+    int rb = get_global_id(0), ob = get_global_id(1);
+    if (rb >= RB || ob >= OB)
+        return;
+    float4 s0 = (float4)(0.f), s1 = (float4)(0.f), s2 = (float4)(0.f), s3 = (float4)(0.f);
+    for (int k = 0; k < K; k++)
+    {
+        float4 x = TO_FLOAT4(RDH(in, rb, k));
+        float4 w = TO_FLOAT4(RDH(filt, k, ob));
+        s0 += x * w.x;
+        s1 += x * w.y;
+        s2 += x * w.z;
+        s3 += x * w.w;
+    }
+    float4 b = has_bias ? RD(bias, ob, 0) : (float4)(0.f);
+    int n = ob * 4;
+    WR(out, rb, n, activate(s0 + b.x, act, p0, p1));
+    if (n + 1 < N)
+        WR(out, rb, n + 1, activate(s1 + b.y, act, p0, p1));
+    if (n + 2 < N)
+        WR(out, rb, n + 2, activate(s2 + b.z, act, p0, p1));
+    if (n + 3 < N)
+        WR(out, rb, n + 3, activate(s3 + b.w, act, p0, p1));
+}

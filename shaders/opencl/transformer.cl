@@ -63,6 +63,70 @@ __kernel void layernorm_rows(__read_only image2d_t in, __read_only image2d_t gam
     }
 }
 
+// LayerNorm of a dims-1 blob (pixel (cb, 0) holds elements cb*4..+3 of n;
+// the lanes past n are left out); gamma/beta 1-D arguments of the same layout.
+// One work group of 64 items (launched with that local size).
+__kernel void layernorm_vec(__read_only image2d_t in, __read_only image2d_t gamma, __read_only image2d_t beta,
+                            __write_only image2d_t out, int n, float eps, int affine)
+{
+    __local float4 part[64];
+    int lane = get_local_id(0);
+    int NB = DIV4(n);
+    float4 sum = (float4)(0.f);
+    for (int cb = lane; cb < NB; cb += 64)
+        sum += select((float4)(0.f), RD(in, cb, 0), (int4)(0, 1, 2, 3) + cb * 4 < (int4)(n));
+    float mean = dot(group_sum64(part, lane, sum), (float4)(1.f)) / (float)n;
+    float4 sq = (float4)(0.f);
+    for (int cb = lane; cb < NB; cb += 64)
+    {
+        float4 v = select((float4)(0.f), RD(in, cb, 0) - mean, (int4)(0, 1, 2, 3) + cb * 4 < (int4)(n));
+        sq += v * v;
+    }
+    float a = 1.f / sqrt(dot(group_sum64(part, lane, sq), (float4)(1.f)) / (float)n + eps);
+    for (int cb = lane; cb < NB; cb += 64)
+    {
+        float4 v = (RD(in, cb, 0) - mean) * a;
+        if (affine)
+            v = v * RD(gamma, cb, 0) + RD(beta, cb, 0);
+        WR(out, cb, 0, v);
+    }
+}
+
+// MatMul (layer/matmul.h): output element L in the Mat's order is
+// (z * M + i) * N + j with z = ci * bd + di; operand batch (ci % x_bc) *
+// x_bd + di % x_bd (1 where it broadcasts); B holds N x K when b_trans.
+// Operands and output are channel-major images read and written element by
+// element (read_linear; (XH, XW) their image H and W); one item per output
+// pixel (4 channels).
+__kernel void matmul(__read_only image2d_t a, __read_only image2d_t b, __write_only image2d_t out, int OC, int OH,
+                     int OW, int AH, int AW, int BH, int BW, int M, int N, int K, int bd, int a_bc, int a_bd, int b_bc,
+                     int b_bd, int b_trans)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= OW * DIV4(OC) || y >= OH)
+        return;
+    int cb = x / OW, xx = x - cb * OW;
+    float r[4];
+    for (int l = 0; l < 4; l++)
+    {
+        int c = cb * 4 + l;
+        float s = 0.f;
+        if (c < OC)
+        {
+            int L = (c * OH + y) * OW + xx;
+            int j = L % N, t = L / N;
+            int i = t % M, z = t / M;
+            int ci = z / bd, di = z - ci * bd;
+            int abase = ((ci % a_bc) * a_bd + di % a_bd) * M * K + i * K;
+            int bbase = ((ci % b_bc) * b_bd + di % b_bd) * K * N;
+            for (int k = 0; k < K; k++)
+                s += read_linear(a, abase + k, AH, AW) * read_linear(b, b_trans ? bbase + j * K + k : bbase + k * N + j, BH, BW);
+        }
+        r[l] = s;
+    }
+    WR(out, x, y, (float4)(r[0], r[1], r[2], r[3]));
+}
+
 // attention scores: out pixel (qb, h*T + t) = scale * q[qb lanes] . k[t] over head h
 __kernel void attn_scores(__read_only image2d_t q, __read_only image2d_t k, __write_only image2d_t out, int QB, int T,
                           int heads, int hd, float scale)

@@ -79,7 +79,7 @@ TEST(LayerNorm, implementations_packed)
     };
     const Case cases[] = {{RandomMat(37, 16, -3.f, 3.f), 37}, {RandomMat(768, 5, -3.f, 3.f), 768}, {RandomMat(9, 8, -3.f, 3.f), 0},
                           {RandomMat(7, 3, 32, -3.f, 3.f), 7}, {RandomMat(7, 3, 12, -3.f, 3.f), 21}, {RandomMat(5, 3, 2, 16, -3.f, 3.f), 30},
-                          {RandomMat(48, -3.f, 3.f), 48}};
+                          {RandomMat(48, -3.f, 3.f), 48}, {RandomMat(45, -3.f, 3.f), 45}, {RandomMat(45, -1.f, 5.f), 45}};
     for (const Case& c : cases)
         for (int affine : {0, 1})
         {

@@ -328,4 +328,43 @@ TEST_F(OpenCLFold, ConcatOfManyInputs)
     }
 }
 
+// BinaryOp on folded blobs (a transformer's bias add on its [E, 1, tokens]
+// projections): same-shaped inputs, a dims-1 bias broadcast along w (the
+// gather) and a scalar, all on the device and equal to the CPU
+TEST_F(OpenCLFold, BinaryOpOnFoldedBlobs)
+{
+    reseed(21);
+    if (!device())
+        GTEST_SKIP() << "no usable OpenCL device";
+    const char param[] = "7767517\n"
+                         "6 8\n"
+                         "Input in 0 1 data\n"
+                         "Input in1 0 1 bias\n"
+                         "Split sp 1 2 data a b\n"
+                         "BinaryOp mul 2 1 a b o1 0=2\n"
+                         "BinaryOp add 2 1 o1 bias o2 0=0\n"
+                         "BinaryOp sc 1 1 o2 out 0=3 1=1 2=0.5\n";
+    for (int half = 0; half < 2; half++)
+    {
+        Mat data = RandomMat(150, 1, 7), bias = RandomMat(150); // 300 and 38 texels wide: folded
+        Mat outs[2];
+        for (int gpu = 0; gpu < 2; gpu++)
+        {
+            Net net;
+            net.opt.use_opencl = gpu != 0;
+            net.opt.use_fp16_storage = half != 0 && gpu != 0;
+            ASSERT_EQ(net.load_param_mem(param), 0);
+            ASSERT_EQ(net.load_model_empty(), 0);
+            Extractor ex = net.create_extractor();
+            ASSERT_EQ(ex.input("data", data), 0);
+            ASSERT_EQ(ex.input("bias", bias), 0);
+            ASSERT_EQ(ex.extract("out", outs[gpu]), 0);
+            if (gpu)
+                for (const char* n : {"mul", "add", "sc"})
+                    EXPECT_EQ(ex.layer_backend(net.find_layer_index_by_name(n)), (int)BACKEND_OPENCL) << n;
+        }
+        KITE_EXPECT_LAYER_OK(compare(outs[1], outs[0], half ? 2e-3f : 1e-6f, std::string(half ? "fp16" : "fp32")));
+    }
+}
+
 } // namespace

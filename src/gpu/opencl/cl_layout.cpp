@@ -73,8 +73,9 @@ bool folded_ok(const Layer* consumer)
     // the drivers that read their inputs only through cl::ShapeCache's gather
     // or the fold-aware kernels (shape.cl rd_fold), pass them on unread, or
     // run the texel-by-texel activation kernel over the whole image
-    // (cl::run_activation: the unary layers of layer/opencl/unary_opencl.h and ReLU)
-    static const char* const types[] = {"Clip", "Concat", "Crop", "Flatten", "HardSigmoid", "HardSwish",
+    // (cl::run_activation: the unary layers of layer/opencl/unary_opencl.h and ReLU;
+    // BinaryOp's binaryop on same-shaped or gathered inputs)
+    static const char* const types[] = {"BinaryOp", "Clip", "Concat", "Crop", "Flatten", "HardSigmoid", "HardSwish",
                                         "MemoryData", "Mish", "Noop", "Padding", "Permute", "PriorBox",
                                         "ReLU", "Reshape", "ShuffleChannel", "Sigmoid", "Slice", "Softmax",
                                         "Split", "Swish", "TanH"};

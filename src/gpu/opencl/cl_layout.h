@@ -37,7 +37,8 @@
 // the gather of cl::ShapeCache (Flatten, Reshape, Permute, Crop, Slice,
 // ShuffleChannel, Padding, Concat on any axis), the constants of PriorBox
 // and MemoryData, Concat, Softmax, Split, Noop, and the activation kernel
-// that runs texel by texel (ReLU, Sigmoid, TanH, Clip, ...) (folded_ok). Any other layer
+// that runs texel by texel (ReLU, Sigmoid, TanH, Clip, ...), BinaryOp's
+// same-shaped, scalar and gathered forms (folded_ok). Any other layer
 // that meets a folded input runs on the CPU (Session::convert_for_layer
 // returns KITE_GPU_CANNOT_HOLD; the placement report shows it), and so does
 // a blob even the folded image cannot hold (T over F x the height limit).
