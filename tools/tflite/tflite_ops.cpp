@@ -329,6 +329,20 @@ void Converter::op_pool()
     set_output(0, blob_value(top, out));
 }
 
+const Value* Converter::swish_input(const Value& a, const Value& b) const
+{
+    for (int side = 0; side < 2; side++)
+    {
+        const Value& s = side == 0 ? a : b;
+        const Value& x = side == 0 ? b : a;
+        const int p = g.producer(s.blob);
+        if (p >= 0 && g.layers[(size_t)p].type == "Sigmoid" && g.layers[(size_t)p].bottoms.size() == 1
+            && g.layers[(size_t)p].bottoms[0] == x.blob)
+            return &x;
+    }
+    return nullptr;
+}
+
 void Converter::op_binary(int code)
 {
     const Value a = input(0);
@@ -441,6 +455,12 @@ void Converter::op_binary(int code)
         if (a.is_const) // scalar on the left: b - a, b / a
             sop = op == BinaryOp::Operation_SUB ? BinaryOp::Operation_RSUB : op == BinaryOp::Operation_DIV ? BinaryOp::Operation_RDIV : op;
         emit(BinaryOpSpec::scalar(sop, (float)k.c.v[0]), cur_name, {x.blob}, {res});
+    }
+    else if (code == OP_MUL && !a.is_const && !b.is_const && a.shape == b.shape && swish_input(a, b) != nullptr)
+    {
+        // x * LOGISTIC(x) (Keras' swish / SiLU as TFLite writes it): one Swish;
+        // the Sigmoid is left dead when nothing else reads it (finalize removes it)
+        emit(PlainSpec("Swish"), cur_name, {swish_input(a, b)->blob}, {res});
     }
     else
     {

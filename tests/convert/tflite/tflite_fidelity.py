@@ -59,6 +59,11 @@ APPS = {
 }
 
 
+# layer types the converted op models must have (fp32 conversion): a pattern that
+# is recognised gives one layer, e.g. x * LOGISTIC(x) one Swish and no Sigmoid
+EXPECT_LAYERS = {"reshape_transpose_slice": {"Swish": 1, "Sigmoid": 1}}
+
+
 def randomise_batchnorm(model, rng):
     for layer in model.layers:
         if isinstance(layer, tf.keras.layers.BatchNormalization):
@@ -144,7 +149,9 @@ def op_models():
         t = t[:, 1:4, :]           # STRIDED_SLICE
         t = L.Flatten()(t)
         t = L.Dense(12, activation="relu")(t)
-        return t / 3.0
+        u = L.Conv2D(4, 3, activation="swish")(x)  # LOGISTIC + MUL: one Swish in kite (EXPECT_LAYERS)
+        u = L.Flatten()(u)
+        return L.Concatenate()([t / 3.0, u])
     make("reshape_transpose_slice", (6, 7, 3), shapes)
     return out
 
@@ -236,6 +243,13 @@ def run_case(args, name, model, mode, table):
     if r.returncode != 0:
         print("FAIL %s %s: tflite2kite: %s" % (name, mode, (r.stderr or r.stdout).strip()))
         return False
+    if mode == "fp32" and name in EXPECT_LAYERS:
+        with open(param) as f:
+            types = [ln.split()[0] for ln in f.read().splitlines()[2:] if ln.strip()]
+        for t, want in EXPECT_LAYERS[name].items():
+            if types.count(t) != want:
+                print("FAIL %s %s: %d %s layers, expected %d" % (name, mode, types.count(t), t, want))
+                return False
     with quiet():
         interp = tf.lite.Interpreter(model_path=path)
     interp.allocate_tensors()
