@@ -75,6 +75,12 @@ public:
                 ret = plane_by_channel(B, A, swapped, top_blobs[0], opt);
             if (ret != -2)
                 return ret;
+            // one value (a blob of a single element, e.g. the mean of a
+            // 1-D vector) against any fp32 blob, on either side
+            if (single_value(B) && !single_value(A) && A.elembits() == 32)
+                return against_value(A, ((const float*)B.data)[0], op_type, top_blobs[0], opt);
+            if (swapped >= 0 && single_value(A) && !single_value(B) && B.elembits() == 32)
+                return against_value(B, ((const float*)A.data)[0], swapped, top_blobs[0], opt);
         }
         note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
@@ -252,6 +258,24 @@ private:
             })
         }
         return 0;
+    }
+
+    // whether m holds one fp32 value
+    static bool single_value(const Mat& m)
+    {
+        return !m.empty() && m.elembits() == 32 && m.elempack == 1 && (size_t)m.w * m.h * m.d * m.c == 1;
+    }
+
+    // op(A, v) element-wise on a copy of A (any dims and elempack)
+    static int against_value(const Mat& A, float v, int op, Mat& top, const Option& opt)
+    {
+        top = A.clone(opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        return unary_inplace_cpu(top, opt, [op, v](auto tag, auto x) {
+            typedef decltype(tag) V;
+            return binary_kernel<V>(op, x, V::set1(v));
+        });
     }
 
     // op(a, b) as op'(b, a), or -1

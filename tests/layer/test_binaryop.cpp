@@ -334,3 +334,31 @@ TEST(BinaryOp, plane_broadcasts_stay_in_the_driver)
         }
     }
 }
+
+// A blob of one value against a vector or a feature map, on either side (the
+// mean of a 1-D vector in a layer norm: ConvNeXt's head), fp32, every elempack
+TEST(BinaryOp, single_value_blob_stays_in_the_driver)
+{
+    reseed(2715);
+    for (int op : {0, 1, 2, 8})
+    {
+        float lo, hi;
+        op_range(op, &lo, &hi);
+        ParamDict pd;
+        pd.set(0, op);
+        const std::vector<std::vector<Mat> > pairs = {
+            {RandomMat(37, lo, hi), RandomMat(1, lo, hi)},
+            {RandomMat(1, lo, hi), RandomMat(48, lo, hi)},
+            {RandomMat(7, 5, 16, lo, hi), RandomMat(1, 1, 1, lo, hi)},
+            {RandomMat(1, 1, 1, lo, hi), RandomMat(9, 3, 12, lo, hi)},
+        };
+        for (size_t i = 0; i < pairs.size(); i++)
+        {
+            TestLayerFlags flags;
+            flags.forbid_reference = true;
+            flags.test_fp16 = false;
+            const std::string r = test_layer("BinaryOp", pd, {}, pairs[i], flags);
+            EXPECT_TRUE(r.empty()) << r << " op " << op << " pair " << i;
+        }
+    }
+}
