@@ -62,6 +62,12 @@ APPS = {
 # layer types the converted op models must have (fp32 conversion): a pattern that
 # is recognised gives one layer, e.g. x * LOGISTIC(x) one Swish and no Sigmoid
 EXPECT_LAYERS = {"reshape_transpose_slice": {"Swish": 1, "Sigmoid": 1}}
+# layer types allowed on cpu:reference (tests/placement/reference_rows.txt, layer/README.md)
+ALLOWED_REFERENCE = set()
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "placement", "reference_rows.txt")) as _f:
+    for _ln in _f:
+        if _ln.split()[:1] == ["allowed"]:
+            ALLOWED_REFERENCE.add(_ln.split()[1])
 # models that run only at the size they were converted at: the rows of a Dense
 # on a feature map whose shape TFLite left dynamic are fixed at conversion
 FIXED_SIZE = {"dense_on_feature_map"}
@@ -284,10 +290,18 @@ def run_case(args, name, model, mode, table):
         outdir = os.path.join(d, "out")
         os.makedirs(outdir, exist_ok=True)
         t0 = time.time()
-        kr = subprocess.run([args.kiterun, param, binf, "input=" + npy, "save=" + outdir], capture_output=True, text=True)
+        kr = subprocess.run([args.kiterun, param, binf, "input=" + npy, "save=" + outdir, "placement=%d" % (k == 0)],
+                            capture_output=True, text=True)
         kite_s += time.time() - t0
         if kr.returncode != 0:
             print("FAIL %s %s: kiterun: %s" % (name, mode, (kr.stderr or kr.stdout).strip()))
+            return False
+        # no layer on cpu:reference beyond the allowed types (issue 18, tests/placement)
+        on_ref = [ln.split()[2] + " " + ln.split()[3] for ln in kr.stdout.splitlines()
+                  if ln.startswith("placement ") and len(ln.split()) >= 5 and ln.split()[4] == "cpu:reference"
+                  and ln.split()[2] not in ALLOWED_REFERENCE]
+        if on_ref:
+            print("FAIL %s %s: %d layers on cpu:reference: %s" % (name, mode, len(on_ref), ", ".join(on_ref[:5])))
             return False
         outs = [f for f in os.listdir(outdir) if f.endswith(".npy")]
         if len(outs) != 1:
