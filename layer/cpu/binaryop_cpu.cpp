@@ -72,6 +72,27 @@ public:
             if (broadcast_fits(A, B, bc))
                 return A.elembits() == 16 ? broadcast<unsigned short>(A, B, bc, top_blobs[0], opt)
                                           : broadcast<float>(A, B, bc, top_blobs[0], opt);
+            // one plane (3-D, one channel) repeated over the channels of a
+            // 3-D blob, on either side (a layer norm over channels in CHW:
+            // x - mean(x), -mean * rstd), and a plane against one value per
+            // channel (rstd * gamma): fp32
+            int ret = -2;
+            if (plane_of(B, A))
+                ret = per_plane(A, B, op_type, top_blobs[0], opt);
+            else if (swapped >= 0 && plane_of(A, B))
+                ret = per_plane(B, A, swapped, top_blobs[0], opt);
+            else if (plane_and_channels(A, B))
+                ret = plane_by_channel(A, B, op_type, top_blobs[0], opt);
+            else if (swapped >= 0 && plane_and_channels(B, A))
+                ret = plane_by_channel(B, A, swapped, top_blobs[0], opt);
+            if (ret != -2)
+                return ret;
+            // one value (a blob of a single element, e.g. the mean of a
+            // 1-D vector) against any fp32 blob, on either side
+            if (single_value(B) && !single_value(A) && A.elembits() == 32)
+                return against_value(A, ((const float*)B.data)[0], op_type, top_blobs[0], opt);
+            if (swapped >= 0 && single_value(A) && !single_value(B) && B.elembits() == 32)
+                return against_value(B, ((const float*)A.data)[0], swapped, top_blobs[0], opt);
         }
         note_cpu_layer_on_reference();
         std::vector<Mat> unpacked;
@@ -169,6 +190,104 @@ private:
             }
         }
         return 0;
+    }
+
+    // whether p is one plane of the 3-D fp32 blob m (its w and h, one channel)
+    static bool plane_of(const Mat& p, const Mat& m)
+    {
+        return m.dims == 3 && p.dims == 3 && p.c == 1 && p.elempack == 1 && p.w == m.w && p.h == m.h
+               && (m.w > 1 || m.h > 1) && m.elembits() == 32 && p.elembits() == 32;
+    }
+
+    // whether p is a 3-D fp32 plane (one channel) and v a 3-D fp32 blob of one
+    // value per channel (w = h = 1) whose broadcast gives (p.w, p.h, v's channels)
+    static bool plane_and_channels(const Mat& p, const Mat& v)
+    {
+        return p.dims == 3 && v.dims == 3 && p.c == 1 && p.elempack == 1 && v.w == 1 && v.h == 1 && v.c * v.elempack > 1
+               && (p.w > 1 || p.h > 1) && p.elembits() == 32 && v.elembits() == 32;
+    }
+
+    // op(A, Pl) with Pl one plane broadcast over A's channels; -2: no kernel
+    // for A's elempack
+    static int per_plane(const Mat& A, const Mat& Pl, int op, Mat& top, const Option& opt)
+    {
+        const int ep = A.elempack;
+        if (ep != 1 && !dispatchable_pack(ep))
+            return -2;
+        top.create_like(A, opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        const size_t plane = (size_t)A.w * A.h;
+        const float* pp = Pl;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < A.c; q++)
+        {
+            const float* a = (const float*)A.data + A.cstep * ep * q;
+            float* out = (float*)top.data + top.cstep * ep * q;
+            if (ep == 1)
+            {
+                binary_run<float>(op, a, pp, out, plane);
+                continue;
+            }
+            KITE_CPU_DISPATCH_PACK(P, ep, {
+                typedef simd::VF<P> V;
+                for (size_t i = 0; i < plane; i++)
+                    V::store(out + i * P, binary_kernel<V>(op, V::load(a + i * P), V::set1(pp[i])));
+            })
+        }
+        return 0;
+    }
+
+    // op(Pl, C): Pl one plane (w, h, 1), C one value per channel (1, 1, c);
+    // the output (w, h, c) takes C's elempack. -2: no kernel for it
+    static int plane_by_channel(const Mat& Pl, const Mat& C, int op, Mat& top, const Option& opt)
+    {
+        const int ep = C.elempack;
+        if (ep != 1 && !dispatchable_pack(ep))
+            return -2;
+        top.create(Pl.w, Pl.h, C.c, C.elemsize, ep, opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        const size_t plane = (size_t)Pl.w * Pl.h;
+        const float* pp = Pl;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < C.c; q++)
+        {
+            const float* c = (const float*)C.data + C.cstep * ep * q;
+            float* out = (float*)top.data + top.cstep * ep * q;
+            if (ep == 1)
+            {
+                const float cv = c[0];
+                for (size_t i = 0; i < plane; i++)
+                    out[i] = BinaryOp::apply(op, pp[i], cv);
+                continue;
+            }
+            KITE_CPU_DISPATCH_PACK(P, ep, {
+                typedef simd::VF<P> V;
+                const typename V::T vc = V::load(c);
+                for (size_t i = 0; i < plane; i++)
+                    V::store(out + i * P, binary_kernel<V>(op, V::set1(pp[i]), vc));
+            })
+        }
+        return 0;
+    }
+
+    // whether m holds one fp32 value
+    static bool single_value(const Mat& m)
+    {
+        return !m.empty() && m.elembits() == 32 && m.elempack == 1 && (size_t)m.w * m.h * m.d * m.c == 1;
+    }
+
+    // op(A, v) element-wise on a copy of A (any dims and elempack)
+    static int against_value(const Mat& A, float v, int op, Mat& top, const Option& opt)
+    {
+        top = A.clone(opt.blob_allocator);
+        if (top.empty())
+            return -100;
+        return unary_inplace_cpu(top, opt, [op, v](auto tag, auto x) {
+            typedef decltype(tag) V;
+            return binary_kernel<V>(op, x, V::set1(v));
+        });
     }
 
     // two operands of one rank (3 or 4), every axis the output's or 1; the

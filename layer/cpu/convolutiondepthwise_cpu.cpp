@@ -4,8 +4,9 @@
 // create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
 // elempack; elempack 1 (channel counts that do not pack, shufflenet_v2's 58)
 // runs vectorised along output rows (conv_dw_rows_cpu.h). int8 depth-wise
-// (elempack 1) takes the reference's scales and the family's depth-wise int8
-// kernel (cpu/conv_int8_cpu.h). On arm82 with fp16 storage and fp16
+// takes the reference's scales and the family's depth-wise int8 kernel
+// (cpu/conv_int8_cpu.h) on a planar int8 input (a packed fp32 one quantized
+// and unpacked in one pass); its fp32 outputs come packed on x86. On arm82 with fp16 storage and fp16
 // arithmetic, channels that pack by 8 run arm/conv_fp16_arm.h's pack-8 fp16
 // kernel. Grouped layers (not depth-wise) run one Convolution driver per
 // group (fp32) or the family's int8 GEMM per group (see create_group_ops);
@@ -332,10 +333,12 @@ public:
     int load_param(const ParamDict& pd) override
     {
         int ret = ConvolutionDepthWise::load_param(pd);
-        support_packing = int8_scale_term == 0; // int8 blobs stay elempack 1
         // 64-bit: load_param may have refused values whose product overflows int
         depthwise = ret == 0 && group == num_output
                     && (int64_t)weight_data_size == (int64_t)num_output * kernel_w * kernel_h;
+        // int8 blobs stay elempack 1; a depth-wise int8 layer takes packed fp32
+        // inputs and quantizes and unpacks them in one pass (forward_int8_packed)
+        support_packing = int8_scale_term == 0 || depthwise;
         return ret;
     }
 
@@ -385,22 +388,79 @@ public:
 #endif
         if (!depthwise)
             return forward_grouped(bottom_blob, top_blob, opt);
+        if (weight_data.elemsize == 1u && opt.use_int8_inference && bottom_blob.dims == 3 && bottom_blob.elempack > 1)
+            return forward_int8_packed(bottom_blob, top_blob, opt);
         return forward_fp32(bottom_blob, top_blob, opt);
     }
 
     using ConvolutionDepthWise::forward;
 
 protected:
+    // fp32 outputs of the x86 depth-wise int8 kernel come packed, as the fp32
+    // path's (the widest vector that divides the channels); ARM's are planar
+    int int8_out_elempack() const override
+    {
+#if defined(__SSE2__) && !defined(__ARM_NEON)
+        if (depthwise && weight_data.elemsize == 1u)
+            for (int p = KITE_SIMD_MAX_N; p >= 4; p /= 2)
+                if (num_output % p == 0)
+                    return p;
+#endif
+        return 1;
+    }
+
     void run_int8(const ConvInt8Job& job, int num_threads) const override
     {
         if (job.in.d != 1 || job.out.d != 1)
             return ConvolutionDepthWise::run_int8(job, num_threads);
-        if (job.group == job.in.c && job.group == job.out.c)
+        if (job.group == job.in.c && job.group == job.out.c * job.out_elempack)
             return conv_int8_depthwise(job, num_threads);
         run_int8_grouped(job, num_threads);
     }
 
 private:
+    // int8 depth-wise on a packed input: fp32 quantized with the layer's one
+    // bottom scale and unpacked in one vector pass (as the reference quantizes
+    // the unpacked blob; the family's quantize_unpack_int8), then the
+    // reference's int8 forward, whose run_int8 is the depth-wise int8 kernel.
+    // Without that pass (an int8 or fp16 blob, no fused kernel on the ISA):
+    // unpacked first (forward_reference)
+    int forward_int8_packed(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int pi = bottom_blob.elempack;
+        if (bottom_blob.elemsize != 4u * pi || bottom_blob_int8_scales.empty() || bottom_blob.c * pi != num_output)
+            return forward_reference(bottom_blob, top_blob, opt);
+        const float scale = bottom_blob_int8_scales[0];
+        for (int q = 1; q < num_output; q++)
+            if (bottom_blob_int8_scales[q] != scale)
+                return forward_reference(bottom_blob, top_blob, opt);
+        Mat planar;
+        int ret = -1;
+        switch (pi)
+        {
+#if defined(__AVX512F__)
+        case 16:
+            ret = quantize_unpack_int8<16>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+            break;
+#endif
+#if defined(__AVX__)
+        case 8:
+            ret = quantize_unpack_int8<8>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+            break;
+#endif
+        case 4:
+            ret = quantize_unpack_int8<4>(bottom_blob, planar, scale, opt.workspace_allocator, opt.num_threads);
+            break;
+        default:
+            break;
+        }
+        if (ret == -100)
+            return ret;
+        if (ret != 0)
+            return forward_reference(bottom_blob, top_blob, opt);
+        return ConvolutionDepthWise::forward(planar, top_blob, opt);
+    }
+
     int create_pipeline_fp32(const Option& opt)
     {
         int ret = ConvolutionDepthWise::create_pipeline(opt);

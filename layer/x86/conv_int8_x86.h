@@ -470,6 +470,9 @@ static inline void int8_row_to_int16(const signed char* src, int n, int pad_left
 // Other strides take the taps one by one. Output rows run L lanes at a
 // time, kCV vectors kept in registers through every tap, then the vector
 // epilogue where the numerics allow it. The int32 sums are the reference's.
+// fp32 outputs may be packed (job.out_elempack E > 1: channel q is lane q % E
+// of packed channel q / E; each output row's values are scattered E floats
+// apart); int8 outputs are planar.
 static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
 {
     const ConvGeometry& g = j.g;
@@ -505,7 +508,7 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
         std::vector<int32_t> acc((size_t)outw + L);
         std::vector<int32_t> wpair((size_t)npair_row * g.kernel_h);
         #pragma omp for
-        for (int q = 0; q < j.out.c; q++)
+        for (int q = 0; q < j.out.c * j.out_elempack; q++)
         {
             const signed char* src = (const signed char*)j.in.data + j.in.cstep * q;
             for (int y = 0; y < H; y++)
@@ -547,9 +550,13 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
             const VIF::T so = VIF::set1(requant ? j.scale_out[q] : 1.f);
             const char* base = pairs1 ? (const char*)pairs.data() : (const char*)plane16.data();
             const int np = npair_row * g.kernel_h;
+            // output value (oy, ox) of channel q at o + ox * ostride
+            const int E = j.out_elempack;
+            const size_t ostride = (size_t)E;
+            const size_t obase = E == 1 ? j.out.cstep * q : j.out.cstep * E * (size_t)(q / E) + (size_t)(q % E);
             for (int oy = 0; oy < outh; oy++)
             {
-                const size_t o = j.out.cstep * q + (size_t)oy * outw;
+                const size_t o = obase + (size_t)oy * outw * ostride;
                 if (!paired)
                 {
                     // other strides: taps one by one
@@ -563,7 +570,8 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                                 acc[ox] += (int)s[ox * sw] * wv;
                         }
                     for (int ox = 0; ox < outw; ox++)
-                        conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data, o + ox);
+                        conv_int8_finish(acc[ox], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
+                                         o + ox * ostride);
                     continue;
                 }
                 const char* row = base + (size_t)oy * g.stride_h * pitch;
@@ -596,14 +604,22 @@ static inline void conv_int8_depthwise(const ConvInt8Job& j, int num_threads)
                             const VIF::T f = int8_vec_finish(simd::VI::to_float(a[v]), si, bi, so, requant, j.numerics, j.act);
                             if (requant)
                                 store_int8((signed char*)j.out.data + o + ox, f, cnt);
-                            else
+                            else if (E == 1)
                                 store_f32((float*)j.out.data + o + ox, f, cnt);
+                            else
+                            {
+                                float lanes[simd::VI::L];
+                                VIF::store(lanes, f);
+                                float* d = (float*)j.out.data + o + ox * ostride;
+                                for (int r = 0; r < cnt; r++)
+                                    d[r * ostride] = lanes[r];
+                            }
                             continue;
                         }
                         simd::VI::store(acc.data(), a[v]);
                         for (int r = 0; r < cnt; r++)
                             conv_int8_finish(acc[r], q, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
-                                             o + ox + r);
+                                             o + (ox + r) * ostride);
                     }
                 }
             }

@@ -16,3 +16,25 @@ TEST(Bias, per_channel)
     EXPECT_EQ(run_all("Bias", pd, {b}, {RandomMat(3, 2, 2, 6)}).size(), 1u);
     EXPECT_TRUE(reference_fails("Bias", pd, {b}, {RandomMat(5, 4, 5)}));
 }
+
+// The CPU driver on random data: packable and odd channel counts on every
+// dims, every elempack, fp16 storage (test_layer); no run may fall back to the
+// reference.
+TEST(Bias, driver_every_dims_and_pack)
+{
+    reseed(2712);
+    for (int C : {16, 12, 37, 8, 3})
+    {
+        Mat b = RandomMat(C);
+        ParamDict pd;
+        pd.set(0, C);
+        for (int dims : {1, 2, 3, 4})
+        {
+            Mat in = dims == 1 ? RandomMat(C) : dims == 2 ? RandomMat(7, C) : dims == 3 ? RandomMat(5, 3, C) : RandomMat(3, 2, 3, C);
+            TestLayerFlags flags;
+            flags.forbid_reference = true;
+            const std::string r = test_layer("Bias", pd, {b}, {in}, flags);
+            EXPECT_TRUE(r.empty()) << r << " channels " << C << " dims " << dims;
+        }
+    }
+}

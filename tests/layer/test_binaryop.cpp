@@ -311,3 +311,66 @@ TEST(BinaryOp, per_channel_broadcasts_stay_in_the_driver)
         }
     }
 }
+
+// A layer norm over the channels of a CHW blob, as tensorflow2kite writes
+// Keras' LayerNormalization (ConvNeXt): x - mean with the mean one plane
+// [w,h,1], -mean * rstd (plane against the full blob, either side) and
+// rstd * gamma (a plane against one value per channel, either side: the
+// output takes every channel). fp32 stays in the CPU driver at every elempack
+// and 1 and 2 threads; fp16 storage is not covered by these kernels.
+TEST(BinaryOp, plane_broadcasts_stay_in_the_driver)
+{
+    reseed(2713);
+    for (int op : {0, 1, 2, 8})
+    {
+        float lo, hi;
+        op_range(op, &lo, &hi);
+        ParamDict pd;
+        pd.set(0, op);
+        for (int c : {16, 12, 5, 32})
+        {
+            const std::vector<std::vector<Mat> > pairs = {
+                {RandomMat(7, 5, c, lo, hi), RandomMat(7, 5, 1, lo, hi)},
+                {RandomMat(7, 5, 1, lo, hi), RandomMat(7, 5, c, lo, hi)},
+                {RandomMat(9, 3, 1, lo, hi), RandomMat(1, 1, c, lo, hi)},
+                {RandomMat(1, 1, c, lo, hi), RandomMat(9, 3, 1, lo, hi)},
+            };
+            for (size_t i = 0; i < pairs.size(); i++)
+            {
+                TestLayerFlags flags;
+                flags.forbid_reference = true;
+                flags.test_fp16 = false;
+                const std::string r = test_layer("BinaryOp", pd, {}, pairs[i], flags);
+                EXPECT_TRUE(r.empty()) << r << " op " << op << " channels " << c << " pair " << i;
+            }
+        }
+    }
+}
+
+// A blob of one value against a vector or a feature map, on either side (the
+// mean of a 1-D vector in a layer norm: ConvNeXt's head), fp32, every elempack
+TEST(BinaryOp, single_value_blob_stays_in_the_driver)
+{
+    reseed(2715);
+    for (int op : {0, 1, 2, 8})
+    {
+        float lo, hi;
+        op_range(op, &lo, &hi);
+        ParamDict pd;
+        pd.set(0, op);
+        const std::vector<std::vector<Mat> > pairs = {
+            {RandomMat(37, lo, hi), RandomMat(1, lo, hi)},
+            {RandomMat(1, lo, hi), RandomMat(48, lo, hi)},
+            {RandomMat(7, 5, 16, lo, hi), RandomMat(1, 1, 1, lo, hi)},
+            {RandomMat(1, 1, 1, lo, hi), RandomMat(9, 3, 12, lo, hi)},
+        };
+        for (size_t i = 0; i < pairs.size(); i++)
+        {
+            TestLayerFlags flags;
+            flags.forbid_reference = true;
+            flags.test_fp16 = false;
+            const std::string r = test_layer("BinaryOp", pd, {}, pairs[i], flags);
+            EXPECT_TRUE(r.empty()) << r << " op " << op << " pair " << i;
+        }
+    }
+}

@@ -335,6 +335,11 @@ TEST(ConvolutionDepthWise, int8)
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 2, 1, false, 2, 25, 8, 3, 3, 3, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 3, 102, true, 3, 23, 10, 3, 3, 3, {-0.5f, 0.7f}));
     KITE_EXPECT_LAYER_OK(run_dw_int8(4, 4, 4, 1, 2, true, 3, 27, 5, 3, 1, 1, {-0.5f, 0.7f}));
+    // packed fp32 inputs quantized and unpacked in one pass (elempack 16 on
+    // AVX-512, 8, 4): MobileNetV2's 3x3 s1/s2 with ReLU6, odd sizes
+    KITE_EXPECT_LAYER_OK(run_dw_int8(32, 32, 32, 1, 2, true, 3, 15, 13, 3, 1, 1, {0.f, 6.f}));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(48, 48, 48, 2, 1, true, 1, 17, 11));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(20, 20, 20, 1, 2, false, 0, 9, 5, 5, 1, 2));
     // a pad value (written once per thread into the padded planes), 2 threads
     // share the channels
     KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 1, 1, true, 0, 10, 6, 3, 1, 2, {}, 37.f));

@@ -66,3 +66,26 @@ TEST(PReLU, bad_params_and_shapes_are_errors)
     // missing weights
     EXPECT_NE(reference_forward_ret("PReLU", pd, {}, {RandomMat(5, 4, 4)}), 0);
 }
+
+// The CPU driver on random data: one shared slope and one per channel, packable
+// and odd channel counts on every dims, every elempack, fp16 storage, 1 and 2
+// threads (test_layer); no run may fall back to the reference.
+TEST(PReLU, driver_every_dims_and_pack)
+{
+    reseed(2714);
+    for (int C : {16, 12, 37, 3})
+        for (bool shared : {false, true})
+        {
+            ParamDict pd;
+            pd.set(0, shared ? 1 : C);
+            Mat slope = RandomMat(shared ? 1 : C);
+            for (int dims : {1, 2, 3, 4})
+            {
+                Mat in = dims == 1 ? RandomMat(C) : dims == 2 ? RandomMat(7, C) : dims == 3 ? RandomMat(5, 3, C) : RandomMat(3, 2, 3, C);
+                TestLayerFlags flags;
+                flags.forbid_reference = true;
+                const std::string r = test_layer("PReLU", pd, {slope}, {in}, flags);
+                EXPECT_TRUE(r.empty()) << r << " channels " << C << " shared " << shared << " dims " << dims;
+            }
+        }
+}

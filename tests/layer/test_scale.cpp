@@ -39,3 +39,37 @@ TEST(Scale, weights_and_second_input)
     pd.set(0, C);
     EXPECT_TRUE(reference_fails("Scale", pd, {RandomMat(C)}, {RandomMat(4, 3, C + 2)}));
 }
+
+// The CPU driver on random data: packable and odd channel counts on every
+// dims, with and without bias, every elempack, fp16 storage (test_layer); no
+// run may fall back to the reference. The -233 form keeps the reference row.
+TEST(Scale, driver_every_dims_and_pack)
+{
+    reseed(2711);
+    for (int C : {16, 37, 3})
+        for (int bias : {0, 1})
+        {
+            Mat s = RandomMat(C), b = RandomMat(C);
+            ParamDict pd;
+            pd.set(0, C);
+            pd.set(1, bias);
+            std::vector<Mat> w = {s};
+            if (bias)
+                w.push_back(b);
+            for (int dims : {1, 2, 3, 4})
+            {
+                Mat in = dims == 1 ? RandomMat(C) : dims == 2 ? RandomMat(7, C) : dims == 3 ? RandomMat(5, 3, C) : RandomMat(3, 2, 3, C);
+                TestLayerFlags flags;
+                flags.forbid_reference = true;
+                const std::string r = test_layer("Scale", pd, w, {in}, flags);
+                EXPECT_TRUE(r.empty()) << r << " channels " << C << " bias " << bias << " dims " << dims;
+            }
+        }
+    Mat s = RandomMat(5000);
+    ParamDict pd;
+    pd.set(0, 5000);
+    TestLayerFlags flags;
+    flags.forbid_reference = true;
+    const std::string r = test_layer("Scale", pd, {s}, {RandomMat(5000)}, flags);
+    EXPECT_TRUE(r.empty()) << r;
+}

@@ -350,7 +350,9 @@ void Converter::convert_op(const Operator& op)
     case OP_TRANSPOSE: return op_transpose();
     case OP_SHAPE:
     case OP_PACK:
-    case OP_CAST: return op_shape_const();
+    case OP_CAST:
+    case OP_GATHER:
+    case OP_REDUCE_PROD: return op_shape_const();
     case OP_BATCH_MATMUL: return op_batch_matmul();
     case OP_QUANTIZE:
     case OP_DEQUANTIZE:

@@ -201,6 +201,8 @@ private:
     void op_transpose_conv();
     void op_pool();
     void op_binary(int code);
+    // x * LOGISTIC(x): the Value x of the pair (a, b), else null
+    const Value* swish_input(const Value& a, const Value& b) const;
     void op_unary();
     void op_reduce();
     void op_reshape();

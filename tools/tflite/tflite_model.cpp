@@ -236,6 +236,7 @@ void read_options(flatbuffers::Verifier& v, const Table* t, int code, const std:
         break;
     case OP_MEAN:
     case OP_SUM:
+    case OP_REDUCE_PROD:
     case OP_REDUCE_MAX: // ReducerOptions
         o.keep_dims = r.scalar<uint8_t>(0, 0, "keep_dims") != 0;
         break;
@@ -273,6 +274,9 @@ void read_options(flatbuffers::Verifier& v, const Table* t, int code, const std:
         break;
     case OP_PACK: // PackOptions
         o.axis = r.scalar<int32_t>(1, 0, "axis");
+        break;
+    case OP_GATHER: // GatherOptions (batch_dims 0 only: constants of shapes)
+        o.axis = r.scalar<int32_t>(0, 0, "axis");
         break;
     case OP_GELU: // GeluOptions
         o.approximate = r.scalar<uint8_t>(0, 0, "approximate") != 0;

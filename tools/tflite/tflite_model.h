@@ -94,6 +94,8 @@ enum BuiltinOp
     OP_CAST = 53,
     OP_SHAPE = 77,
     OP_PACK = 83,
+    OP_GATHER = 36,
+    OP_REDUCE_PROD = 81,
 };
 // "CONV_2D", ... for the ops above, "BUILTIN_<n>" otherwise
 std::string op_name(int code);

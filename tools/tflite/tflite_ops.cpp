@@ -156,11 +156,20 @@ void Converter::op_fully_connected()
     if (K <= 0 || M <= 0 || total % K != 0)
         throw ConvertError("weights " + shape_string(f.shape) + " do not match input " + shape_string(x.shape));
     const int64_t rows = total / K;
+    const Shape x_shape_in = x.shape;
     // rows > 1: the input as [1, rows, K] (kite's 2-D blob: InnerProduct per row)
     Shape in_shape = rows > 1 ? Shape{1, rows, K} : Shape{1, K};
     if (x.shape != in_shape)
         x = emit_reshape(x, in_shape, cur_name + "_flatten", g.unique_blob_name(x.blob + "_flat"));
     Shape out_shape = tensor_shape(cur->outputs[0]);
+    const std::vector<int>& sig = tensor(cur->outputs[0]).shape_signature;
+    if (shape_count(out_shape) != rows * M && std::find(sig.begin(), sig.end(), -1) != sig.end())
+    {
+        // a dynamic output (Keras 3's Tensordot: [-1, M]): the rows the input gives
+        out_shape = o.keep_num_dims ? x_shape_in : Shape{rows, M};
+        if (o.keep_num_dims)
+            out_shape.back() = M;
+    }
     if (shape_count(out_shape) != rows * M)
         throw ConvertError("output " + shape_string(out_shape) + " is not " + std::to_string(rows) + " x " + std::to_string(M));
     if (out_shape.size() == 2 && out_shape[0] > 1)
@@ -329,6 +338,20 @@ void Converter::op_pool()
     set_output(0, blob_value(top, out));
 }
 
+const Value* Converter::swish_input(const Value& a, const Value& b) const
+{
+    for (int side = 0; side < 2; side++)
+    {
+        const Value& s = side == 0 ? a : b;
+        const Value& x = side == 0 ? b : a;
+        const int p = g.producer(s.blob);
+        if (p >= 0 && g.layers[(size_t)p].type == "Sigmoid" && g.layers[(size_t)p].bottoms.size() == 1
+            && g.layers[(size_t)p].bottoms[0] == x.blob)
+            return &x;
+    }
+    return nullptr;
+}
+
 void Converter::op_binary(int code)
 {
     const Value a = input(0);
@@ -441,6 +464,12 @@ void Converter::op_binary(int code)
         if (a.is_const) // scalar on the left: b - a, b / a
             sop = op == BinaryOp::Operation_SUB ? BinaryOp::Operation_RSUB : op == BinaryOp::Operation_DIV ? BinaryOp::Operation_RDIV : op;
         emit(BinaryOpSpec::scalar(sop, (float)k.c.v[0]), cur_name, {x.blob}, {res});
+    }
+    else if (code == OP_MUL && !a.is_const && !b.is_const && a.shape == b.shape && swish_input(a, b) != nullptr)
+    {
+        // x * LOGISTIC(x) (Keras' swish / SiLU as TFLite writes it): one Swish;
+        // the Sigmoid is left dead when nothing else reads it (finalize removes it)
+        emit(PlainSpec("Swish"), cur_name, {swish_input(a, b)->blob}, {res});
     }
     else
     {
@@ -599,7 +628,23 @@ void Converter::op_reshape()
     if (cur->code == OP_SQUEEZE || cur->code == OP_EXPAND_DIMS || cur->code == OP_RESHAPE)
     {
         // the output tensor's declared shape is the result (static shapes);
+        // where the converter left it dynamic (1s for unknown sizes, Keras 3's
+        // Tensordot), RESHAPE's shape input evaluated here (one -1 resolved);
         // check it against the element count
+        if (cur->code == OP_RESHAPE && shape_count(target) != shape_count(x.shape) && cur->inputs.size() > 1
+            && cur->inputs[1] >= 0 && input(1).is_const)
+        {
+            Shape t = input(1).c.ints();
+            int64_t known = 1, unknown = -1;
+            for (size_t d = 0; d < t.size(); d++)
+                if (t[d] == -1 && unknown < 0)
+                    unknown = (int64_t)d;
+                else
+                    known *= t[d];
+            if (unknown >= 0 && known > 0)
+                t[(size_t)unknown] = shape_count(x.shape) / known;
+            target = t;
+        }
         if (shape_count(target) != shape_count(x.shape))
             throw ConvertError("output shape " + shape_string(target) + " does not hold the input " + shape_string(x.shape));
     }
@@ -636,7 +681,34 @@ void Converter::op_concat()
         }
     }
     if (all_const)
-        throw Unsupported("concatenation of constants");
+    {
+        // shape vectors (Keras 3's Tensordot): evaluated here along the axis
+        const Shape& s0 = ins[0].c.shape;
+        int64_t axis = cur->opt.axis < 0 ? cur->opt.axis + (int64_t)s0.size() : cur->opt.axis;
+        if (axis < 0 || axis >= (int64_t)std::max<size_t>(1, s0.size()) || cur->opt.activation != ACT_NONE)
+            throw Unsupported("concatenation of constants on axis " + std::to_string(cur->opt.axis));
+        Const c;
+        c.shape = s0.empty() ? Shape{1} : s0;
+        c.shape[(size_t)axis] = 0;
+        int64_t outer = 1;
+        for (int64_t d = 0; d < axis; d++)
+            outer *= c.shape[(size_t)d];
+        std::vector<int64_t> inner(ins.size());
+        for (size_t k = 0; k < ins.size(); k++)
+        {
+            Shape sk = ins[k].c.shape.empty() ? Shape{1} : ins[k].c.shape;
+            if (sk.size() != c.shape.size())
+                throw ConvertError("concatenation of constants of different ranks");
+            c.shape[(size_t)axis] += sk[(size_t)axis];
+            inner[k] = outer > 0 ? ins[k].c.count() / outer : 0;
+        }
+        for (int64_t a = 0; a < outer; a++)
+            for (size_t k = 0; k < ins.size(); k++)
+                for (int64_t b = 0; b < inner[k]; b++)
+                    c.v.push_back(ins[k].c.v[(size_t)(a * inner[k] + b)]);
+        set_output(0, const_value(c));
+        return;
+    }
     const int64_t axis = cur->opt.axis < 0 ? cur->opt.axis + (int64_t)r : cur->opt.axis;
     const int ka = kite_axis(axis, r);
     std::vector<Shape> shapes;
@@ -827,9 +899,81 @@ void Converter::op_strided_slice()
     set_output(0, v);
 }
 
-// ops on shapes: SHAPE of an activation (static), PACK / CONCATENATION / CAST of constants
+// ops on shapes: SHAPE of an activation (static), PACK / CONCATENATION / CAST /
+// GATHER / REDUCE_PROD of constants (Keras 3's Tensordot: the product of the
+// gathered dimensions of a SHAPE)
 void Converter::op_shape_const()
 {
+    if (cur->code == OP_GATHER)
+    {
+        const Const& p = const_input(0, "GATHER params");
+        const std::vector<int64_t> idx = const_input(1, "GATHER indices").ints();
+        const Shape ishape = const_input(1, "GATHER indices").shape;
+        int64_t axis = cur->opt.axis;
+        if (axis < 0)
+            axis += (int64_t)p.shape.size();
+        if (axis < 0 || axis >= (int64_t)p.shape.size())
+            throw ConvertError("GATHER axis out of range");
+        int64_t outer = 1, inner = 1;
+        for (size_t d = 0; d < p.shape.size(); d++)
+            if ((int64_t)d < axis)
+                outer *= p.shape[d];
+            else if ((int64_t)d > axis)
+                inner *= p.shape[d];
+        const int64_t n = p.shape[(size_t)axis];
+        Const c;
+        c.shape.assign(p.shape.begin(), p.shape.begin() + axis);
+        c.shape.insert(c.shape.end(), ishape.begin(), ishape.end());
+        c.shape.insert(c.shape.end(), p.shape.begin() + axis + 1, p.shape.end());
+        for (int64_t a = 0; a < outer; a++)
+            for (int64_t i : idx)
+            {
+                if (i < 0 || i >= n)
+                    throw ConvertError("GATHER index " + std::to_string(i) + " out of range [0, " + std::to_string(n) + ")");
+                for (int64_t b = 0; b < inner; b++)
+                    c.v.push_back(p.v[(size_t)((a * n + i) * inner + b)]);
+            }
+        set_output(0, const_value(c));
+        return;
+    }
+    if (cur->code == OP_REDUCE_PROD)
+    {
+        const Const& a = const_input(0, "REDUCE_PROD input");
+        std::vector<bool> red(a.shape.size(), false);
+        for (int64_t ax : const_input(1, "REDUCE_PROD axes").ints())
+        {
+            if (ax < 0)
+                ax += (int64_t)a.shape.size();
+            if (ax < 0 || ax >= (int64_t)a.shape.size())
+                throw ConvertError("REDUCE_PROD axis out of range");
+            red[(size_t)ax] = true;
+        }
+        Const c;
+        for (size_t d = 0; d < a.shape.size(); d++)
+            if (!red[d])
+                c.shape.push_back(a.shape[d]);
+            else if (cur->opt.keep_dims)
+                c.shape.push_back(1);
+        c.v.assign((size_t)std::max<int64_t>(1, shape_count(c.shape)), 1.0);
+        for (int64_t i = 0; i < (int64_t)a.v.size(); i++)
+        {
+            // the output element of input element i: its coordinates without the reduced axes
+            int64_t rem = i, o = 0, stride = 1;
+            for (size_t d = a.shape.size(); d-- > 0;)
+            {
+                const int64_t coord = rem % a.shape[d];
+                rem /= a.shape[d];
+                if (!red[d])
+                {
+                    o += coord * stride;
+                    stride *= a.shape[d];
+                }
+            }
+            c.v[(size_t)o] *= a.v[(size_t)i];
+        }
+        set_output(0, const_value(c));
+        return;
+    }
     if (cur->code == OP_SHAPE)
     {
         const Value& x = input(0);

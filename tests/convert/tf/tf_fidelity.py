@@ -39,6 +39,12 @@ except ImportError:
     sys.exit(77)
 
 SEED = 20261121
+# layer types allowed on cpu:reference (tests/placement/reference_rows.txt, layer/README.md)
+ALLOWED_REFERENCE = set()
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "placement", "reference_rows.txt")) as _f:
+    for _ln in _f:
+        if _ln.split()[:1] == ["allowed"]:
+            ALLOWED_REFERENCE.add(_ln.split()[1])
 TOL = 1e-4
 CONVERT_STDERR = {}  # graph name -> tensorflow2kite's stderr
 
@@ -326,9 +332,18 @@ def run_kite(args, param, binf, out_dir, want, fp16, input_npy=None):
            "save=" + out_dir]
     if input_npy:
         cmd.append("shapecheck=0")
-    run = subprocess.run(cmd, capture_output=True, text=True)
+    run = subprocess.run(cmd + ["placement=1"], capture_output=True, text=True)
     if run.returncode != 0:
         return "kiterun failed: %s" % (run.stderr or run.stdout).strip(), 0.0, False
+    # keras applications: no layer on cpu:reference beyond the allowed types
+    # (issue 18, tests/placement); the op graphs are not held to it (Softplus
+    # has no CPU driver yet)
+    app = os.path.basename(os.path.dirname(param)) in APPS
+    on_ref = [] if not app else [ln.split()[2] + " " + ln.split()[3] for ln in run.stdout.splitlines()
+              if ln.startswith("placement ") and len(ln.split()) >= 5 and ln.split()[4] == "cpu:reference"
+              and ln.split()[2] not in ALLOWED_REFERENCE]
+    if on_ref:
+        return "%d layers on cpu:reference: %s" % (len(on_ref), ", ".join(on_ref[:5])), 0.0, False
     outs = sorted(os.listdir(out_dir))
     if len(outs) != 1:
         return "expected one output, kite wrote %s" % outs, 0.0, False

@@ -59,6 +59,20 @@ APPS = {
 }
 
 
+# layer types the converted op models must have (fp32 conversion): a pattern that
+# is recognised gives one layer, e.g. x * LOGISTIC(x) one Swish and no Sigmoid
+EXPECT_LAYERS = {"reshape_transpose_slice": {"Swish": 1, "Sigmoid": 1}}
+# layer types allowed on cpu:reference (tests/placement/reference_rows.txt, layer/README.md)
+ALLOWED_REFERENCE = set()
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "placement", "reference_rows.txt")) as _f:
+    for _ln in _f:
+        if _ln.split()[:1] == ["allowed"]:
+            ALLOWED_REFERENCE.add(_ln.split()[1])
+# models that run only at the size they were converted at: the rows of a Dense
+# on a feature map whose shape TFLite left dynamic are fixed at conversion
+FIXED_SIZE = {"dense_on_feature_map"}
+
+
 def randomise_batchnorm(model, rng):
     for layer in model.layers:
         if isinstance(layer, tf.keras.layers.BatchNormalization):
@@ -89,9 +103,9 @@ def op_models():
     L = tf.keras.layers
     out = []
 
-    def make(name, shape, body):
+    def make(name, shape, body, batch_size=1):
         tf.keras.utils.set_random_seed(SEED + len(out))
-        x = tf.keras.Input(shape=shape, batch_size=1)
+        x = tf.keras.Input(shape=shape, batch_size=batch_size)
         m = tf.keras.Model(x, body(x))
         randomise_batchnorm(m, np.random.default_rng(SEED))
         out.append((name, m))
@@ -144,8 +158,18 @@ def op_models():
         t = t[:, 1:4, :]           # STRIDED_SLICE
         t = L.Flatten()(t)
         t = L.Dense(12, activation="relu")(t)
-        return t / 3.0
+        u = L.Conv2D(4, 3, activation="swish")(x)  # LOGISTIC + MUL: one Swish in kite (EXPECT_LAYERS)
+        u = L.Flatten()(u)
+        return L.Concatenate()([t / 3.0, u])
     make("reshape_transpose_slice", (6, 7, 3), shapes)
+
+    # Dense on a feature map with the batch left open (as keras.applications build
+    # ConvNeXt): Keras 3's Tensordot, whose row count TFLite computes with SHAPE /
+    # GATHER / REDUCE_PROD / CONCATENATION of constants and dynamic output shapes
+    def tensordot(x):
+        a = L.Conv2D(8, 3, padding="same")(x)
+        return L.Dense(5)(L.Dense(6, activation="gelu")(a))
+    make("dense_on_feature_map", (5, 6, 3), tensordot, batch_size=None)
     return out
 
 
@@ -236,6 +260,13 @@ def run_case(args, name, model, mode, table):
     if r.returncode != 0:
         print("FAIL %s %s: tflite2kite: %s" % (name, mode, (r.stderr or r.stdout).strip()))
         return False
+    if mode == "fp32" and name in EXPECT_LAYERS:
+        with open(param) as f:
+            types = [ln.split()[0] for ln in f.read().splitlines()[2:] if ln.strip()]
+        for t, want in EXPECT_LAYERS[name].items():
+            if types.count(t) != want:
+                print("FAIL %s %s: %d %s layers, expected %d" % (name, mode, types.count(t), t, want))
+                return False
     with quiet():
         interp = tf.lite.Interpreter(model_path=path)
     interp.allocate_tensors()
@@ -259,10 +290,18 @@ def run_case(args, name, model, mode, table):
         outdir = os.path.join(d, "out")
         os.makedirs(outdir, exist_ok=True)
         t0 = time.time()
-        kr = subprocess.run([args.kiterun, param, binf, "input=" + npy, "save=" + outdir], capture_output=True, text=True)
+        kr = subprocess.run([args.kiterun, param, binf, "input=" + npy, "save=" + outdir, "placement=%d" % (k == 0)],
+                            capture_output=True, text=True)
         kite_s += time.time() - t0
         if kr.returncode != 0:
             print("FAIL %s %s: kiterun: %s" % (name, mode, (kr.stderr or kr.stdout).strip()))
+            return False
+        # no layer on cpu:reference beyond the allowed types (issue 18, tests/placement)
+        on_ref = [ln.split()[2] + " " + ln.split()[3] for ln in kr.stdout.splitlines()
+                  if ln.startswith("placement ") and len(ln.split()) >= 5 and ln.split()[4] == "cpu:reference"
+                  and ln.split()[2] not in ALLOWED_REFERENCE]
+        if on_ref:
+            print("FAIL %s %s: %d layers on cpu:reference: %s" % (name, mode, len(on_ref), ", ".join(on_ref[:5])))
             return False
         outs = [f for f in os.listdir(outdir) if f.endswith(".npy")]
         if len(outs) != 1:
@@ -284,7 +323,9 @@ def run_case(args, name, model, mode, table):
         cos = float(np.dot(got, ref) / max(np.linalg.norm(got) * np.linalg.norm(ref), 1e-30))
         cos_min = min(cos_min, cos)
     second = "-"
-    if not int8:
+    if name in FIXED_SIZE:
+        second = "converted size only"
+    elif not int8:
         # the same files at another input size, wherever TFLite's interpreter takes it
         hw2 = (shape[1] + 32, shape[2] + 64)
         x2 = rng.uniform(-1, 1, (1,) + hw2 + shape[3:]).astype(np.float32)
