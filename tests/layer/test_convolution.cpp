@@ -158,13 +158,14 @@ TEST(Convolution, packed_channels)
 }
 
 // 1x1 stride 1 on packed inputs (the x86 GEMM straight on the blob): pixel
-// counts that fill whole 12-pixel tiles or leave 1..11 (the narrower tail
-// tiles), several pixel chunks (512 input channels, 121 pixels), output
+// counts that fill whole tiles (14 pixels with 32 vector registers, 6 with
+// 16) or leave 1..13 (the narrower tail tiles: 7x7's 49 = 3 x 14 + 7, 16 =
+// 14 + 2), several pixel chunks (512 input channels, 121 pixels), output
 // counts that leave part of a weight panel, fused activation
 TEST(Convolution, conv1x1_packed_input)
 {
     reseed(11);
-    const int sizes[][2] = {{12, 1}, {5, 5}, {7, 1}, {3, 3}, {13, 2}};
+    const int sizes[][2] = {{12, 1}, {5, 5}, {7, 1}, {3, 3}, {13, 2}, {14, 1}, {7, 7}, {4, 4}};
     for (const auto& sz : sizes)
         for (int outc : {8, 40})
             KITE_EXPECT_LAYER_OK(run_conv({sz[0], sz[1], 16, outc, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
