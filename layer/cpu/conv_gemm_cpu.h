@@ -503,14 +503,16 @@ static inline int conv_gemm_forward(const Mat& in, Mat& out, const ConvPackedWei
 }
 
 // output pixels per tile of the 1x1 kernel: AVX-512's 32 registers (of any
-// width) hold a 14 x 2-vector accumulator tile (each weight load serves 14
-// FMAs; 14 also divides the 7 * 2^k maps of the mobile graphs, 196, 784,
-// 3136, 12544 pixels: no tail tile, 49 = 3 x 14 + 7; MobileNetV2 4% less
-// CPU time than with 12), the 16 of AVX/SSE a 6 x 2 one
+// width) hold a 14 x 2-vector accumulator tile for 16-channel vectors (each
+// weight load serves 14 FMAs; 14 also divides the 7 * 2^k maps of the
+// mobile graphs, 196, 784, 3136, 12544 pixels: no tail tile, 49 = 3 x 14 +
+// 7; MobileNetV2 about 4% less CPU time than with 12) and a 12 x 2 one for
+// narrower outputs (shufflenet_v2's elempack 4 / 8 blobs measured no gain),
+// the 16 of AVX/SSE a 6 x 2 one
 template<int P>
 struct Conv1x1Tile
 {
-    static const int MR = kMaxPack == 16 ? 14 : 6;
+    static const int MR = kMaxPack == 16 ? (P == 16 ? 14 : 12) : 6;
 };
 
 // 1x1 stride-1 convolution without padding on an input of elempack PI (the

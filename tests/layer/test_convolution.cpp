@@ -158,8 +158,8 @@ TEST(Convolution, packed_channels)
 }
 
 // 1x1 stride 1 on packed inputs (the x86 GEMM straight on the blob): pixel
-// counts that fill whole tiles (14 pixels with 32 vector registers, 6 with
-// 16) or leave 1..13 (the narrower tail tiles: 7x7's 49 = 3 x 14 + 7, 16 =
+// counts that fill whole tiles (14 or 12 pixels with 32 vector registers, 6
+// with 16) or leave 1..13 (the narrower tail tiles: 7x7's 49 = 3 x 14 + 7, 16 =
 // 14 + 2), several pixel chunks (512 input channels, 121 pixels), output
 // counts that leave part of a weight panel, fused activation
 TEST(Convolution, conv1x1_packed_input)
