@@ -531,8 +531,47 @@ int preferred_elempack_for(const Layer* layer, int scalars, int elembits)
     return preferred_elempack(layer->isa, scalars, elembits);
 }
 
-// Make a blob what the layer accepts: storage precision, then packing.
-int convert_blob_for_layer(Mat& m, const Layer* layer, const Option& opt)
+// Matrices of rows (elempack 1, dims >= 2, rows of w >= 16 scalars: the
+// [E, tokens] blobs of transformers, convnext's channels-last MLP, what an
+// InnerProduct or MatMul writes and reads) stay unpacked into the CPU drivers
+// that run them unpacked as well and pass the layout on: Reshape (its first
+// input; it keeps rows unpacked, see reshape_cpu.cpp), GELU (element-wise),
+// BinaryOp where every input is such a matrix or one that packing would leave
+// unpacked anyway (a bias row [w,1,1]). Packing them there costs a copy of the
+// blob each way around the next matrix product (convnext_tiny: three copies of
+// its 384-wide MLP activations per block); the drivers vectorise along the rows.
+static bool is_rows_blob(const Mat& m)
+{
+    return !m.empty() && m.elempack == 1 && m.dims >= 2 && m.w >= 16 && m.elembits() != 8;
+}
+
+static bool keeps_rows_unpacked(const Layer* layer, const std::vector<Mat>& bottoms)
+{
+    if (layer->backend != BACKEND_CPU || layer->isa == CPU_ISA_NONE || bottoms.empty())
+        return false;
+    const std::string& t = layer->type;
+    if (t == "Reshape" || t == "GELU")
+        return is_rows_blob(bottoms[0]);
+    if (t != "BinaryOp")
+        return false;
+    bool any = false;
+    for (const Mat& m : bottoms)
+    {
+        if (is_rows_blob(m))
+        {
+            any = true;
+            continue;
+        }
+        const int axis = m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c;
+        if (m.empty() || m.elempack != 1 || preferred_elempack(layer->isa, axis, m.elembits()) != 1)
+            return false;
+    }
+    return any;
+}
+
+// Make a blob what the layer accepts: storage precision, then packing
+// (none where keep_unpacked).
+static int convert_blob_for_layer_impl(Mat& m, const Layer* layer, const Option& opt, bool keep_unpacked)
 {
     if (m.empty())
         return 0;
@@ -569,7 +608,7 @@ int convert_blob_for_layer(Mat& m, const Layer* layer, const Option& opt)
     // packing
     if (layer->support_packing && opt.use_packing_layout)
     {
-        if (layer->isa == CPU_ISA_NONE)
+        if (layer->isa == CPU_ISA_NONE || keep_unpacked)
             return 0; // a layout-agnostic reference layer takes any packing
         int axis = m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c;
         int want = preferred_elempack(layer->isa, axis * m.elempack, m.elembits());
@@ -591,6 +630,11 @@ int convert_blob_for_layer(Mat& m, const Layer* layer, const Option& opt)
         m = p;
     }
     return 0;
+}
+
+int convert_blob_for_layer(Mat& m, const Layer* layer, const Option& opt)
+{
+    return convert_blob_for_layer_impl(m, layer, opt, false);
 }
 
 int Extractor::run_layer(int li)
@@ -643,6 +687,14 @@ int Extractor::run_layer_cpu(int li)
     std::vector<Mat> bottoms(layer->bottoms.size());
     for (size_t i = 0; i < layer->bottoms.size(); i++)
     {
+        int dret = blob_on_cpu(layer->bottoms[i]);
+        if (dret != 0)
+            return dret;
+        bottoms[i] = blob_mats[layer->bottoms[i]];
+    }
+    const bool keep_rows = opt.use_packing_layout && keeps_rows_unpacked(layer, bottoms);
+    for (size_t i = 0; i < layer->bottoms.size(); i++)
+    {
         int bi = layer->bottoms[i];
         int dret = blob_on_cpu(bi);
         if (dret != 0)
@@ -653,7 +705,7 @@ int Extractor::run_layer_cpu(int li)
             return -1;
         }
         bottoms[i] = blob_mats[bi];
-        int ret = convert_blob_for_layer(bottoms[i], layer, opt);
+        int ret = convert_blob_for_layer_impl(bottoms[i], layer, opt, keep_rows && is_rows_blob(bottoms[i]));
         if (ret != 0)
             return ret;
         consumed[bi]++;

@@ -1067,3 +1067,65 @@ TEST(Net, lines_beyond_the_layer_count_are_ignored)
     EXPECT_EQ(net.find_blob_index_by_name("y"), -1);
     EXPECT_GE(net.find_blob_index_by_name("x"), 0);
 }
+
+// Matrices of rows (unpacked, w >= 16) stay unpacked through Reshape, BinaryOp
+// with a bias row and GELU (convnext's channels-last MLP between two matrix
+// products), where the packing layout would pack the 3-D blob's channels; a
+// BinaryOp with a packed operand of the same shape (after a ReLU) still packs both. Values
+// against the same graph without the packing layout, 1 and 2 threads.
+TEST(Net, rows_stay_unpacked_through_reshape_bias_gelu)
+{
+    const char* param = "7767517\n"
+                        "10 11\n"
+                        "Input      in0  0 1 x 0=32 1=24\n"
+                        "Input      in1  0 1 y 0=32 1=3 2=8\n"
+                        "Reshape    r3   1 1 x r 0=32 1=3 2=8\n"
+                        "MemoryData bias 0 1 b 0=32 1=1 2=1\n"
+                        "BinaryOp   add  2 1 b r a 0=0\n"
+                        "GELU       gelu 1 1 a g\n"
+                        "Split      sp   1 2 g g0 g1\n"
+                        "ReLU       relu 1 1 y yr\n"
+                        "BinaryOp   mix  2 1 g0 yr m 0=2\n"
+                        "Reshape    r2   1 1 g1 out 0=32 1=24\n";
+    reseed(1805);
+    Mat bias = RandomMat(32);
+    std::vector<unsigned char> bin(32 * 4);
+    memcpy(bin.data(), bias.data, bin.size());
+    Mat x = RandomMat(32, 24, -2.f, 2.f), y = RandomMat(32, 3, 8, -2.f, 2.f);
+    for (int threads : {1, 2})
+    {
+        Mat want_out, want_m;
+        for (bool packing : {false, true})
+        {
+            Net net;
+            net.opt.use_packing_layout = packing;
+            net.opt.use_fp16_storage = false;
+            net.opt.use_fp16_arithmetic = false;
+            net.opt.num_threads = threads;
+            ASSERT_EQ(net.load_param_mem(param), 0);
+            ASSERT_EQ(net.load_model(bin.data(), bin.size()), bin.size());
+            Extractor ex = net.create_extractor();
+            ex.set_light_mode(false); // intermediate blobs extracted after the outputs
+            ASSERT_EQ(ex.input("x", x), 0);
+            ASSERT_EQ(ex.input("y", y), 0);
+            Mat out, m, g_raw, m_raw;
+            ASSERT_EQ(ex.extract("out", out), 0);
+            ASSERT_EQ(ex.extract("m", m), 0);
+            ASSERT_EQ(ex.extract("g", g_raw, 1), 0);
+            ASSERT_EQ(ex.extract("m", m_raw, 1), 0);
+            const std::string where = "threads " + std::to_string(threads) + " seed " + std::to_string(seed()) + ": ";
+            if (!packing)
+            {
+                want_out = out;
+                want_m = m;
+                continue;
+            }
+            EXPECT_EQ(g_raw.elempack, 1) << where << "the rows were packed";
+            EXPECT_EQ(out.dims, 2) << where;
+            EXPECT_EQ(compare_mat(out, want_out, 1e-5f), "") << where;
+            EXPECT_EQ(compare_mat(m, want_m, 1e-5f), "") << where;
+            if (cpu_support_isa(CPU_ISA_SSE2) || cpu_support_isa(CPU_ISA_NEON))
+                EXPECT_GT(m_raw.elempack, 1) << where << "the mixed BinaryOp ran unpacked";
+        }
+    }
+}

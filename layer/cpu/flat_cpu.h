@@ -79,19 +79,20 @@ static inline void unflatten_into(const unsigned char* src, Mat& top, int num_th
 
 // m's memory (flat_contiguous) as a blob of `dims` dims and sizes s (w, h, d,
 // c slots) packed by ep along its outermost axis; only valid where that
-// layout is the scalars in order: dims 1 (any ep), dims 2 with ep 1
+// layout is the scalars in order: dims 1 (any ep), dims 2 with ep 1, dims
+// 3/4 with ep 1 whose planes (w * h * d scalars) fill whole 16-byte units
 static inline Mat view_as(const Mat& m, int dims, const int* s, int ep)
 {
     Mat v = m;
     const size_t es = m.elemsize / m.elempack;
     v.dims = dims;
     v.w = dims == 1 ? s[0] / ep : s[0];
-    v.h = dims == 2 ? s[1] : 1;
-    v.d = 1;
-    v.c = 1;
+    v.h = dims >= 2 ? s[1] : 1;
+    v.d = dims == 4 ? s[2] : 1;
+    v.c = dims >= 3 ? s[3] : 1;
     v.elemsize = es * ep;
     v.elempack = ep;
-    v.cstep = (size_t)v.w * v.h;
+    v.cstep = (size_t)v.w * v.h * v.d;
     return v;
 }
 

@@ -50,8 +50,20 @@ public:
         const int es = (int)(A.elemsize / A.elempack);
         const size_t total = flat_scalars(A);
         const int out_count = packing_axis_size(n, s);
-        const int ep = output_elempack(out_count, es);
-        if (flat_contiguous(A) && (n == 1 || (n == 2 && ep == 1)))
+        int ep = output_elempack(out_count, es);
+        // rows kept whole between an unpacked matrix of rows and a 3-D/4-D
+        // blob of the same rows (tokens: [E, tokens] <-> [E, W, H], convnext's
+        // channels-last MLP): the output stays unpacked, as the matrix
+        // products on both sides want it, instead of packing the outer axis
+        // (two repacks of the whole blob and a third before the next
+        // InnerProduct); E >= 16: the row runs vectorised
+        if (A.elempack == 1 && n >= 2 && (A.dims == 2) != (n == 2) && s[0] == A.w && A.w >= 16)
+            ep = 1;
+        // the scalars in order in both layouts: no copy (dims 3/4 unpacked
+        // where the planes need no alignment padding, as Mat::create's cstep)
+        const bool plane_aligned = n >= 3 && ep == 1
+                                   && ((size_t)s[0] * s[1] * (n == 4 ? s[2] : 1) * es) % 16 == 0;
+        if (flat_contiguous(A) && (n == 1 || (n == 2 && ep == 1) || plane_aligned))
         {
             top = view_as(A, n, s, ep);
             return 0;

@@ -432,9 +432,10 @@ static const int kMG = 8; // row panels per work item: 96 KB of A per K block
 
 // The vector-rows layout (A.vec_rows) runs the same packing and work items
 // with kMRV x kNRV tiles, K blocks of kKCV and the A-stationary order below.
+// bpre: B already packed in this layout (PackedB below), so not packed again.
 template <bool VR>
 static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float* C, long crs, long ccs,
-                                const GemmEpilogue& ep, const Option& opt)
+                                const GemmEpilogue& ep, const Option& opt, const float* bpre = nullptr)
 {
     constexpr int MR = VR ? kMRV : kMR;
     constexpr int NR = VR ? kNRV : kNR;
@@ -444,13 +445,16 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
     const int mgroups = (mpanels + kMG - 1) / kMG;
     const int Kp = std::max(K, 1);
     Mat bpack;
-    bpack.create((int)std::min<size_t>((size_t)npanels * Kp * NR, (size_t)0x7fffffff), 4u, opt.workspace_allocator);
-    if (bpack.empty() || (size_t)npanels * Kp * NR > (size_t)0x7fffffff)
+    if (!bpre)
     {
-        KITE_LOGE("sgemm: cannot allocate %zu bytes of packed operand", (size_t)npanels * Kp * NR * 4);
-        return -100;
+        bpack.create((int)std::min<size_t>((size_t)npanels * Kp * NR, (size_t)0x7fffffff), 4u, opt.workspace_allocator);
+        if (bpack.empty() || (size_t)npanels * Kp * NR > (size_t)0x7fffffff)
+        {
+            KITE_LOGE("sgemm: cannot allocate %zu bytes of packed operand", (size_t)npanels * Kp * NR * 4);
+            return -100;
+        }
     }
-    float* bp = bpack;
+    float* bp = bpre ? (float*)bpre : (float*)bpack;
     // split the column panels when there are too few row panel groups to keep threads busy
     int ngroups = 1;
     while (mgroups * ngroups < opt.num_threads * 4 && ngroups < npanels)
@@ -465,10 +469,13 @@ static inline int sgemm_blocked(const PackedA& A, const MatView& B, int N, float
 
     #pragma omp parallel num_threads(opt.num_threads)
     {
-        #pragma omp for schedule(static)
-        for (int np = 0; np < npanels; np++)
-            for (int k0 = 0; k0 < K; k0 += kKC)
-                pack_b_panel<NR>(B, k0, std::min(kKC, K - k0), np * NR, N, bp + ((size_t)np * Kp + k0) * NR);
+        if (!bpre)
+        {
+            #pragma omp for schedule(static)
+            for (int np = 0; np < npanels; np++)
+                for (int k0 = 0; k0 < K; k0 += kKC)
+                    pack_b_panel<NR>(B, k0, std::min(kKC, K - k0), np * NR, N, bp + ((size_t)np * Kp + k0) * NR);
+        }
 
         std::vector<float> acc((size_t)per_group * kMG * tile);
         // the partial sums of tile (mp, np) of this work item
@@ -554,6 +561,65 @@ static inline int sgemm(const PackedA& A, const MatView& B, int N, float* C, lon
         return 0;
     return A.vec_rows ? sgemm_blocked<true>(A, B, N, C, crs, ccs, ep, opt)
                       : sgemm_blocked<false>(A, B, N, C, crs, ccs, ep, opt);
+}
+
+// B packed whole once for several products with the same B and K: the row
+// blocks of one weight matrix converted (fp16 weights) or packed one block at
+// a time (InnerProduct_cpu's forward_f16). vec_rows: for A packed with
+// vec_rows (the column panels' width follows the layout).
+struct PackedB
+{
+    Mat data;
+    int N = 0, K = 0;
+    bool vec_rows = false;
+};
+
+// Out of memory: -100 (and out.N = 0).
+static inline int pack_b(const MatView& B, int K, int N, bool vec_rows, PackedB& out, const Option& opt)
+{
+    vec_rows = vec_rows && kVecRows;
+    const int NR = vec_rows ? kNRV : kNR;
+    const int npanels = (N + NR - 1) / NR, Kp = std::max(K, 1);
+    out.N = 0;
+    const size_t n = (size_t)npanels * Kp * NR;
+    if (n > (size_t)0x7fffffff)
+        return -100;
+    out.data.create((int)n, 4u, opt.workspace_allocator);
+    if (out.data.empty())
+    {
+        KITE_LOGE("sgemm: cannot allocate %zu bytes of packed operand", n * 4);
+        return -100;
+    }
+    float* bp = out.data;
+    #pragma omp parallel for num_threads(opt.num_threads) schedule(static)
+    for (int np = 0; np < npanels; np++)
+        for (int k0 = 0; k0 < K; k0 += kKC)
+        {
+            if (vec_rows)
+                pack_b_panel<kNRV>(B, k0, std::min(kKC, K - k0), np * kNRV, N, bp + ((size_t)np * Kp + k0) * kNRV);
+            else
+                pack_b_panel<kNR>(B, k0, std::min(kKC, K - k0), np * kNR, N, bp + ((size_t)np * Kp + k0) * kNR);
+        }
+    out.N = N;
+    out.K = K;
+    out.vec_rows = vec_rows;
+    return 0;
+}
+
+// sgemm with B packed by pack_b (A.K == B.K, A.vec_rows == B.vec_rows)
+static inline int sgemm(const PackedA& A, const PackedB& B, float* C, long crs, long ccs, const GemmEpilogue& ep,
+                        const Option& opt)
+{
+    if (A.M <= 0 || B.N <= 0)
+        return 0;
+    if (A.K != B.K || (A.vec_rows && kVecRows) != B.vec_rows)
+    {
+        KITE_LOGE("sgemm: packed operands do not match (K %d vs %d)", A.K, B.K);
+        return -1;
+    }
+    const MatView none{nullptr, 0, 0};
+    return B.vec_rows ? sgemm_blocked<true>(A, none, B.N, C, crs, ccs, ep, opt, B.data)
+                      : sgemm_blocked<false>(A, none, B.N, C, crs, ccs, ep, opt, B.data);
 }
 
 } // namespace KITE_ISA_NS

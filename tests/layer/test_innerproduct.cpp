@@ -310,8 +310,10 @@ TEST(InnerProduct, fp16_weights)
     };
     // one vector (panels of 2 vectors of outputs: whole, partial, 1 output),
     // 2 rows, the GEMM's rows >= 4 with one and several converted blocks
+    // (sharing one packing of the rows: 3001 inputs, 3 blocks of outputs at
+    // 16 and 32 a panel, 33 rows over several column panels, a partial one)
     const Shape shapes[] = {{133, 13, 1, 1}, {37, 70, 1, 0}, {1, 1, 1, 0}, {300, 33, 2, 1}, {70, 37, 5, 0},
-                            {19, 65, 9, 1},  {4099, 45, 4, 0}, {1000, 3, 1, 0}};
+                            {19, 65, 9, 1},  {4099, 45, 4, 0}, {1000, 3, 1, 0}, {3001, 70, 33, 1}};
     for (int r = 0; r < count; r++)
     {
         const LayerRegistryEntry& e = table[r];

@@ -1,3 +1,5 @@
+#include "cpu.h"
+#include "layer.h"
 #include "shape_testutil.h"
 
 using namespace shapetest;
@@ -131,4 +133,60 @@ TEST(Reshape, drivers_every_layout_change)
     p2.set(6, std::string("1w,-1"));
     r = drivers_match("Reshape", p2, {in, random({8, 6})});
     EXPECT_TRUE(r.empty()) << r;
+}
+
+// Rows kept whole: an unpacked matrix of rows (w >= 16) reshaped to a 3-D/4-D
+// blob of the same rows, and back (convnext's channels-last MLP, token
+// blobs), stays unpacked where the packing axis would take 8 or 16 (the
+// matrix products on both sides read unpacked rows), with no copy where the
+// planes need no padding; the values against the reference on every
+// elempack, including the planes that do need padding (w = 17).
+TEST(Reshape, rows_stay_unpacked)
+{
+    kite::test::reseed(1804);
+    const int X = -233;
+    struct Case
+    {
+        Shape in;
+        int w, h, d, c;
+        bool view; // no copy expected (an unpacked input, planes unpadded on both sides)
+    };
+    const std::vector<Case> cases = {
+        {{48, 16}, 16, 3, X, 16, true},  {{48, 16}, 16, 2, 3, 8, true}, {{48, 17}, 17, 3, X, 16, false},
+        {{16, 3, 16}, 16, 48, X, X, true}, {{8, 2, 3, 32}, 32, 48, X, X, true}, {{16, 3, 17}, 17, 48, X, X, false},
+    };
+    int count = 0;
+    const kite::LayerRegistryEntry* table = kite::layer_registry(&count);
+    for (const Case& c : cases)
+    {
+        const ParamDict pd = whdc(c.w, c.h, c.d, c.c);
+        Mat in = random(c.in);
+        const std::string r = drivers_match("Reshape", pd, {in});
+        EXPECT_TRUE(r.empty()) << r << str(c.in) << " -> w " << c.w << " h " << c.h << " d " << c.d << " c " << c.c;
+        for (int e = 0; e < count; e++)
+        {
+            if (std::string(table[e].type) != "Reshape" || table[e].backend != kite::BACKEND_CPU || table[e].isa == kite::CPU_ISA_NONE
+                || !kite::cpu_support_isa(table[e].isa))
+                continue;
+            kite::Option opt;
+            opt.num_threads = 1;
+            std::string why;
+            kite::Layer* l = kite::test::make_layer("Reshape", kite::BACKEND_CPU, table[e].isa, pd, {}, opt, &why);
+            ASSERT_TRUE(l != nullptr) << why;
+            std::vector<Mat> out(1);
+            const int ret = kite::test::run_layer_forward(l, {in}, out, opt);
+            const std::string where = std::string("[") + kite::cpu_isa_name(table[e].isa) + "] " + str(c.in) + " -> w "
+                                      + std::to_string(c.w) + " seed " + std::to_string(kite::test::seed()) + ": ";
+            EXPECT_EQ(ret, 0) << where;
+            EXPECT_EQ(out[0].elempack, 1) << where << "the rows were packed";
+            EXPECT_EQ(out[0].data == in.data, c.view) << where << (c.view ? "copied" : "a view of padded planes");
+            for (size_t k = 0; k < (size_t)48 * c.w && ret == 0; k++)
+                if (flat(out[0], k) != flat(in, k))
+                {
+                    ADD_FAILURE() << where << "scalar " << k << " moved";
+                    break;
+                }
+            delete l;
+        }
+    }
 }
