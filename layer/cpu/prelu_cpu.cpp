@@ -41,6 +41,10 @@ public:
             KITE_LOGE("PReLU '%s': input has %d channels, %d slopes", name.c_str(), count, num_slope);
             return -1;
         }
+        // a pack this ISA has no vector of (arm82's fp16 pack 8 on NEON's 4
+        // lanes): 4 lanes at a time
+        if (ep != 1 && !dispatchable_pack(ep) && ep % 4 == 0 && dispatchable_pack(4))
+            return m.elembits() == 16 ? run_by4<unsigned short>(m, opt, slopes) : run_by4<float>(m, opt, slopes);
         if (ep == 1 || !dispatchable_pack(ep))
         {
             if (ep != 1)
@@ -64,6 +68,35 @@ public:
     }
 
 private:
+    // any elempack that is a multiple of 4, 4 lanes a step (dims 2-4; dims 1
+    // is one slope per scalar in order, as run's)
+    template<class S>
+    static int run_by4(Mat& m, const Option& opt, const float* slopes)
+    {
+        if (m.dims == 1)
+            return run<4, S>(m, opt, slopes);
+        typedef simd::VF<4> V;
+        const int ep = m.elempack;
+        const int groups = m.dims == 2 ? m.h : m.c;
+        const size_t plane = m.dims == 2 ? (size_t)m.w : (size_t)m.w * m.h * m.d;
+        const size_t stride = m.dims == 2 ? plane * ep : m.cstep * ep;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int g = 0; g < groups; g++)
+        {
+            S* p = (S*)m.data + stride * g;
+            for (int k = 0; k < ep; k += 4)
+            {
+                const typename V::T vs = V::load(slopes + (size_t)g * ep + k);
+                for (size_t i = 0; i < plane; i++)
+                {
+                    const typename V::T x = V::load(p + i * ep + k);
+                    V::store(p + i * ep + k, V::fmadd(V::min(x, V::zero()), vs, V::max(x, V::zero())));
+                }
+            }
+        }
+        return 0;
+    }
+
     // P: the elempack (1: one slope per run of scalars)
     template<int P, class S>
     static int run(Mat& m, const Option& opt, const float* slopes)
