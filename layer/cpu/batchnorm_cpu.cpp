@@ -22,23 +22,8 @@ public:
     {
         if (m.empty() || m.dims < 1 || m.dims > 4 || (m.elembits() != 32 && m.elembits() != 16))
             return BatchNorm::forward_inplace(m, opt); // the reference names the problem
-        const int ret = channel_affine(m, opt, channels, a_data, b_data);
-        if (ret == 2)
-        {
-            KITE_LOGE("BatchNorm '%s': input has %d channels, the layer was made for %d", name.c_str(),
-                      (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * m.elempack, channels);
-            return -1;
-        }
-        if (ret != 1)
-            return ret;
-        note_cpu_layer_on_reference();
-        Mat b;
-        int r = to_fp32_pack1(m, b, opt);
-        if (r == 0)
-            r = BatchNorm::forward_inplace(b, opt);
-        if (r == 0)
-            m = b;
-        return r;
+        return channel_affine_forward(m, opt, channels, a_data, b_data, "BatchNorm", name,
+                                      [&](Mat& fp32) { return BatchNorm::forward_inplace(fp32, opt); });
     }
 };
 

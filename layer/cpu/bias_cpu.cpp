@@ -34,23 +34,8 @@ public:
     {
         if (m.empty() || m.dims < 1 || m.dims > 4 || (m.elembits() != 32 && m.elembits() != 16) || ones.empty())
             return Bias::forward_inplace(m, opt); // the reference names the problem
-        const int ret = channel_affine(m, opt, bias_data_size, bias_data, ones);
-        if (ret == 2)
-        {
-            KITE_LOGE("Bias '%s': input has %d channels, bias has %d values", name.c_str(),
-                      (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * m.elempack, bias_data_size);
-            return -1;
-        }
-        if (ret != 1)
-            return ret;
-        note_cpu_layer_on_reference();
-        Mat b;
-        int r = to_fp32_pack1(m, b, opt);
-        if (r == 0)
-            r = Bias::forward_inplace(b, opt);
-        if (r == 0)
-            m = b;
-        return r;
+        return channel_affine_forward(m, opt, bias_data_size, bias_data, ones, "Bias", name,
+                                      [&](Mat& fp32) { return Bias::forward_inplace(fp32, opt); });
     }
 
 private:

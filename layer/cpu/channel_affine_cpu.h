@@ -9,6 +9,8 @@
 #define KITE_LAYER_CPU_CHANNEL_AFFINE_CPU_H
 
 #include "cpu/packing_cpu.h"
+#include "gpu/cpu_fallback.h"
+#include <string>
 #include "cpu/unary_cpu.h"
 
 namespace kite {
@@ -87,6 +89,33 @@ static inline int channel_affine(Mat& m, const Option& opt, int channels, const 
         KITE_CPU_DISPATCH_PACK(P, ep, return channel_affine_run<P, unsigned short>(m, opt, P, a, b))
     }
     KITE_CPU_DISPATCH_PACK(P, ep, return channel_affine_run<P, float>(m, opt, P, a, b))
+}
+
+// A driver's forward: channel_affine, a clear error when the blob's channels
+// are not the layer's (what: "BatchNorm 'name'" style prefix written by the
+// caller's log), and the reference (on fp32 pack 1) for a pack this ISA has
+// no kernel for. ref: the reference class's forward_inplace.
+template<class Ref>
+static inline int channel_affine_forward(Mat& m, const Option& opt, int channels, const float* a, const float* b,
+                                         const char* type, const std::string& name, const Ref& ref)
+{
+    const int ret = channel_affine(m, opt, channels, a, b);
+    if (ret == 2)
+    {
+        KITE_LOGE("%s '%s': input has %d channels, the layer has %d", type, name.c_str(),
+                  (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * m.elempack, channels);
+        return -1;
+    }
+    if (ret != 1)
+        return ret;
+    note_cpu_layer_on_reference();
+    Mat fp32;
+    int r = to_fp32_pack1(m, fp32, opt);
+    if (r == 0)
+        r = ref(fp32);
+    if (r == 0)
+        m = fp32;
+    return r;
 }
 
 } // namespace KITE_ISA_NS
