@@ -280,11 +280,12 @@ int Convolution_opencl::forward_gpu(const std::vector<GpuBlobPtr>& bottoms, std:
     // a put-off depth-wise convolution before it on a small map: both in
     // one launch (its sums computed again per output block: at most 4096
     // pixels and 2^25 multiply-adds of them, KITE_OPENCL_DWPW_MAX_MACS=n
-    // for another limit). KITE_OPENCL_FUSE_DWPW=0: off
+    // for another limit). Only with KITE_OPENCL_FUSE_DWPW=1 (slower on a
+    // GPU, see cl_runtime.h)
     std::shared_ptr<cl::DwLaunch> dwl;
     const cl::DwLaunch* dp = in->dw_launch.get();
     if (!int8_ && one_by_one(pads) && cl::pending(in) && dp && dp->C == in->C && dp->OW == in->W && dp->OH == in->H &&
-        cl::fusion_on("KITE_OPENCL_FUSE_DWPW"))
+        cl::fusion_opted_in("KITE_OPENCL_FUSE_DWPW"))
     {
         const char* lim = getenv("KITE_OPENCL_DWPW_MAX_MACS");
         const long long max_macs = lim ? atoll(lim) : (1LL << 25);

@@ -149,8 +149,9 @@ public:
             return cl::run2d(*sp, k, "dwconv2d", dl->OW * cl::div4(dl->C), dl->OH, a);
         };
         // put off: a 1x1 convolution after it on a small map runs it in its
-        // launch (ClBlob::dw_launch). KITE_OPENCL_FUSE_DWPW=0: off
-        if (cl::fusion_on("KITE_OPENCL_FUSE_DWPW"))
+        // launch (ClBlob::dw_launch). Only with KITE_OPENCL_FUSE_DWPW=1 (slower on
+        // a GPU, see cl_runtime.h)
+        if (cl::fusion_opted_in("KITE_OPENCL_FUSE_DWPW"))
         {
             out->dw_launch = dl;
             s.defer(*out, run);

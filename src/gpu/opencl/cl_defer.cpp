@@ -127,6 +127,12 @@ bool fusion_on(const char* name)
     return !(e && e[0] == '0' && e[1] == 0);
 }
 
+bool fusion_opted_in(const char* name)
+{
+    const char* e = getenv(name);
+    return e && e[0] == '1' && e[1] == 0;
+}
+
 int Session::settle_all()
 {
     // drop what is settled first: a put-off launch dropped now lets go of
