@@ -419,6 +419,72 @@ protected:
     }
 
 private:
+    // int8 depth-wise on a packed fp32 input, the packed fp32 kernels doing
+    // the integer arithmetic: the input quantized to integral floats (the
+    // reference's float2int8, in place of the int8 values), the int8 weights
+    // as floats (int8f), the pads pad_value_int8(pad_value). Every product is
+    // at most 128 * 128 and a window of maxk taps sums to below 2^24 (maxk <
+    // 1024), so each partial sum is exact in fp32 in any order, with or
+    // without FMA: the sums are the reference's int32 sums. Then the
+    // reference's epilogue (int8_epilogue's scales; a depth-wise layer's
+    // numerics never fuse the bias: sum * scale_in rounded, + bias) and the
+    // activation on the packed output in place. fp32 outputs only (int8
+    // outputs: 1, the caller's other path).
+    template<int P>
+    int forward_int8_exact(const Mat& bottom_blob, Mat& top_blob, const float* wf, float scale, const Option& opt) const
+    {
+        typedef simd::VF<P> V;
+        std::vector<float> scale_in, scale_out;
+        const int numerics = int8_epilogue(opt, scale_in, scale_out);
+        if ((numerics & CONV_INT8_FMA_BIAS) || kernel_w * kernel_h >= 1024)
+            return 1;
+        Mat qin;
+        qin.create(bottom_blob.w, bottom_blob.h, bottom_blob.c, bottom_blob.elemsize, P, opt.workspace_allocator);
+        if (qin.empty())
+            return -100;
+        const int size = bottom_blob.w * bottom_blob.h;
+        const typename V::T vs = V::set1(scale);
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < bottom_blob.c; q++)
+        {
+            const float* src = (const float*)bottom_blob.data + bottom_blob.cstep * P * q;
+            float* dst = (float*)qin.data + qin.cstep * P * q;
+            for (int i = 0; i < size; i++)
+                V::store(dst + (size_t)i * P, float2int8_ps<V>(V::mul(V::load(src + (size_t)i * P), vs)));
+        }
+        int ret = forward_packed(qin, top_blob, wf, nullptr, (float)pad_value_int8(pad_value), Activation(), opt);
+        if (ret != 0)
+            return ret;
+        qin.release();
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        const int osize = top_blob.w * top_blob.h;
+        const bool vec_act = act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
+                             || act.type == ACTIVATION_CLIP;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < top_blob.c; q++)
+        {
+            float* d = (float*)top_blob.data + top_blob.cstep * P * q;
+            const typename V::T si = V::load(scale_in.data() + (size_t)q * P);
+            const typename V::T bi = bias ? V::load(bias + (size_t)q * P) : V::zero();
+            for (int i = 0; i < osize; i++)
+            {
+                // sum * scale_in rounded on its own (no FMA contraction), then + bias
+                typename V::T v = V::mul(V::load(d + (size_t)i * P), si);
+                simd_round_barrier(v);
+                v = V::add(v, bi);
+                if (vec_act)
+                    V::store(d + (size_t)i * P, activate<P>(v, act));
+                else
+                {
+                    V::store(d + (size_t)i * P, v);
+                    for (int r = 0; r < P; r++)
+                        d[(size_t)i * P + r] = act(d[(size_t)i * P + r]);
+                }
+            }
+        }
+        return 0;
+    }
+
     // int8 depth-wise on a packed input: fp32 quantized with the layer's one
     // bottom scale and unpacked in one vector pass (as the reference quantizes
     // the unpacked blob; the family's quantize_unpack_int8), then the
@@ -434,6 +500,31 @@ private:
         for (int q = 1; q < num_output; q++)
             if (bottom_blob_int8_scales[q] != scale)
                 return forward_reference(bottom_blob, top_blob, opt);
+        const int slot = dw_pack_index(pi);
+        if (slot > 0 && !int8f[slot].empty() && int8_scale_term <= 100)
+        {
+            int ret = -1;
+            switch (pi)
+            {
+#if KITE_SIMD_MAX_N >= 16
+            case 16:
+                ret = forward_int8_exact<16>(bottom_blob, top_blob, int8f[slot].data(), scale, opt);
+                break;
+#endif
+#if KITE_SIMD_MAX_N >= 8
+            case 8:
+                ret = forward_int8_exact<8>(bottom_blob, top_blob, int8f[slot].data(), scale, opt);
+                break;
+#endif
+            case 4:
+                ret = forward_int8_exact<4>(bottom_blob, top_blob, int8f[slot].data(), scale, opt);
+                break;
+            default:
+                break;
+            }
+            if (ret != 1)
+                return ret;
+        }
         Mat planar;
         int ret = -1;
         switch (pi)
@@ -500,6 +591,22 @@ private:
             }
             return ret;
         }
+        for (int i = 0; i < kDwPackCount; i++)
+            int8f[i].clear();
+        if (ret == 0 && depthwise && weight_data.elemsize == 1u)
+        {
+            // int8 weights as floats for forward_int8_exact, repacked per elempack
+            act = Activation(activation_type, activation_params);
+            const int n = num_output * kernel_w * kernel_h;
+            std::vector<float> wf((size_t)n);
+            const signed char* w8 = weight_data;
+            for (int i = 0; i < n; i++)
+                wf[(size_t)i] = (float)w8[i];
+            if (!dw_repack_weights(wf.data(), num_output, kernel_w * kernel_h, int8f))
+                return -100;
+            int8f[0].clear(); // planar inputs take the int8 kernel
+            return 0;
+        }
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         act = Activation(activation_type, activation_params);
@@ -510,19 +617,29 @@ private:
 
     int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
-        const int P = bottom_blob.elempack;
         const int pi = dw_packed_slot(bottom_blob, packed);
         if (pi < 0)
             return forward_reference(bottom_blob, top_blob, opt);
         if (!dw_channels_match(bottom_blob, num_output, "ConvolutionDepthWise", name))
             return -1;
+        int ret = forward_packed(bottom_blob, top_blob, packed[pi].data(), bias_term ? (const float*)bias_data : nullptr,
+                                 pad_value, act, opt);
+        return ret == 1 ? forward_reference(bottom_blob, top_blob, opt) : ret;
+    }
+
+    // the packed fp32 kernels on bottom_blob (fp32, elempack P, channels
+    // checked): weights w [c/P][maxk][P], bias b or null, pads hold padv;
+    // 1 where they do not take the geometry (SAME cropping: the caller runs
+    // the reference)
+    int forward_packed(const Mat& bottom_blob, Mat& top_blob, const float* w, const float* b, float padv,
+                       const Activation& fact, const Option& opt) const
+    {
+        const int P = bottom_blob.elempack;
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
         int pads[4];
         resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
         if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
-        {
-            return forward_reference(bottom_blob, top_blob, opt);
-        }
+            return 1;
         const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
         if (padded_w < extents[0] || padded_h < extents[1])
         {
@@ -536,8 +653,6 @@ private:
         if (top_blob.empty())
             return -100;
         const DwGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
-        const float* w = packed[pi].data();
-        const float* b = bias_term ? (const float*)bias_data : nullptr;
         // a small map under a wide kernel (proxylessnasnet's 7x7 on 7x7: 6
         // of 7 columns are border windows, each tap bounds-checked): a padded
         // copy first, so that every window runs the fixed-tap blocks
@@ -559,7 +674,7 @@ private:
             {
                 Option opt_ws = opt;
                 opt_ws.blob_allocator = opt.workspace_allocator;
-                copy_make_border(bottom_blob, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
+                copy_make_border(bottom_blob, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, padv, opt_ws);
                 if (in.empty())
                     return -100;
                 pads[0] = pads[1] = pads[2] = pads[3] = 0;
@@ -569,19 +684,19 @@ private:
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads);
             break;
 #endif
         case 4:
-            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads);
             break;
         default:
-            depthwise_rows(bottom_blob, top_blob, w, b, g, pads, pad_value, act, opt.num_threads);
+            depthwise_rows(bottom_blob, top_blob, w, b, g, pads, padv, fact, opt.num_threads);
             break;
         }
         return 0;
@@ -1015,7 +1130,7 @@ private:
         if (depthwise)
         {
             if (weight_data.elemsize == 1u)
-                path = "depthwise-int8";
+                path = int8f[1].empty() && int8f[2].empty() && int8f[3].empty() ? "depthwise-int8" : "depthwise-int8-packed";
 #if KITE_CPU_CONV_FP16
             else if (fp16w.C != 0)
                 path = "depthwise-fp16";
@@ -1083,6 +1198,7 @@ private:
     }
 
     FastBuffer<float> packed[kDwPackCount];
+    FastBuffer<float> int8f[kDwPackCount]; // int8 depth-wise: the int8 weights as floats, as packed
     Activation act;
 };
 
