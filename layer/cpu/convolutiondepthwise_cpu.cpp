@@ -56,8 +56,24 @@ static const int kDwBlock = 4;
 // (one chain of KH * KW dependent FMAs per output would wait on the FMA
 // latency); the sum runs bias first, then the taps in row-major order (as
 // border())
+// one finished output vector: the sum activated; with dq (forward_int8_exact:
+// a sum of int8 products, exact) first sum * dqs rounded on its own, + dqb
+// (the reference's int8 epilogue for depth-wise layers)
+template<class V>
+static inline void dw_store(float* d, typename V::T a, const Activation& act, bool dq, typename V::T dqs, typename V::T dqb)
+{
+    if (dq)
+    {
+        a = V::mul(a, dqs);
+        simd_round_barrier(a);
+        a = V::add(a, dqb);
+    }
+    store_activated<V::N>(d, a, act);
+}
+
 template<class V, int KW, int KH, int NB, int STEP, int CSTEP>
-static inline void dw_block(const float* s0, int rstep, const float* wk, typename V::T b, float* d, const Activation& act)
+static inline void dw_block(const float* s0, int rstep, const float* wk, typename V::T b, float* d, const Activation& act,
+                            bool dq = false, typename V::T dqs = V::zero(), typename V::T dqb = V::zero())
 {
     typename V::T a[NB];
 #pragma GCC unroll 8
@@ -76,7 +92,7 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
                 a[i] = V::fmadd(V::load(s + kx * CSTEP + i * STEP), wv, a[i]);
         }
     }
-    if (act.type == ACTIVATION_NONE)
+    if (act.type == ACTIVATION_NONE && !dq)
     {
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i++)
@@ -85,7 +101,7 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
     }
 #pragma GCC unroll 8
     for (int i = 0; i < NB; i++)
-        store_activated<V::N>(d + i * V::N, a[i], act);
+        dw_store<V>(d + i * V::N, a[i], act, dq, dqs, dqb);
 }
 
 // in: unpadded, elempack P, read as if padded by pad_left/pad_top (and enough
@@ -96,9 +112,12 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 // blob first would cost about as much as the layer.
 // KS 3, 5 or 7: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
 // whose rows with every kernel row inside the input run dw_block; 0: any kernel
+// dq: null, or the int8 dequantize scale per channel (forward_int8_exact):
+// the sums start at zero and finish as sum * dq rounded + bias, then act
 template<int P, int KS, int SW>
 void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                      int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+                      int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads,
+                      const float* dq)
 {
     typedef simd::VF<P> V;
     const int maxk = g.kernel_w * g.kernel_h;
@@ -124,7 +143,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
     // offsets would split cache lines for most taps of a wide vector; 8
     // independent P-lane outputs ran faster: blazeface's 64x64x24 at elempack
     // 8 0.25 against 0.31 ms for 8 layers)
-    const bool wide = R > 1 && g.stride_w == 1 && KS == 0;
+    const bool wide = R > 1 && g.stride_w == 1 && KS == 0 && !dq;
     std::vector<float> wide_wb;
     if (wide)
     {
@@ -144,7 +163,10 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
         float* dst = (float*)out.data + out.cstep * P * q;
         const float* wq = weight + (size_t)maxk * P * q;
         const float* wwq = wide ? wide_wb.data() + (size_t)q * (maxk + 1) * W : nullptr; // [maxk][W], then bias
-        const typename V::T b = bias ? V::load(bias + q * P) : V::zero();
+        const bool dqon = dq != nullptr;
+        const typename V::T dqb = bias ? V::load(bias + q * P) : V::zero();
+        const typename V::T dqs = dqon ? V::load(dq + q * P) : V::zero();
+        const typename V::T b = dqon ? V::zero() : dqb;
         const typename V::T pv = V::set1(pad_value);
         // one output through bounds-checked taps
         auto border = [&](int ox, int iy0) {
@@ -162,7 +184,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                     a = V::fmadd(v, V::load(wq + (ky * g.kernel_w + kx) * P), a);
                 }
             }
-            store_activated<P>(dst + (size_t)ox * P, a, act);
+            dw_store<V>(dst + (size_t)ox * P, a, act, dqon, dqs, dqb);
         };
         for (int oy = 0; oy < outh; oy++, dst += (size_t)outw * P)
         {
@@ -203,23 +225,23 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                 }
                 for (; ox + kDwBlock <= ox_hi; ox += kDwBlock)
                     dw_block<V, KS, KS, kDwBlock, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                             dst + (size_t)ox * P, act);
+                                                             dst + (size_t)ox * P, act, dqon, dqs, dqb);
                 // the tail in blocks of 4 and 2 (a small map's row is mostly tail)
                 if (kDwBlock > 4 && ox + 4 <= ox_hi)
                 {
                     dw_block<V, KS, KS, 4, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                      dst + (size_t)ox * P, act);
+                                                      dst + (size_t)ox * P, act, dqon, dqs, dqb);
                     ox += 4;
                 }
                 if (ox + 2 <= ox_hi)
                 {
                     dw_block<V, KS, KS, 2, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                      dst + (size_t)ox * P, act);
+                                                      dst + (size_t)ox * P, act, dqon, dqs, dqb);
                     ox += 2;
                 }
                 for (; ox < ox_hi; ox++)
                     dw_block<V, KS, KS, 1, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                      dst + (size_t)ox * P, act);
+                                                      dst + (size_t)ox * P, act, dqon, dqs, dqb);
             }
             if (wide)
             {
@@ -262,10 +284,10 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                     a3 = V::fmadd(V::load(s + 3 * sx), wk, a3);
                 }
                 float* d = dst + (size_t)ox * P;
-                store_activated<P>(d, a0, act);
-                store_activated<P>(d + P, a1, act);
-                store_activated<P>(d + 2 * P, a2, act);
-                store_activated<P>(d + 3 * P, a3, act);
+                dw_store<V>(d, a0, act, dqon, dqs, dqb);
+                dw_store<V>(d + P, a1, act, dqon, dqs, dqb);
+                dw_store<V>(d + 2 * P, a2, act, dqon, dqs, dqb);
+                dw_store<V>(d + 3 * P, a3, act, dqon, dqs, dqb);
             }
             for (; ox < ox_hi; ox++)
             {
@@ -273,7 +295,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                 typename V::T a = b;
                 for (int k = k0; k < k1; k++)
                     a = V::fmadd(V::load(s + (o[k] - obase)), V::load(wq + k * P), a);
-                store_activated<P>(dst + (size_t)ox * P, a, act);
+                dw_store<V>(dst + (size_t)ox * P, a, act, dqon, dqs, dqb);
             }
             for (ox = ox_hi; ox < outw; ox++)
                 border(ox, iy0);
@@ -285,25 +307,26 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
 // stride 1 or 2 (dilation_w 1)
 template<int P, int KS>
 void depthwise_packed_ks(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                         int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+                         int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads, const float* dq)
 {
     if (g.stride_w == 1)
-        return depthwise_packed<P, KS, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
-    depthwise_packed<P, KS, 2>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed<P, KS, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
+    depthwise_packed<P, KS, 2>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
 }
 
 template<int P>
 void depthwise_packed_any(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                          int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+                          int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads,
+                          const float* dq = nullptr)
 {
     const bool fixed = g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2);
     if (fixed && g.kernel_w == 3 && g.kernel_h == 3)
-        return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
     if (fixed && g.kernel_w == 5 && g.kernel_h == 5)
-        return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
     if (fixed && g.kernel_w == 7 && g.kernel_h == 7)
-        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
-    depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
+    depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
 }
 
 } // namespace
@@ -425,11 +448,11 @@ private:
     // as floats (int8f), the pads pad_value_int8(pad_value). Every product is
     // at most 128 * 128 and a window of maxk taps sums to below 2^24 (maxk <
     // 1024), so each partial sum is exact in fp32 in any order, with or
-    // without FMA: the sums are the reference's int32 sums. Then the
-    // reference's epilogue (int8_epilogue's scales; a depth-wise layer's
-    // numerics never fuse the bias: sum * scale_in rounded, + bias) and the
-    // activation on the packed output in place. fp32 outputs only (int8
-    // outputs: 1, the caller's other path).
+    // without FMA: the sums are the reference's int32 sums. The kernels'
+    // stores then apply the reference's epilogue (int8_epilogue's scales; a
+    // depth-wise layer's numerics never fuse the bias: sum * scale_in
+    // rounded, + bias) and the activation. fp32 outputs only (int8 outputs:
+    // 1, the caller's other path).
     template<int P>
     int forward_int8_exact(const Mat& bottom_blob, Mat& top_blob, const float* wf, float scale, const Option& opt) const
     {
@@ -452,34 +475,25 @@ private:
             for (int i = 0; i < size; i++)
                 V::store(dst + (size_t)i * P, float2int8_ps<V>(V::mul(V::load(src + (size_t)i * P), vs)));
         }
-        int ret = forward_packed(qin, top_blob, wf, nullptr, (float)pad_value_int8(pad_value), Activation(), opt);
+        // the kernels finish each output as the reference's epilogue does
+        // (dw_store); activations past Clip then per value, as the reference
+        const bool vec_act = act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
+                             || act.type == ACTIVATION_CLIP;
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        int ret = forward_packed(qin, top_blob, wf, bias, (float)pad_value_int8(pad_value), vec_act ? act : Activation(), opt,
+                                 scale_in.data());
         if (ret != 0)
             return ret;
         qin.release();
-        const float* bias = bias_term ? (const float*)bias_data : nullptr;
-        const int osize = top_blob.w * top_blob.h;
-        const bool vec_act = act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
-                             || act.type == ACTIVATION_CLIP;
-        #pragma omp parallel for num_threads(opt.num_threads)
-        for (int q = 0; q < top_blob.c; q++)
+        if (!vec_act)
         {
-            float* d = (float*)top_blob.data + top_blob.cstep * P * q;
-            const typename V::T si = V::load(scale_in.data() + (size_t)q * P);
-            const typename V::T bi = bias ? V::load(bias + (size_t)q * P) : V::zero();
-            for (int i = 0; i < osize; i++)
+            const size_t n = (size_t)top_blob.w * top_blob.h * P;
+            #pragma omp parallel for num_threads(opt.num_threads)
+            for (int q = 0; q < top_blob.c; q++)
             {
-                // sum * scale_in rounded on its own (no FMA contraction), then + bias
-                typename V::T v = V::mul(V::load(d + (size_t)i * P), si);
-                simd_round_barrier(v);
-                v = V::add(v, bi);
-                if (vec_act)
-                    V::store(d + (size_t)i * P, activate<P>(v, act));
-                else
-                {
-                    V::store(d + (size_t)i * P, v);
-                    for (int r = 0; r < P; r++)
-                        d[(size_t)i * P + r] = act(d[(size_t)i * P + r]);
-                }
+                float* d = (float*)top_blob.data + top_blob.cstep * P * q;
+                for (size_t i = 0; i < n; i++)
+                    d[i] = act(d[i]);
             }
         }
         return 0;
@@ -632,7 +646,7 @@ private:
     // 1 where they do not take the geometry (SAME cropping: the caller runs
     // the reference)
     int forward_packed(const Mat& bottom_blob, Mat& top_blob, const float* w, const float* b, float padv,
-                       const Activation& fact, const Option& opt) const
+                       const Activation& fact, const Option& opt, const float* dq = nullptr) const
     {
         const int P = bottom_blob.elempack;
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
@@ -684,16 +698,16 @@ private:
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads);
+            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads);
+            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq);
             break;
 #endif
         case 4:
-            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads);
+            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq);
             break;
         default:
             depthwise_rows(bottom_blob, top_blob, w, b, g, pads, padv, fact, opt.num_threads);

@@ -331,24 +331,39 @@ static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n
                 VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
         }
         const int nr = std::min(kMR, c.N - n0 - r0);
-        for (int r = 0; r < nr; r++)
+        for (int h = 0; h < NV; h++)
         {
-            const size_t n = (size_t)n0 + r0 + r;
-            for (int h = 0; h < NV; h++)
+            const int m = m0 + h * kL;
+            if (m >= M)
+                break;
+            if (c.vec_finish)
             {
-                const int m = m0 + h * kL;
-                int32_t* sums = accs + (2 * r + h) * kL;
-                if (m >= M)
-                    break;
-                if (c.vec_finish)
+                // the panel's scales loaded once; an output packed by kL
+                // with all kL channels present takes the vector as it is
+                const VIF::T si = VIF::load(c.scale_in.data() + m), bi = VIF::load(c.bias.data() + m);
+                const VIF::T so = VIF::load(c.scale_out.data() + m);
+                const bool whole = c.op == kL && m + kL <= M;
+                float* orow = (float*)j.out.data + j.out.cstep * kL * (size_t)(m / kL);
+                for (int r = 0; r < nr; r++)
                 {
+                    const size_t n = (size_t)n0 + r0 + r;
+                    int32_t* sums = accs + (2 * r + h) * kL;
+                    const VIF::T f = int8_vec_finish(simd::VI::to_float(VecQ::load(sums)), si, bi, so, false, j.numerics, j.act);
+                    if (whole)
+                    {
+                        VIF::store(orow + n * kL, f);
+                        continue;
+                    }
                     float* lanes = (float*)sums; // finished in place
-                    VIF::store(lanes, int8_vec_finish(simd::VI::to_float(VecQ::load(sums)), VIF::load(c.scale_in.data() + m),
-                                                        VIF::load(c.bias.data() + m), VIF::load(c.scale_out.data() + m),
-                                                        false, j.numerics, j.act));
+                    VIF::store(lanes, f);
                     store_channels<kL>((float*)j.out.data, j.out.cstep, c.op, M, m, n, lanes);
-                    continue;
                 }
+                continue;
+            }
+            for (int r = 0; r < nr; r++)
+            {
+                const size_t n = (size_t)n0 + r0 + r;
+                int32_t* sums = accs + (2 * r + h) * kL;
                 for (int i = 0; i < kL && m + i < M; i++)
                     conv_int8_finish(sums[i], m + i, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
                                      c.out_offset(m + i) + n * c.op);
