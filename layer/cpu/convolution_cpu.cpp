@@ -4,7 +4,9 @@
 // without conversions. Compiled once per ISA level. Falls back to the
 // reference for dynamic weights and non-3-D inputs. int8 goes through the
 // reference's scales and the family's int8 GEMM (cpu/conv_int8_cpu.h: pmaddwd
-// on x86, VNNI on the VNNI rows, SDOT / SMLAL on ARM). On arm82 with fp16
+// on x86, VNNI on the VNNI rows, SDOT / SMLAL on ARM; on the VNNI rows a 1x1
+// stride-1 layer reads its packed input quantized in place:
+// forward_int8_1x1_vnni). On arm82 with fp16
 // storage and fp16 arithmetic, layers whose channels pack by 8 run the fp16
 // GEMM of arm/conv_fp16_arm.h.
 #include "convolution.h"

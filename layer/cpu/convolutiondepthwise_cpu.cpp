@@ -4,9 +4,11 @@
 // create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
 // elempack; elempack 1 (channel counts that do not pack, shufflenet_v2's 58)
 // runs vectorised along output rows (conv_dw_rows_cpu.h). int8 depth-wise
-// takes the reference's scales and the family's depth-wise int8 kernel
-// (cpu/conv_int8_cpu.h) on a planar int8 input (a packed fp32 one quantized
-// and unpacked in one pass); its fp32 outputs come packed on x86. On arm82 with fp16 storage and fp16
+// on a packed fp32 input runs the packed fp32 kernels on integral floats
+// (exact int32 sums; the reference's epilogue in their stores:
+// forward_int8_exact); a planar or int8 input, or an int8 output, takes the
+// reference's scales and the family's depth-wise int8 kernel
+// (cpu/conv_int8_cpu.h); its fp32 outputs come packed on x86. On arm82 with fp16 storage and fp16
 // arithmetic, channels that pack by 8 run arm/conv_fp16_arm.h's pack-8 fp16
 // kernel. Grouped layers (not depth-wise) run one Convolution driver per
 // group (fp32) or the family's int8 GEMM per group (see create_group_ops);
@@ -113,11 +115,14 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 // KS 3, 5 or 7: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
 // whose rows with every kernel row inside the input run dw_block; 0: any kernel
 // dq: null, or the int8 dequantize scale per channel (forward_int8_exact):
-// the sums start at zero and finish as sum * dq rounded + bias, then act
+// the sums start at zero and finish as sum * dq rounded + bias, then act.
+// qscale > 0: each channel's input plane is first quantized to integral
+// floats, float2int8(x * qscale), into a per-thread buffer (while it is in
+// cache) and read from there; the pads keep pad_value as given
 template<int P, int KS, int SW>
 void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
                       int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads,
-                      const float* dq)
+                      const float* dq, float qscale)
 {
     typedef simd::VF<P> V;
     const int maxk = g.kernel_w * g.kernel_h;
@@ -156,10 +161,21 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                             = k < maxk ? weight[((size_t)q * maxk + k) * P + i] : bias ? bias[q * P + i] : 0.f;
     }
 
-    #pragma omp parallel for num_threads(num_threads)
+    const size_t plane = (size_t)in.w * in.h * P;
+    #pragma omp parallel num_threads(num_threads)
+    {
+    std::vector<float> qbuf(qscale > 0.f ? plane : 0);
+    #pragma omp for
     for (int q = 0; q < out.c; q++)
     {
         const float* src = (const float*)in.data + in.cstep * P * q;
+        if (qscale > 0.f)
+        {
+            const typename V::T vs = V::set1(qscale);
+            for (size_t i = 0; i < plane; i += P)
+                V::store(qbuf.data() + i, float2int8_ps<V>(V::mul(V::load(src + i), vs)));
+            src = qbuf.data();
+        }
         float* dst = (float*)out.data + out.cstep * P * q;
         const float* wq = weight + (size_t)maxk * P * q;
         const float* wwq = wide ? wide_wb.data() + (size_t)q * (maxk + 1) * W : nullptr; // [maxk][W], then bias
@@ -301,32 +317,34 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                 border(ox, iy0);
         }
     }
+    }
 }
 
 // depthwise_packed with the fixed-size blocks for 3x3, 5x5 and 7x7 kernels of
 // stride 1 or 2 (dilation_w 1)
 template<int P, int KS>
 void depthwise_packed_ks(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                         int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads, const float* dq)
+                         int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads, const float* dq,
+                         float qscale)
 {
     if (g.stride_w == 1)
-        return depthwise_packed<P, KS, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
-    depthwise_packed<P, KS, 2>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
+        return depthwise_packed<P, KS, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
+    depthwise_packed<P, KS, 2>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
 }
 
 template<int P>
 void depthwise_packed_any(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
                           int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads,
-                          const float* dq = nullptr)
+                          const float* dq = nullptr, float qscale = 0.f)
 {
     const bool fixed = g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2);
     if (fixed && g.kernel_w == 3 && g.kernel_h == 3)
-        return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
+        return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
     if (fixed && g.kernel_w == 5 && g.kernel_h == 5)
-        return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
+        return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
     if (fixed && g.kernel_w == 7 && g.kernel_h == 7)
-        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
-    depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq);
+        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
+    depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
 }
 
 } // namespace
@@ -442,6 +460,27 @@ protected:
     }
 
 private:
+    // out = float2int8(in * scale) as integral floats, in's shape and packing
+    template<int P>
+    static int quantize_integral(const Mat& in, Mat& out, float scale, const Option& opt)
+    {
+        typedef simd::VF<P> V;
+        out.create(in.w, in.h, in.c, in.elemsize, P, opt.blob_allocator);
+        if (out.empty())
+            return -100;
+        const size_t n = (size_t)in.w * in.h * P;
+        const typename V::T vs = V::set1(scale);
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < in.c; q++)
+        {
+            const float* src = (const float*)in.data + in.cstep * P * q;
+            float* dst = (float*)out.data + out.cstep * P * q;
+            for (size_t i = 0; i < n; i += P)
+                V::store(dst + i, float2int8_ps<V>(V::mul(V::load(src + i), vs)));
+        }
+        return 0;
+    }
+
     // int8 depth-wise on a packed fp32 input, the packed fp32 kernels doing
     // the integer arithmetic: the input quantized to integral floats (the
     // reference's float2int8, in place of the int8 values), the int8 weights
@@ -456,35 +495,19 @@ private:
     template<int P>
     int forward_int8_exact(const Mat& bottom_blob, Mat& top_blob, const float* wf, float scale, const Option& opt) const
     {
-        typedef simd::VF<P> V;
         std::vector<float> scale_in, scale_out;
         const int numerics = int8_epilogue(opt, scale_in, scale_out);
         if ((numerics & CONV_INT8_FMA_BIAS) || kernel_w * kernel_h >= 1024)
             return 1;
-        Mat qin;
-        qin.create(bottom_blob.w, bottom_blob.h, bottom_blob.c, bottom_blob.elemsize, P, opt.workspace_allocator);
-        if (qin.empty())
-            return -100;
-        const int size = bottom_blob.w * bottom_blob.h;
-        const typename V::T vs = V::set1(scale);
-        #pragma omp parallel for num_threads(opt.num_threads)
-        for (int q = 0; q < bottom_blob.c; q++)
-        {
-            const float* src = (const float*)bottom_blob.data + bottom_blob.cstep * P * q;
-            float* dst = (float*)qin.data + qin.cstep * P * q;
-            for (int i = 0; i < size; i++)
-                V::store(dst + (size_t)i * P, float2int8_ps<V>(V::mul(V::load(src + (size_t)i * P), vs)));
-        }
         // the kernels finish each output as the reference's epilogue does
         // (dw_store); activations past Clip then per value, as the reference
         const bool vec_act = act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
                              || act.type == ACTIVATION_CLIP;
         const float* bias = bias_term ? (const float*)bias_data : nullptr;
-        int ret = forward_packed(qin, top_blob, wf, bias, (float)pad_value_int8(pad_value), vec_act ? act : Activation(), opt,
-                                 scale_in.data());
+        int ret = forward_packed(bottom_blob, top_blob, wf, bias, (float)pad_value_int8(pad_value), vec_act ? act : Activation(),
+                                 opt, scale_in.data(), scale);
         if (ret != 0)
             return ret;
-        qin.release();
         if (!vec_act)
         {
             const size_t n = (size_t)top_blob.w * top_blob.h * P;
@@ -645,8 +668,10 @@ private:
     // checked): weights w [c/P][maxk][P], bias b or null, pads hold padv;
     // 1 where they do not take the geometry (SAME cropping: the caller runs
     // the reference)
+    // (dq, qscale: the int8 path's dequantize scales and input quantization,
+    // see depthwise_packed)
     int forward_packed(const Mat& bottom_blob, Mat& top_blob, const float* w, const float* b, float padv,
-                       const Activation& fact, const Option& opt, const float* dq = nullptr) const
+                       const Activation& fact, const Option& opt, const float* dq = nullptr, float qscale = 0.f) const
     {
         const int P = bottom_blob.elempack;
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
@@ -688,7 +713,35 @@ private:
             {
                 Option opt_ws = opt;
                 opt_ws.blob_allocator = opt.workspace_allocator;
-                copy_make_border(bottom_blob, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, padv, opt_ws);
+                Mat src = bottom_blob;
+                if (qscale > 0.f)
+                {
+                    // the pads take padv as it is: quantize before padding
+                    src = Mat();
+                    int qret = -1;
+                    switch (P)
+                    {
+#if KITE_SIMD_MAX_N >= 16
+                    case 16:
+                        qret = quantize_integral<16>(bottom_blob, src, qscale, opt_ws);
+                        break;
+#endif
+#if KITE_SIMD_MAX_N >= 8
+                    case 8:
+                        qret = quantize_integral<8>(bottom_blob, src, qscale, opt_ws);
+                        break;
+#endif
+                    case 4:
+                        qret = quantize_integral<4>(bottom_blob, src, qscale, opt_ws);
+                        break;
+                    default:
+                        break;
+                    }
+                    if (qret != 0)
+                        return qret == -100 ? -100 : 1;
+                    qscale = 0.f;
+                }
+                copy_make_border(src, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, padv, opt_ws);
                 if (in.empty())
                     return -100;
                 pads[0] = pads[1] = pads[2] = pads[3] = 0;
@@ -698,16 +751,16 @@ private:
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq);
+            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq, qscale);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq);
+            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq, qscale);
             break;
 #endif
         case 4:
-            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq);
+            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq, qscale);
             break;
         default:
             depthwise_rows(bottom_blob, top_blob, w, b, g, pads, padv, fact, opt.num_threads);
