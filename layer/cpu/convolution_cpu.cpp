@@ -30,6 +30,7 @@
 #include "modelbin.h"
 #include "paramdict.h"
 
+#include <climits>
 #include <cstring>
 
 namespace kite {
@@ -553,16 +554,25 @@ private:
     {
         const int E = bottom_blob.elempack;
         const float scale = bottom_blob_int8_scales[0];
+        const size_t n = (size_t)bottom_blob.w * bottom_blob.h * E;
+        // channel groups 64-byte aligned; the kernel's last pixel block reads
+        // up to a register block of pixels past the last group (never stored):
+        // slack for them
+        const size_t group_bytes = (n + 63) / 64 * 64;
+        if (group_bytes * bottom_blob.c + 256 > (size_t)INT_MAX)
+        {
+            KITE_LOGE("Convolution '%s': int8 input of %zu bytes is too large", name.c_str(), group_bytes * bottom_blob.c);
+            return -1;
+        }
         Mat qin;
-        qin.create(bottom_blob.w, bottom_blob.h, bottom_blob.c, (size_t)E, E, opt.workspace_allocator);
+        qin.create((int)(group_bytes * bottom_blob.c + 256), (size_t)1u, opt.workspace_allocator);
         if (qin.empty())
             return -100;
-        const size_t n = (size_t)bottom_blob.w * bottom_blob.h * E;
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int q = 0; q < bottom_blob.c; q++)
         {
             const float* src = (const float*)bottom_blob.data + bottom_blob.cstep * E * q;
-            unsigned char* dst = (unsigned char*)qin.data + qin.cstep * E * q;
+            unsigned char* dst = (unsigned char*)qin.data + group_bytes * q;
             quantize_u8(src, dst, n, scale);
         }
         std::vector<float> scale_in, scale_out;
@@ -585,7 +595,7 @@ private:
         job.act = Activation(activation_type, activation_params);
         job.numerics = numerics;
         job.out_elempack = out_pack;
-        KITE_X86_VNNI_NS::conv1x1_int8_vnni_packed(job, (const unsigned char*)qin.data, qin.cstep * E, E, packed_vnni,
+        KITE_X86_VNNI_NS::conv1x1_int8_vnni_packed(job, (const unsigned char*)qin.data, group_bytes, E, packed_vnni,
                                                    opt.num_threads);
         return 0;
     }

@@ -164,7 +164,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
     const size_t plane = (size_t)in.w * in.h * P;
     #pragma omp parallel num_threads(num_threads)
     {
-    std::vector<float> qbuf(qscale > 0.f ? plane : 0);
+    std::vector<float> qbuf(qscale > 0.f ? plane + 64 : 0); // (slack: reads stay inside the plane)
     #pragma omp for
     for (int q = 0; q < out.c; q++)
     {
