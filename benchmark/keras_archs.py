@@ -167,15 +167,15 @@ def gen(args, name):
     print("%-18s generated in %.0f s" % (name, time.time() - t0), flush=True)
 
 
-def variants_of(d):
-    """(tag, source file, reference .npy, converter) of one architecture folder"""
+def variants_of(d, tags=None):
+    """(tag, source file, reference .npy, converter) of one architecture folder (only tags, where given)"""
     out = []
     if os.path.exists(os.path.join(d, "frozen.pb")):
         out.append(("tf", "frozen.pb", "ref_tf.npy", "tensorflow2kite"))
     for tag in ("fp32", "int8", "dynamic"):
         if os.path.exists(os.path.join(d, "model_%s.tflite" % tag)):
             out.append(("tflite_" + tag, "model_%s.tflite" % tag, "ref_tfl_%s.npy" % tag, "tflite2kite"))
-    return out
+    return [v for v in out if not tags or v[0] in tags]
 
 
 def tool_path(args, conv):
@@ -186,7 +186,7 @@ def check(args, name, res):
     d = os.path.join(args.work, name)
     allowed = allowed_reference_types()
     kiterun = os.path.join(args.build, "tools", "kiterun")
-    for tag, src, ref, conv in variants_of(d):
+    for tag, src, ref, conv in variants_of(d, args.tags):
         r = res.setdefault(name, {}).setdefault(tag, {})
         param, binf = os.path.join(d, tag + ".param"), os.path.join(d, tag + ".bin")
         t0 = time.time()
@@ -271,7 +271,7 @@ def bench_cpu_ms(binary, param, shape, n):
 def bench(args, name, res):
     d = os.path.join(args.work, name)
     benchkite = os.path.join(args.build, "benchmark", "benchkite")
-    for tag, src, ref, conv in variants_of(d):
+    for tag, src, ref, conv in variants_of(d, args.tags):
         r = res.get(name, {}).get(tag)
         if not r or r.get("convert") != "ok" or not r.get("run", "").startswith(("ok", "MISMATCH")):
             continue
@@ -285,11 +285,15 @@ def bench(args, name, res):
         n = max(4, int(args.cpu_seconds * 1000.0 / max(est, 0.05)))
         best, wall = {}, {}
         for rnd in range(args.rounds):
-            sides = ["kite", "tflite", "ncnn"] if rnd % 2 == 0 else ["ncnn", "tflite", "kite"]
+            sides = ["kite", "tflite", "ncnn", "base"] if rnd % 2 == 0 else ["base", "ncnn", "tflite", "kite"]
             for side in sides:
                 try:
                     if side == "kite":
                         t, w = bench_cpu_ms(benchkite, param, shape, n)
+                    elif side == "base":
+                        if not args.baseline:
+                            continue
+                        t, w = bench_cpu_ms(args.baseline, param, shape, n)
                     elif side == "ncnn":
                         if not args.benchncnn or best.get("ncnn") == "n/a":
                             continue
@@ -310,7 +314,7 @@ def bench(args, name, res):
             r[side + "_wall_ms"] = v
         k, kw = best.get("kite"), wall.get("kite")
         line = "%-18s %-14s kite %8.2f ms (wall min %.2f)" % (name, tag, k, kw)
-        for side in ("tflite", "ncnn"):
+        for side in ("tflite", "ncnn", "base"):
             v = best.get(side)
             if isinstance(v, float):
                 r["kite_" + side] = k / v
@@ -354,6 +358,10 @@ def main():
     ap.add_argument("--benchncnn", default="/work/peers/ncnn/build/benchmark/benchncnn")
     ap.add_argument("--cpu-seconds", type=float, default=1.0)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--tags", nargs="*", default=None,
+                    help="only these variants (tf, tflite_fp32, tflite_int8, tflite_dynamic)")
+    ap.add_argument("--baseline", default="",
+                    help="a second benchkite (e.g. an older build) timed the same way, interleaved: kite/base is printed")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     names = [n for n in ARCHS if re.search(args.k, n)]

@@ -328,6 +328,41 @@ int Convolution::forward_fp32(const Mat& bottom_blob, Mat& top_blob, const float
     return 0;
 }
 
+int Convolution::int8_epilogue(const Option& opt, std::vector<float>& scale_in, std::vector<float>& scale_out) const
+{
+    const int maxk = kernel_w * kernel_h;
+    const int inch_g = weight_data_size / (num_output * maxk);
+    const int channels = inch_g * group;
+    const bool requant = int8_scale_term > 100;
+    // ncnn's x86 int8 convolution hands the int32 sums to its Requantize /
+    // Dequantize kernels: fma(sum, scale_in, bias) in one rounding (on an FMA
+    // CPU), activation, then for int8 outputs * scale_out rounded as its SIMD
+    // float2int8 does. Mirror that so the int8 values agree exactly.
+    int numerics = CONV_INT8_FMA_BIAS | CONV_INT8_ROUND_ADDHALF;
+    // Its grouped layer runs a pure depth-wise int8 layer whose channel count
+    // is a multiple of 8 (with packing on, its default) in an elempack-8 SIMD
+    // kernel that takes the dequantize scale from the approximate reciprocal
+    // _mm_rcp_ps and rounds the requantized value with float2int8_sse; its
+    // other grouped int8 paths (elempack 1, grouped) divide exactly and round
+    // with round(). Follow the same split to give the same int8 values.
+    const bool packed_dw = grouped && opt.use_packing_layout && channels == group && group == num_output && channels % 8 == 0;
+    if (grouped)
+        numerics = packed_dw ? CONV_INT8_ROUND_ADDHALF : 0;
+    const int outch_g = num_output / group;
+    scale_in.assign(num_output, 0.f);
+    scale_out.assign(num_output, 1.f);
+    for (int p = 0; p < num_output; p++)
+    {
+        // plain: one weight scale per output; grouped: per group
+        const int gi = grouped ? p / outch_g : 0;
+        const float wscale = weight_data_int8_scales[grouped ? gi : p];
+        scale_in[p] = packed_dw ? int8_dequant_scale_rcp(bottom_blob_int8_scales[gi], wscale)
+                                : int8_dequant_scale(bottom_blob_int8_scales[gi], wscale);
+        scale_out[p] = requant ? top_blob_int8_scales[gi] : 1.f;
+    }
+    return numerics;
+}
+
 int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
 {
     const int maxk = kernel_w * kernel_h;
@@ -360,31 +395,8 @@ int Convolution::forward_int8(const Mat& bottom_blob, Mat& top_blob, const Optio
     }
 
     const bool requant = int8_scale_term > 100;
-    // ncnn's x86 int8 convolution hands the int32 sums to its Requantize /
-    // Dequantize kernels: fma(sum, scale_in, bias) in one rounding (on an FMA
-    // CPU), activation, then for int8 outputs * scale_out rounded as its SIMD
-    // float2int8 does. Mirror that so the int8 values agree exactly.
-    int numerics = CONV_INT8_FMA_BIAS | CONV_INT8_ROUND_ADDHALF;
-    // Its grouped layer runs a pure depth-wise int8 layer whose channel count
-    // is a multiple of 8 (with packing on, its default) in an elempack-8 SIMD
-    // kernel that takes the dequantize scale from the approximate reciprocal
-    // _mm_rcp_ps and rounds the requantized value with float2int8_sse; its
-    // other grouped int8 paths (elempack 1, grouped) divide exactly and round
-    // with round(). Follow the same split to give the same int8 values.
-    const bool packed_dw = grouped && opt.use_packing_layout && channels == group && group == num_output && channels % 8 == 0;
-    if (grouped)
-        numerics = packed_dw ? CONV_INT8_ROUND_ADDHALF : 0;
-    const int outch_g = num_output / group;
-    std::vector<float> scale_in(num_output), scale_out(num_output);
-    for (int p = 0; p < num_output; p++)
-    {
-        // plain: one weight scale per output; grouped: per group
-        const int gi = grouped ? p / outch_g : 0;
-        const float wscale = weight_data_int8_scales[grouped ? gi : p];
-        scale_in[p] = packed_dw ? int8_dequant_scale_rcp(bottom_blob_int8_scales[gi], wscale)
-                                : int8_dequant_scale(bottom_blob_int8_scales[gi], wscale);
-        scale_out[p] = requant ? top_blob_int8_scales[gi] : 1.f;
-    }
+    std::vector<float> scale_in, scale_out;
+    const int numerics = int8_epilogue(opt, scale_in, scale_out);
     const Activation act(activation_type, activation_params);
     const size_t out_elemsize = requant ? 1u : 4u;
     const float* bias = bias_term ? (const float*)bias_data : nullptr;

@@ -3,6 +3,8 @@
 
 #include "layer.h"
 
+#include <vector>
+
 namespace kite {
 
 struct ConvInt8Job;
@@ -63,6 +65,10 @@ public:
 
 protected:
     int forward_int8(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const;
+    // the per-output dequantize scales (and requantize scales, 1 without an
+    // int8 output) forward_int8 applies to the int32 sums, and the epilogue's
+    // numerics (CONV_INT8_*): one place for the reference and the drivers
+    int int8_epilogue(const Option& opt, std::vector<float>& scale_in, std::vector<float>& scale_out) const;
     // the int32 sums and epilogue of forward_int8 once the input is quantized
     // and the scales are set; optimised layers override it
     virtual void run_int8(const ConvInt8Job& job, int num_threads) const;

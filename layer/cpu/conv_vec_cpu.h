@@ -74,6 +74,34 @@ static inline typename simd::VF<P>::T activate(typename simd::VF<P>::T v, const 
     }
 }
 
+// keeps v in a register as it is: a product computed before it is rounded on
+// its own (the compiler may not contract it with a later add into an FMA)
+template<class T>
+static inline void simd_round_barrier(T& v)
+{
+#if defined(__GNUC__) && (defined(__aarch64__) || defined(__ARM_NEON))
+    __asm__("" : "+w"(v));
+#elif defined(__GNUC__) && defined(__SSE2__)
+    __asm__("" : "+v"(v));
+#else
+    volatile T t = v;
+    v = t;
+#endif
+}
+
+// float2int8 (common/int8.h) on lanes: round half away from zero, clamp to [-127, 127],
+// NaN -> 0; integral floats
+template<class V>
+static inline typename V::T float2int8_ps(typename V::T v)
+{
+    const typename V::T sign = V::bits(0x80000000u);
+    const typename V::T tr = V::or_bits(V::and_bits(v, sign), V::floor(V::abs(v)));
+    const typename V::M up = V::le(V::set1(0.5f), V::abs(V::sub(v, tr)));
+    typename V::T t = V::select(up, V::add(tr, V::or_bits(V::and_bits(v, sign), V::set1(1.f))), tr);
+    t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
+    return V::select(V::eq(v, v), t, V::zero());
+}
+
 template<int P>
 static inline void store_activated(float* p, typename simd::VF<P>::T v, const Activation& act)
 {

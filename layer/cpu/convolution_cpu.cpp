@@ -4,7 +4,9 @@
 // without conversions. Compiled once per ISA level. Falls back to the
 // reference for dynamic weights and non-3-D inputs. int8 goes through the
 // reference's scales and the family's int8 GEMM (cpu/conv_int8_cpu.h: pmaddwd
-// on x86, VNNI on the VNNI rows, SDOT / SMLAL on ARM). On arm82 with fp16
+// on x86, VNNI on the VNNI rows, SDOT / SMLAL on ARM; on the VNNI rows a 1x1
+// stride-1 layer reads its packed input quantized in place:
+// forward_int8_1x1_vnni). On arm82 with fp16
 // storage and fp16 arithmetic, layers whose channels pack by 8 run the fp16
 // GEMM of arm/conv_fp16_arm.h.
 #include "convolution.h"
@@ -28,6 +30,7 @@
 #include "modelbin.h"
 #include "paramdict.h"
 
+#include <climits>
 #include <cstring>
 
 namespace kite {
@@ -493,6 +496,17 @@ private:
     {
         Mat planar;
         const int pi = bottom_blob.elempack;
+#if defined(KITE_X86_VNNI_NS)
+        if (pi >= 4 && bottom_blob.elemsize == 4u * pi && kernel_w == 1 && kernel_h == 1 && stride_w == 1 && stride_h == 1
+            && int8_scale_term <= 100 && packed_vnni.M == num_output && packed_vnni.K == bottom_blob.c * pi && out_pack > 1
+            && !bottom_blob_int8_scales.empty())
+        {
+            int pads[4];
+            resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
+            if (pads[0] == 0 && pads[1] == 0 && pads[2] == 0 && pads[3] == 0)
+                return forward_int8_1x1_vnni(bottom_blob, top_blob, opt);
+        }
+#endif
         if (bottom_blob.elemsize == 4u * pi && !bottom_blob_int8_scales.empty())
         {
             const float scale = bottom_blob_int8_scales[0];
@@ -530,6 +544,84 @@ private:
             return -100;
         return Convolution::forward(planar, top_blob, opt);
     }
+
+#if defined(KITE_X86_VNNI_NS)
+    // int8 1x1 stride 1 on a packed fp32 input: quantized once into a u8 blob
+    // of the same packing (float2int8(x * scale) + 128, as the reference
+    // quantizes), which the VNNI channel-lane kernel reads as it is: no
+    // planar unpack, no per-tile rearranging (conv1x1_int8_vnni_packed)
+    int forward_int8_1x1_vnni(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
+    {
+        const int E = bottom_blob.elempack;
+        const float scale = bottom_blob_int8_scales[0];
+        const size_t n = (size_t)bottom_blob.w * bottom_blob.h * E;
+        // channel groups 64-byte aligned; the kernel's last pixel block reads
+        // up to a register block of pixels past the last group (never stored):
+        // slack for them
+        const size_t group_bytes = (n + 63) / 64 * 64;
+        if (group_bytes * bottom_blob.c + 256 > (size_t)INT_MAX)
+        {
+            KITE_LOGE("Convolution '%s': int8 input of %zu bytes is too large", name.c_str(), group_bytes * bottom_blob.c);
+            return -1;
+        }
+        Mat qin;
+        qin.create((int)(group_bytes * bottom_blob.c + 256), (size_t)1u, opt.workspace_allocator);
+        if (qin.empty())
+            return -100;
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < bottom_blob.c; q++)
+        {
+            const float* src = (const float*)bottom_blob.data + bottom_blob.cstep * E * q;
+            unsigned char* dst = (unsigned char*)qin.data + group_bytes * q;
+            quantize_u8(src, dst, n, scale);
+        }
+        std::vector<float> scale_in, scale_out;
+        const int numerics = int8_epilogue(opt, scale_in, scale_out);
+        top_blob.create(bottom_blob.w, bottom_blob.h, num_output / out_pack, 4u * out_pack, out_pack, opt.blob_allocator);
+        if (top_blob.empty())
+            return -100;
+        ConvInt8Job job;
+        job.in = ConvView(nullptr, bottom_blob.w, bottom_blob.h, 1, bottom_blob.c * E, 0);
+        job.out = conv_view_spatial(top_blob);
+        job.weight = weight_data;
+        job.bias = bias_term ? (const float*)bias_data : nullptr;
+        job.scale_in = scale_in.data();
+        job.scale_out = nullptr;
+        job.group = 1;
+        job.g.kernel_w = job.g.kernel_h = 1;
+        job.g.dilation_w = job.g.dilation_h = 1;
+        job.g.stride_w = job.g.stride_h = 1;
+        job.pad_value = pad_value_int8(pad_value);
+        job.act = Activation(activation_type, activation_params);
+        job.numerics = numerics;
+        job.out_elempack = out_pack;
+        KITE_X86_VNNI_NS::conv1x1_int8_vnni_packed(job, (const unsigned char*)qin.data, group_bytes, E, packed_vnni,
+                                                   opt.num_threads);
+        return 0;
+    }
+
+    // float2int8(src[i] * scale) + 128 as u8 (the reference's rounding)
+    static void quantize_u8(const float* src, unsigned char* dst, size_t n, float scale)
+    {
+        typedef simd::VF<KITE_SIMD_MAX_N> V;
+        const V::T s = V::set1(scale);
+        size_t i = 0;
+        for (; i + V::N <= n; i += V::N)
+        {
+            const V::T f = float2int8_ps<V>(V::mul(V::load(src + i), s));
+#if defined(__AVX512F__)
+            _mm_storeu_si128((__m128i*)(dst + i), _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(128))));
+#else
+            float lanes[V::N];
+            V::store(lanes, f);
+            for (int r = 0; r < V::N; r++)
+                dst[i + r] = (unsigned char)((int)lanes[r] + 128);
+#endif
+        }
+        for (; i < n; i++)
+            dst[i] = (unsigned char)(float2int8(src[i] * scale) + 128);
+    }
+#endif
 
     // out (outw x outh) = in's pixels (x * stride_w, y * stride_h), whole
     // elements of PI floats

@@ -4,9 +4,11 @@
 // create_pipeline to [channels/P][kh*kw][P]. The output keeps the input's
 // elempack; elempack 1 (channel counts that do not pack, shufflenet_v2's 58)
 // runs vectorised along output rows (conv_dw_rows_cpu.h). int8 depth-wise
-// takes the reference's scales and the family's depth-wise int8 kernel
-// (cpu/conv_int8_cpu.h) on a planar int8 input (a packed fp32 one quantized
-// and unpacked in one pass); its fp32 outputs come packed on x86. On arm82 with fp16 storage and fp16
+// on a packed fp32 input runs the packed fp32 kernels on integral floats
+// (exact int32 sums; the reference's epilogue in their stores:
+// forward_int8_exact); a planar or int8 input, or an int8 output, takes the
+// reference's scales and the family's depth-wise int8 kernel
+// (cpu/conv_int8_cpu.h); its fp32 outputs come packed on x86. On arm82 with fp16 storage and fp16
 // arithmetic, channels that pack by 8 run arm/conv_fp16_arm.h's pack-8 fp16
 // kernel. Grouped layers (not depth-wise) run one Convolution driver per
 // group (fp32) or the family's int8 GEMM per group (see create_group_ops);
@@ -56,8 +58,24 @@ static const int kDwBlock = 4;
 // (one chain of KH * KW dependent FMAs per output would wait on the FMA
 // latency); the sum runs bias first, then the taps in row-major order (as
 // border())
+// one finished output vector: the sum activated; with dq (forward_int8_exact:
+// a sum of int8 products, exact) first sum * dqs rounded on its own, + dqb
+// (the reference's int8 epilogue for depth-wise layers)
+template<class V>
+static inline void dw_store(float* d, typename V::T a, const Activation& act, bool dq, typename V::T dqs, typename V::T dqb)
+{
+    if (dq)
+    {
+        a = V::mul(a, dqs);
+        simd_round_barrier(a);
+        a = V::add(a, dqb);
+    }
+    store_activated<V::N>(d, a, act);
+}
+
 template<class V, int KW, int KH, int NB, int STEP, int CSTEP>
-static inline void dw_block(const float* s0, int rstep, const float* wk, typename V::T b, float* d, const Activation& act)
+static inline void dw_block(const float* s0, int rstep, const float* wk, typename V::T b, float* d, const Activation& act,
+                            bool dq = false, typename V::T dqs = V::zero(), typename V::T dqb = V::zero())
 {
     typename V::T a[NB];
 #pragma GCC unroll 8
@@ -76,7 +94,7 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
                 a[i] = V::fmadd(V::load(s + kx * CSTEP + i * STEP), wv, a[i]);
         }
     }
-    if (act.type == ACTIVATION_NONE)
+    if (act.type == ACTIVATION_NONE && !dq)
     {
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i++)
@@ -85,7 +103,7 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
     }
 #pragma GCC unroll 8
     for (int i = 0; i < NB; i++)
-        store_activated<V::N>(d + i * V::N, a[i], act);
+        dw_store<V>(d + i * V::N, a[i], act, dq, dqs, dqb);
 }
 
 // in: unpadded, elempack P, read as if padded by pad_left/pad_top (and enough
@@ -96,9 +114,15 @@ static inline void dw_block(const float* s0, int rstep, const float* wk, typenam
 // blob first would cost about as much as the layer.
 // KS 3, 5 or 7: a KS x KS kernel with stride_w SW and dilation_w 1 (g says so),
 // whose rows with every kernel row inside the input run dw_block; 0: any kernel
+// dq: null, or the int8 dequantize scale per channel (forward_int8_exact):
+// the sums start at zero and finish as sum * dq rounded + bias, then act.
+// qscale > 0: each channel's input plane is first quantized to integral
+// floats, float2int8(x * qscale), into a per-thread buffer (while it is in
+// cache) and read from there; the pads keep pad_value as given
 template<int P, int KS, int SW>
 void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                      int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+                      int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads,
+                      const float* dq, float qscale)
 {
     typedef simd::VF<P> V;
     const int maxk = g.kernel_w * g.kernel_h;
@@ -124,7 +148,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
     // offsets would split cache lines for most taps of a wide vector; 8
     // independent P-lane outputs ran faster: blazeface's 64x64x24 at elempack
     // 8 0.25 against 0.31 ms for 8 layers)
-    const bool wide = R > 1 && g.stride_w == 1 && KS == 0;
+    const bool wide = R > 1 && g.stride_w == 1 && KS == 0 && !dq;
     std::vector<float> wide_wb;
     if (wide)
     {
@@ -137,14 +161,28 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                             = k < maxk ? weight[((size_t)q * maxk + k) * P + i] : bias ? bias[q * P + i] : 0.f;
     }
 
-    #pragma omp parallel for num_threads(num_threads)
+    const size_t plane = (size_t)in.w * in.h * P;
+    #pragma omp parallel num_threads(num_threads)
+    {
+    std::vector<float> qbuf(qscale > 0.f ? plane + 64 : 0); // (slack: reads stay inside the plane)
+    #pragma omp for
     for (int q = 0; q < out.c; q++)
     {
         const float* src = (const float*)in.data + in.cstep * P * q;
+        if (qscale > 0.f)
+        {
+            const typename V::T vs = V::set1(qscale);
+            for (size_t i = 0; i < plane; i += P)
+                V::store(qbuf.data() + i, float2int8_ps<V>(V::mul(V::load(src + i), vs)));
+            src = qbuf.data();
+        }
         float* dst = (float*)out.data + out.cstep * P * q;
         const float* wq = weight + (size_t)maxk * P * q;
         const float* wwq = wide ? wide_wb.data() + (size_t)q * (maxk + 1) * W : nullptr; // [maxk][W], then bias
-        const typename V::T b = bias ? V::load(bias + q * P) : V::zero();
+        const bool dqon = dq != nullptr;
+        const typename V::T dqb = bias ? V::load(bias + q * P) : V::zero();
+        const typename V::T dqs = dqon ? V::load(dq + q * P) : V::zero();
+        const typename V::T b = dqon ? V::zero() : dqb;
         const typename V::T pv = V::set1(pad_value);
         // one output through bounds-checked taps
         auto border = [&](int ox, int iy0) {
@@ -162,7 +200,7 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                     a = V::fmadd(v, V::load(wq + (ky * g.kernel_w + kx) * P), a);
                 }
             }
-            store_activated<P>(dst + (size_t)ox * P, a, act);
+            dw_store<V>(dst + (size_t)ox * P, a, act, dqon, dqs, dqb);
         };
         for (int oy = 0; oy < outh; oy++, dst += (size_t)outw * P)
         {
@@ -203,23 +241,23 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                 }
                 for (; ox + kDwBlock <= ox_hi; ox += kDwBlock)
                     dw_block<V, KS, KS, kDwBlock, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                             dst + (size_t)ox * P, act);
+                                                             dst + (size_t)ox * P, act, dqon, dqs, dqb);
                 // the tail in blocks of 4 and 2 (a small map's row is mostly tail)
                 if (kDwBlock > 4 && ox + 4 <= ox_hi)
                 {
                     dw_block<V, KS, KS, 4, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                      dst + (size_t)ox * P, act);
+                                                      dst + (size_t)ox * P, act, dqon, dqs, dqb);
                     ox += 4;
                 }
                 if (ox + 2 <= ox_hi)
                 {
                     dw_block<V, KS, KS, 2, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                      dst + (size_t)ox * P, act);
+                                                      dst + (size_t)ox * P, act, dqon, dqs, dqb);
                     ox += 2;
                 }
                 for (; ox < ox_hi; ox++)
                     dw_block<V, KS, KS, 1, SW * P, P>(row + (size_t)(ox * SW - pad_left) * P, rstep, wq, b,
-                                                      dst + (size_t)ox * P, act);
+                                                      dst + (size_t)ox * P, act, dqon, dqs, dqb);
             }
             if (wide)
             {
@@ -262,10 +300,10 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                     a3 = V::fmadd(V::load(s + 3 * sx), wk, a3);
                 }
                 float* d = dst + (size_t)ox * P;
-                store_activated<P>(d, a0, act);
-                store_activated<P>(d + P, a1, act);
-                store_activated<P>(d + 2 * P, a2, act);
-                store_activated<P>(d + 3 * P, a3, act);
+                dw_store<V>(d, a0, act, dqon, dqs, dqb);
+                dw_store<V>(d + P, a1, act, dqon, dqs, dqb);
+                dw_store<V>(d + 2 * P, a2, act, dqon, dqs, dqb);
+                dw_store<V>(d + 3 * P, a3, act, dqon, dqs, dqb);
             }
             for (; ox < ox_hi; ox++)
             {
@@ -273,11 +311,12 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
                 typename V::T a = b;
                 for (int k = k0; k < k1; k++)
                     a = V::fmadd(V::load(s + (o[k] - obase)), V::load(wq + k * P), a);
-                store_activated<P>(dst + (size_t)ox * P, a, act);
+                dw_store<V>(dst + (size_t)ox * P, a, act, dqon, dqs, dqb);
             }
             for (ox = ox_hi; ox < outw; ox++)
                 border(ox, iy0);
         }
+    }
     }
 }
 
@@ -285,25 +324,27 @@ void depthwise_packed(const Mat& in, Mat& out, const float* weight, const float*
 // stride 1 or 2 (dilation_w 1)
 template<int P, int KS>
 void depthwise_packed_ks(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                         int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+                         int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads, const float* dq,
+                         float qscale)
 {
     if (g.stride_w == 1)
-        return depthwise_packed<P, KS, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
-    depthwise_packed<P, KS, 2>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed<P, KS, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
+    depthwise_packed<P, KS, 2>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
 }
 
 template<int P>
 void depthwise_packed_any(const Mat& in, Mat& out, const float* weight, const float* bias, const DwGeometry& g,
-                          int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads)
+                          int pad_left, int pad_top, float pad_value, const Activation& act, int num_threads,
+                          const float* dq = nullptr, float qscale = 0.f)
 {
     const bool fixed = g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2);
     if (fixed && g.kernel_w == 3 && g.kernel_h == 3)
-        return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed_ks<P, 3>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
     if (fixed && g.kernel_w == 5 && g.kernel_h == 5)
-        return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed_ks<P, 5>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
     if (fixed && g.kernel_w == 7 && g.kernel_h == 7)
-        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
-    depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads);
+        return depthwise_packed_ks<P, 7>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
+    depthwise_packed<P, 0, 1>(in, out, weight, bias, g, pad_left, pad_top, pad_value, act, num_threads, dq, qscale);
 }
 
 } // namespace
@@ -419,6 +460,68 @@ protected:
     }
 
 private:
+    // out = float2int8(in * scale) as integral floats, in's shape and packing
+    template<int P>
+    static int quantize_integral(const Mat& in, Mat& out, float scale, const Option& opt)
+    {
+        typedef simd::VF<P> V;
+        out.create(in.w, in.h, in.c, in.elemsize, P, opt.blob_allocator);
+        if (out.empty())
+            return -100;
+        const size_t n = (size_t)in.w * in.h * P;
+        const typename V::T vs = V::set1(scale);
+        #pragma omp parallel for num_threads(opt.num_threads)
+        for (int q = 0; q < in.c; q++)
+        {
+            const float* src = (const float*)in.data + in.cstep * P * q;
+            float* dst = (float*)out.data + out.cstep * P * q;
+            for (size_t i = 0; i < n; i += P)
+                V::store(dst + i, float2int8_ps<V>(V::mul(V::load(src + i), vs)));
+        }
+        return 0;
+    }
+
+    // int8 depth-wise on a packed fp32 input, the packed fp32 kernels doing
+    // the integer arithmetic: the input quantized to integral floats (the
+    // reference's float2int8, in place of the int8 values), the int8 weights
+    // as floats (int8f), the pads pad_value_int8(pad_value). Every product is
+    // at most 128 * 128 and a window of maxk taps sums to below 2^24 (maxk <
+    // 1024), so each partial sum is exact in fp32 in any order, with or
+    // without FMA: the sums are the reference's int32 sums. The kernels'
+    // stores then apply the reference's epilogue (int8_epilogue's scales; a
+    // depth-wise layer's numerics never fuse the bias: sum * scale_in
+    // rounded, + bias) and the activation. fp32 outputs only (int8 outputs:
+    // 1, the caller's other path).
+    template<int P>
+    int forward_int8_exact(const Mat& bottom_blob, Mat& top_blob, const float* wf, float scale, const Option& opt) const
+    {
+        std::vector<float> scale_in, scale_out;
+        const int numerics = int8_epilogue(opt, scale_in, scale_out);
+        if ((numerics & CONV_INT8_FMA_BIAS) || kernel_w * kernel_h >= 1024)
+            return 1;
+        // the kernels finish each output as the reference's epilogue does
+        // (dw_store); activations past Clip then per value, as the reference
+        const bool vec_act = act.type == ACTIVATION_NONE || act.type == ACTIVATION_RELU || act.type == ACTIVATION_LEAKYRELU
+                             || act.type == ACTIVATION_CLIP;
+        const float* bias = bias_term ? (const float*)bias_data : nullptr;
+        int ret = forward_packed(bottom_blob, top_blob, wf, bias, (float)pad_value_int8(pad_value), vec_act ? act : Activation(),
+                                 opt, scale_in.data(), scale);
+        if (ret != 0)
+            return ret;
+        if (!vec_act)
+        {
+            const size_t n = (size_t)top_blob.w * top_blob.h * P;
+            #pragma omp parallel for num_threads(opt.num_threads)
+            for (int q = 0; q < top_blob.c; q++)
+            {
+                float* d = (float*)top_blob.data + top_blob.cstep * P * q;
+                for (size_t i = 0; i < n; i++)
+                    d[i] = act(d[i]);
+            }
+        }
+        return 0;
+    }
+
     // int8 depth-wise on a packed input: fp32 quantized with the layer's one
     // bottom scale and unpacked in one vector pass (as the reference quantizes
     // the unpacked blob; the family's quantize_unpack_int8), then the
@@ -434,6 +537,31 @@ private:
         for (int q = 1; q < num_output; q++)
             if (bottom_blob_int8_scales[q] != scale)
                 return forward_reference(bottom_blob, top_blob, opt);
+        const int slot = dw_pack_index(pi);
+        if (slot > 0 && !int8f[slot].empty() && int8_scale_term <= 100)
+        {
+            int ret = -1;
+            switch (pi)
+            {
+#if KITE_SIMD_MAX_N >= 16
+            case 16:
+                ret = forward_int8_exact<16>(bottom_blob, top_blob, int8f[slot].data(), scale, opt);
+                break;
+#endif
+#if KITE_SIMD_MAX_N >= 8
+            case 8:
+                ret = forward_int8_exact<8>(bottom_blob, top_blob, int8f[slot].data(), scale, opt);
+                break;
+#endif
+            case 4:
+                ret = forward_int8_exact<4>(bottom_blob, top_blob, int8f[slot].data(), scale, opt);
+                break;
+            default:
+                break;
+            }
+            if (ret != 1)
+                return ret;
+        }
         Mat planar;
         int ret = -1;
         switch (pi)
@@ -500,6 +628,22 @@ private:
             }
             return ret;
         }
+        for (int i = 0; i < kDwPackCount; i++)
+            int8f[i].clear();
+        if (ret == 0 && depthwise && weight_data.elemsize == 1u)
+        {
+            // int8 weights as floats for forward_int8_exact, repacked per elempack
+            act = Activation(activation_type, activation_params);
+            const int n = num_output * kernel_w * kernel_h;
+            std::vector<float> wf((size_t)n);
+            const signed char* w8 = weight_data;
+            for (int i = 0; i < n; i++)
+                wf[(size_t)i] = (float)w8[i];
+            if (!dw_repack_weights(wf.data(), num_output, kernel_w * kernel_h, int8f))
+                return -100;
+            int8f[0].clear(); // planar inputs take the int8 kernel
+            return 0;
+        }
         if (ret != 0 || weight_data.elemsize != 4u)
             return ret;
         act = Activation(activation_type, activation_params);
@@ -510,19 +654,31 @@ private:
 
     int forward_fp32(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const
     {
-        const int P = bottom_blob.elempack;
         const int pi = dw_packed_slot(bottom_blob, packed);
         if (pi < 0)
             return forward_reference(bottom_blob, top_blob, opt);
         if (!dw_channels_match(bottom_blob, num_output, "ConvolutionDepthWise", name))
             return -1;
+        int ret = forward_packed(bottom_blob, top_blob, packed[pi].data(), bias_term ? (const float*)bias_data : nullptr,
+                                 pad_value, act, opt);
+        return ret == 1 ? forward_reference(bottom_blob, top_blob, opt) : ret;
+    }
+
+    // the packed fp32 kernels on bottom_blob (fp32, elempack P, channels
+    // checked): weights w [c/P][maxk][P], bias b or null, pads hold padv;
+    // 1 where they do not take the geometry (SAME cropping: the caller runs
+    // the reference)
+    // (dq, qscale: the int8 path's dequantize scales and input quantization,
+    // see depthwise_packed)
+    int forward_packed(const Mat& bottom_blob, Mat& top_blob, const float* w, const float* b, float padv,
+                       const Activation& fact, const Option& opt, const float* dq = nullptr, float qscale = 0.f) const
+    {
+        const int P = bottom_blob.elempack;
         const int extents[2] = {conv_kernel_extent(kernel_w, dilation_w), conv_kernel_extent(kernel_h, dilation_h)};
         int pads[4];
         resolve_pads_2d(bottom_blob.w, bottom_blob.h, pads);
         if (pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0)
-        {
-            return forward_reference(bottom_blob, top_blob, opt);
-        }
+            return 1;
         const int padded_w = bottom_blob.w + pads[0] + pads[1], padded_h = bottom_blob.h + pads[2] + pads[3];
         if (padded_w < extents[0] || padded_h < extents[1])
         {
@@ -536,8 +692,6 @@ private:
         if (top_blob.empty())
             return -100;
         const DwGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
-        const float* w = packed[pi].data();
-        const float* b = bias_term ? (const float*)bias_data : nullptr;
         // a small map under a wide kernel (proxylessnasnet's 7x7 on 7x7: 6
         // of 7 columns are border windows, each tap bounds-checked): a padded
         // copy first, so that every window runs the fixed-tap blocks
@@ -559,7 +713,35 @@ private:
             {
                 Option opt_ws = opt;
                 opt_ws.blob_allocator = opt.workspace_allocator;
-                copy_make_border(bottom_blob, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, pad_value, opt_ws);
+                Mat src = bottom_blob;
+                if (qscale > 0.f)
+                {
+                    // the pads take padv as it is: quantize before padding
+                    src = Mat();
+                    int qret = -1;
+                    switch (P)
+                    {
+#if KITE_SIMD_MAX_N >= 16
+                    case 16:
+                        qret = quantize_integral<16>(bottom_blob, src, qscale, opt_ws);
+                        break;
+#endif
+#if KITE_SIMD_MAX_N >= 8
+                    case 8:
+                        qret = quantize_integral<8>(bottom_blob, src, qscale, opt_ws);
+                        break;
+#endif
+                    case 4:
+                        qret = quantize_integral<4>(bottom_blob, src, qscale, opt_ws);
+                        break;
+                    default:
+                        break;
+                    }
+                    if (qret != 0)
+                        return qret == -100 ? -100 : 1;
+                    qscale = 0.f;
+                }
+                copy_make_border(src, in, pads[2], pads[3], pads[0], pads[1], BORDER_CONSTANT, padv, opt_ws);
                 if (in.empty())
                     return -100;
                 pads[0] = pads[1] = pads[2] = pads[3] = 0;
@@ -569,19 +751,19 @@ private:
         {
 #if defined(__AVX512F__)
         case 16:
-            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<16>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq, qscale);
             break;
 #endif
 #if defined(__AVX__)
         case 8:
-            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<8>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq, qscale);
             break;
 #endif
         case 4:
-            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], pad_value, act, opt.num_threads);
+            depthwise_packed_any<4>(in, top_blob, w, b, g, pads[0], pads[2], padv, fact, opt.num_threads, dq, qscale);
             break;
         default:
-            depthwise_rows(bottom_blob, top_blob, w, b, g, pads, pad_value, act, opt.num_threads);
+            depthwise_rows(bottom_blob, top_blob, w, b, g, pads, padv, fact, opt.num_threads);
             break;
         }
         return 0;
@@ -1015,7 +1197,7 @@ private:
         if (depthwise)
         {
             if (weight_data.elemsize == 1u)
-                path = "depthwise-int8";
+                path = int8f[1].empty() && int8f[2].empty() && int8f[3].empty() ? "depthwise-int8" : "depthwise-int8-packed";
 #if KITE_CPU_CONV_FP16
             else if (fp16w.C != 0)
                 path = "depthwise-fp16";
@@ -1083,6 +1265,7 @@ private:
     }
 
     FastBuffer<float> packed[kDwPackCount];
+    FastBuffer<float> int8f[kDwPackCount]; // int8 depth-wise: the int8 weights as floats, as packed
     Activation act;
 };
 

@@ -293,8 +293,12 @@ static void panel_pixel_lanes(const VnniJob& c, const int32_t* btile, int n0, in
 // channel lanes: kNR channels x kTN pixels (kMR at a time), fp32 output of
 // any elempack; NV 1: the panel's first kL channels only (a last panel with
 // at most kL of the M channels: the rest are zero weights)
-template<int NV>
-static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+// The input quads of a tile: quad k4 of pixel r at src[(k4 / Q) * gstride +
+// r * Q + k4 % Q] (int32 units). Q 1, gstride kTN: the packed tile [K4][kTN];
+// Q 1 / 2 / 4: a u8 blob packed by 4 / 8 / 16 channels (conv1x1_int8_vnni_packed:
+// each pixel's E channels are Q quads, gstride the channel-group step)
+template<int NV, int Q>
+static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* src, size_t gstride, int n0, int p, int32_t* accs)
 {
     const ConvInt8Job& j = *c.j;
     const int K4 = c.pw->K4, M = c.pw->M;
@@ -303,25 +307,29 @@ static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n
     for (int r0 = 0; r0 < kTN && n0 + r0 < c.N; r0 += kMR)
     {
         const int32_t* w = c.pw->wc.data() + (size_t)p * K4 * kNR;
-        const int32_t* b = btile + r0;
+        const int32_t* bg = src + (size_t)r0 * Q;
         VecQ::T acc0[kMR], acc1[kMR];
 #pragma GCC unroll 16
         for (int r = 0; r < kMR; r++)
             acc0[r] = acc1[r] = VecQ::zero();
-        for (int k4 = 0; k4 < K4; k4++)
+        for (int k4 = 0; k4 < K4; k4 += Q, bg += gstride)
         {
-            const VecQ::T w0 = VecQ::load(w);
-            const VecQ::T w1 = NV == 2 ? VecQ::load(w + kL) : w0;
-#pragma GCC unroll 16
-            for (int r = 0; r < kMR; r++)
+#pragma GCC unroll 4
+            for (int qq = 0; qq < Q; qq++)
             {
-                const VecQ::T x = VecQ::set1(b[r]);
-                acc0[r] = VecQ::dp(acc0[r], x, w0);
-                if (NV == 2)
-                    acc1[r] = VecQ::dp(acc1[r], x, w1);
+                const int32_t* b = bg + qq;
+                const VecQ::T w0 = VecQ::load(w);
+                const VecQ::T w1 = NV == 2 ? VecQ::load(w + kL) : w0;
+#pragma GCC unroll 16
+                for (int r = 0; r < kMR; r++)
+                {
+                    const VecQ::T x = VecQ::set1(b[r * Q]);
+                    acc0[r] = VecQ::dp(acc0[r], x, w0);
+                    if (NV == 2)
+                        acc1[r] = VecQ::dp(acc1[r], x, w1);
+                }
+                w += kNR;
             }
-            b += kTN;
-            w += kNR;
         }
 #pragma GCC unroll 16
         for (int r = 0; r < kMR; r++)
@@ -331,24 +339,39 @@ static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n
                 VecQ::store(accs + (2 * r + 1) * kL, VecQ::sub(acc1[r], comp1));
         }
         const int nr = std::min(kMR, c.N - n0 - r0);
-        for (int r = 0; r < nr; r++)
+        for (int h = 0; h < NV; h++)
         {
-            const size_t n = (size_t)n0 + r0 + r;
-            for (int h = 0; h < NV; h++)
+            const int m = m0 + h * kL;
+            if (m >= M)
+                break;
+            if (c.vec_finish)
             {
-                const int m = m0 + h * kL;
-                int32_t* sums = accs + (2 * r + h) * kL;
-                if (m >= M)
-                    break;
-                if (c.vec_finish)
+                // the panel's scales loaded once; an output packed by kL
+                // with all kL channels present takes the vector as it is
+                const VIF::T si = VIF::load(c.scale_in.data() + m), bi = VIF::load(c.bias.data() + m);
+                const VIF::T so = VIF::load(c.scale_out.data() + m);
+                const bool whole = c.op == kL && m + kL <= M;
+                float* orow = (float*)j.out.data + j.out.cstep * kL * (size_t)(m / kL);
+                for (int r = 0; r < nr; r++)
                 {
+                    const size_t n = (size_t)n0 + r0 + r;
+                    int32_t* sums = accs + (2 * r + h) * kL;
+                    const VIF::T f = int8_vec_finish(simd::VI::to_float(VecQ::load(sums)), si, bi, so, false, j.numerics, j.act);
+                    if (whole)
+                    {
+                        VIF::store(orow + n * kL, f);
+                        continue;
+                    }
                     float* lanes = (float*)sums; // finished in place
-                    VIF::store(lanes, int8_vec_finish(simd::VI::to_float(VecQ::load(sums)), VIF::load(c.scale_in.data() + m),
-                                                        VIF::load(c.bias.data() + m), VIF::load(c.scale_out.data() + m),
-                                                        false, j.numerics, j.act));
+                    VIF::store(lanes, f);
                     store_channels<kL>((float*)j.out.data, j.out.cstep, c.op, M, m, n, lanes);
-                    continue;
                 }
+                continue;
+            }
+            for (int r = 0; r < nr; r++)
+            {
+                const size_t n = (size_t)n0 + r0 + r;
+                int32_t* sums = accs + (2 * r + h) * kL;
                 for (int i = 0; i < kL && m + i < M; i++)
                     conv_int8_finish(sums[i], m + i, j.bias, j.scale_in, j.scale_out, j.act, j.numerics, j.out.data,
                                      c.out_offset(m + i) + n * c.op);
@@ -357,27 +380,19 @@ static void panel_channel_lanes_nv(const VnniJob& c, const int32_t* btile, int n
     }
 }
 
-static void panel_channel_lanes(const VnniJob& c, const int32_t* btile, int n0, int p, int32_t* accs)
+template<int Q>
+static void panel_channel_lanes(const VnniJob& c, const int32_t* src, size_t gstride, int n0, int p, int32_t* accs)
 {
     if (p * kNR + kL >= c.pw->M)
-        panel_channel_lanes_nv<1>(c, btile, n0, p, accs);
+        panel_channel_lanes_nv<1, Q>(c, src, gstride, n0, p, accs);
     else
-        panel_channel_lanes_nv<2>(c, btile, n0, p, accs);
+        panel_channel_lanes_nv<2, Q>(c, src, gstride, n0, p, accs);
 }
 
-void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads)
+// what conv_int8_vnni_gemm and conv1x1_int8_vnni_packed share: the job's
+// per-channel scales padded to whole panels
+static void vnni_job_init(VnniJob& c, const ConvInt8Job& j, const ConvInt8VnniWeights& pw)
 {
-    const ConvGeometry& g = j.g;
-    int W = 0, H = 0;
-    size_t cs = 0;
-    std::vector<signed char> padded;
-    const signed char* src = conv_int8_padded_input(j, padded, &W, &H, &cs, num_threads);
-
-    const int K = pw.K, K4 = pw.K4, M = pw.M;
-    std::vector<int> koff;
-    conv_int8_tap_offsets(j, W, cs, koff);
-
-    VnniJob c;
     c.j = &j;
     c.pw = &pw;
     c.N = j.out.w * j.out.h;
@@ -388,12 +403,68 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
     c.scale_in.assign(padded_m, 0.f);
     c.bias.assign(padded_m, 0.f);
     c.scale_out.assign(padded_m, 1.f);
-    for (int m = 0; m < M; m++)
+    for (int m = 0; m < pw.M; m++)
     {
         c.scale_in[m] = j.scale_in[m];
         c.bias[m] = j.bias ? j.bias[m] : 0.f;
         c.scale_out[m] = c.requant ? j.scale_out[m] : 1.f;
     }
+}
+
+void conv1x1_int8_vnni_packed(const ConvInt8Job& j, const unsigned char* in_u8, size_t group_bytes, int E,
+                              const ConvInt8VnniWeights& pw, int num_threads)
+{
+    VnniJob c;
+    vnni_job_init(c, j, pw);
+    const int N = c.N;
+    const int tiles = (N + kTN - 1) / kTN;
+    const int panels = pw.panels_c();
+    int groups = 1;
+    if (tiles < 4 * num_threads)
+        groups = std::min(panels, (4 * num_threads + tiles - 1) / tiles);
+    const int per_group = (panels + groups - 1) / groups;
+    groups = (panels + per_group - 1) / per_group;
+    const int items = tiles * groups;
+    const int Q = E / 4;
+    const int32_t* src = (const int32_t*)in_u8;
+    const size_t gstride = group_bytes / 4;
+    #pragma omp parallel num_threads(num_threads)
+    {
+        alignas(64) int32_t accs[(kNC * kNV > 2 * kMR ? kNC * kNV : 2 * kMR) * kL];
+        #pragma omp for schedule(dynamic)
+        for (int it = 0; it < items; it++)
+        {
+            const int t = it / groups, grp = it % groups;
+            const int n0 = t * kTN;
+            const int32_t* s = src + (size_t)n0 * Q;
+            const int p1 = std::min(panels, (grp + 1) * per_group);
+            for (int p = grp * per_group; p < p1; p++)
+            {
+                if (Q == 4)
+                    panel_channel_lanes<4>(c, s, gstride, n0, p, accs);
+                else if (Q == 2)
+                    panel_channel_lanes<2>(c, s, gstride, n0, p, accs);
+                else
+                    panel_channel_lanes<1>(c, s, gstride, n0, p, accs);
+            }
+        }
+    }
+}
+
+void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads)
+{
+    const ConvGeometry& g = j.g;
+    int W = 0, H = 0;
+    size_t cs = 0;
+    std::vector<signed char> padded;
+    const signed char* src = conv_int8_padded_input(j, padded, &W, &H, &cs, num_threads);
+
+    const int K = pw.K, K4 = pw.K4;
+    std::vector<int> koff;
+    conv_int8_tap_offsets(j, W, cs, koff);
+
+    VnniJob c;
+    vnni_job_init(c, j, pw);
     // packed fp32 outputs take channel lanes (whole packed elements per
     // pixel), planar ones pixel lanes (whole runs of a channel)
     const bool channel_lanes = !c.requant && c.op > 1;
@@ -468,7 +539,7 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
             for (int p = grp * per_group; p < p1; p++)
             {
                 if (channel_lanes)
-                    panel_channel_lanes(c, btile.data(), n0, p, accs);
+                    panel_channel_lanes<1>(c, btile.data(), kTN, n0, p, accs);
                 else
                     panel_pixel_lanes(c, btile.data(), n0, p, accs);
             }

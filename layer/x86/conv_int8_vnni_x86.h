@@ -42,6 +42,11 @@ struct ConvInt8VnniWeights
     void conv_int8_vnni_pack_weights(const signed char* weight, int M, int K, ConvInt8VnniWeights& out);    \
     /* group 1, 2-D, out_elempack any; bit-identical to the reference */                                  \
     void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, int num_threads);         \
+    /* 1x1, stride 1, no padding, packed fp32 output (j.out_elempack > 1, no requantize): the input */     \
+    /* already quantized as u8 (x + 128) packed by E = 4, 8 or 16 channels ([K/E][N][E], group_bytes */     \
+    /* apart; E divides K); bit-identical to the reference */                                               \
+    void conv1x1_int8_vnni_packed(const ConvInt8Job& j, const unsigned char* in_u8, size_t group_bytes, int E, \
+                                  const ConvInt8VnniWeights& pw, int num_threads);                          \
     /* sums[m] = sum_k x[k] * w[m * K + k], m < M (int8, exact) */                                          \
     void int8_gemv_vnni(const signed char* x, const signed char* w, int M, int K, int32_t* sums, int num_threads); \
     }

@@ -46,18 +46,7 @@ static inline bool int8_vec_finish_ok(const Activation& act, int numerics)
            || act.type == ACTIVATION_CLIP;
 }
 
-// float2int8 on lanes: round half away from zero, clamp to [-127, 127],
-// NaN -> 0; integral floats
-template<class V>
-static inline typename V::T float2int8_ps(typename V::T v)
-{
-    const typename V::T sign = V::bits(0x80000000u);
-    const typename V::T tr = V::or_bits(V::and_bits(v, sign), V::floor(V::abs(v)));
-    const typename V::M up = V::le(V::set1(0.5f), V::abs(V::sub(v, tr)));
-    typename V::T t = V::select(up, V::add(tr, V::or_bits(V::and_bits(v, sign), V::set1(1.f))), tr);
-    t = V::min(V::max(t, V::set1(-127.f)), V::set1(127.f));
-    return V::select(V::eq(v, v), t, V::zero());
-}
+// float2int8_ps: cpu/conv_vec_cpu.h
 
 static inline VIF::T int8_vec_finish(VIF::T sum, VIF::T scale_in, VIF::T bias, VIF::T scale_out, bool requant,
                                        int numerics, const Activation& act)

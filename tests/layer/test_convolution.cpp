@@ -565,6 +565,14 @@ TEST(Convolution, int8_packed_channels)
     KITE_EXPECT_LAYER_OK(run_conv_int8(8, 9, 32, 48, 3, 1, 1, 1, {}, true, 2, false));
     KITE_EXPECT_LAYER_OK(run_conv_int8(10, 7, 24, 16, 3, 2, 1, 0, {}, false, 102, false));
     KITE_EXPECT_LAYER_OK(run_conv_int8(7, 6, 16, 20, 3, 1, 1, 2, {0.1f}, true, 102, false));
+    // 1x1 stride 1 on packed inputs: the VNNI rows read the quantized u8 blob
+    // as packed (input elempack 16 / 8 / 4 as quads 4 / 2 / 1 per pixel),
+    // pixel counts that leave partial tiles, a last panel of one vector,
+    // outputs packed by 8 and 4, a zero weight scale, activations past Clip
+    KITE_EXPECT_LAYER_OK(run_conv_int8(33, 9, 64, 96, 1, 1, 0, 1, {}, true, 2, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(13, 11, 24, 40, 1, 1, 0, 3, {0.f, 6.f}, true, 2, false));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(17, 5, 12, 20, 1, 1, 0, 0, {}, false, 1, true));
+    KITE_EXPECT_LAYER_OK(run_conv_int8(7, 7, 48, 16, 1, 1, 0, 4, {}, true, 2, false));
 }
 
 // one int8 convolution against the reference at tolerance 0 (every backend

@@ -344,6 +344,16 @@ TEST(ConvolutionDepthWise, int8)
     // share the channels
     KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 1, 1, true, 0, 10, 6, 3, 1, 2, {}, 37.f));
     KITE_EXPECT_LAYER_OK(run_dw_int8(6, 6, 6, 2, 101, false, 1, 11, 7, 3, 1, 1, {}, -20.f));
+    // packed inputs (elempack 4/8/16) through the packed fp32 kernels on
+    // integral floats (forward_int8_exact): TFLite's shifted-grid pad values,
+    // activations past Clip (per value), 5x5 / 7x7 fixed blocks, dilation,
+    // odd maps, the border-copy and bounds-checked windows
+    KITE_EXPECT_LAYER_OK(run_dw_int8(16, 16, 16, 1, 2, true, 4, 23, 13, 3, 1, 1, {}, -127.f));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(32, 32, 32, 2, 1, true, 3, 31, 17, 5, 1, 2, {0.f, 6.f}, 5.f));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(8, 8, 8, 1, 2, false, 2, 13, 7, 3, 1, 1, {0.1f}, -128.f));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(16, 16, 16, 1, 1, true, 1, 19, 15, 7, 1, 3));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(16, 16, 16, 1, 1, true, 0, 21, 9, 3, 2, 2, {}, 3.f));
+    KITE_EXPECT_LAYER_OK(run_dw_int8(24, 24, 24, 2, 2, true, 6, 40, 3, 3, 1, 0, {0.2f, 0.5f}));
 }
 
 // int8 grouped layers: the family's int8 GEMM per group on the CPU rows

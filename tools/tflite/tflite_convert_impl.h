@@ -189,7 +189,9 @@ private:
     {
         return layout.memorydata(c.floats(), c.shape, rank, name);
     }
-    std::string shift_input(const std::string& blob, int zero_point, float scale);
+    // tensor_index: the TFLite tensor blob holds (-1: none), for fold_shift
+    std::string shift_input(const std::string& blob, int zero_point, float scale, int tensor_index = -1);
+    bool fold_shift(const std::string& blob, int tensor_index, float c);
 
     // ---- ops ----
     void convert_op(const Operator& op);

@@ -116,7 +116,7 @@ void Converter::op_conv(bool depthwise)
         }
         if (z != 0)
         {
-            bottom = shift_input(x.blob, z, sx);
+            bottom = shift_input(x.blob, z, sx, cur->inputs[0]);
             cs.pad_value = (float)z; // an int8 value: the pads hold real 0
         }
         cs.int8_scale_term = group > 1 ? 1 : 2;
