@@ -9,6 +9,7 @@
 #include "layer/dropout.h"
 #include "layer/hardswish.h"
 #include "layer/innerproduct.h"
+#include "layer/padding.h"
 #include "layer/pooling.h"
 #include "layer/relu.h"
 #include "layer/scale.h"
@@ -246,6 +247,106 @@ int fuse_after_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& 
     return n;
 }
 
+// a positive scalar multiply (BinaryOp MUL by s > 0, DIV by s > 0) after a conv-like
+// layer whose fused activation is ReLU, LeakyReLU or Clip: s * act(y) = act'(s * y)
+// with Clip's bounds scaled (MobileNetV3's hard sigmoid: relu6(x + 3) / 6)
+int fuse_scale_after_activation(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        Layer& conv = g.layers[i];
+        ConvView v;
+        if (conv.tops.size() != 1 || keep.count(conv.tops[0]) || !conv_view(conv, v))
+            continue;
+        const int act = conv.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, ACTIVATION_NONE);
+        if (act != ACTIVATION_RELU && act != ACTIVATION_LEAKYRELU && act != ACTIVATION_CLIP)
+            continue;
+        int j = sole_consumer(g, conv.tops[0]);
+        if (j < 0)
+            continue;
+        const Layer& next = g.layers[j];
+        if (next.type != "BinaryOp" || next.bottoms.size() != 1 || next.tops.size() != 1
+            || next.params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1)
+            continue;
+        const int op = next.params.get_int(BinaryOp::PARAM_OP_TYPE, 0);
+        const float b = next.params.get_float(BinaryOp::PARAM_B, 0.f);
+        float s = 0.f;
+        if (op == BinaryOp::Operation_MUL)
+            s = b;
+        else if (op == BinaryOp::Operation_DIV && b != 0.f)
+            s = 1.f / b;
+        if (!(s > 0.f) || !std::isfinite(s))
+            continue;
+        std::vector<float> ap = conv.params.get_floats(Convolution::PARAM_ACTIVATION_PARAMS);
+        if (act == ACTIVATION_CLIP)
+        {
+            if (ap.size() != 2)
+                continue;
+            ap[0] *= s;
+            ap[1] *= s;
+        }
+        fold_affine(conv, v, std::vector<float>(v.num_output, s), std::vector<float>(v.num_output, 0.f));
+        if (act == ACTIVATION_CLIP)
+            conv.params.set_floats(Convolution::PARAM_ACTIVATION_PARAMS, ap);
+        absorb(g, i, (size_t)j);
+        st.binaryop++;
+        n++;
+    }
+    return n;
+}
+
+// a zero constant Padding of width and height only before a Convolution or
+// ConvolutionDepthWise (fp32, explicit non-negative pads, zero pad value) becomes the
+// convolution's own pads (TensorFlow's ZeroPadding2D / Pad before a VALID stride-2 conv)
+int fuse_padding_into_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        const Layer& pad = g.layers[i];
+        if (pad.type != "Padding" || pad.bottoms.size() != 1 || pad.tops.size() != 1 || !pad.weights.empty()
+            || keep.count(pad.tops[0]))
+            continue;
+        const ParamSet& pp = pad.params;
+        if (pp.get_int(Padding::PARAM_TYPE, 0) != 0 || pp.get_float(Padding::PARAM_VALUE, 0.f) != 0.f
+            || pp.get_int(Padding::PARAM_PER_CHANNEL_PAD_DATA_SIZE, 0) != 0 || pp.get_int(Padding::PARAM_FRONT, 0) != 0
+            || pp.get_int(Padding::PARAM_BEHIND, 0) != 0)
+            continue;
+        const int top = pp.get_int(Padding::PARAM_TOP, 0), bottom = pp.get_int(Padding::PARAM_BOTTOM, 0);
+        const int left = pp.get_int(Padding::PARAM_LEFT, 0), right = pp.get_int(Padding::PARAM_RIGHT, 0);
+        if (top < 0 || bottom < 0 || left < 0 || right < 0)
+            continue;
+        int j = sole_consumer(g, pad.tops[0]);
+        if (j < 0)
+            continue;
+        Layer& conv = g.layers[j];
+        ConvView v;
+        if ((conv.type != "Convolution" && conv.type != "ConvolutionDepthWise") || conv.bottoms.size() != 1
+            || !conv_view(conv, v))
+            continue;
+        ParamSet& cp = conv.params;
+        const int cl = cp.get_int(Convolution::PARAM_PAD_LEFT, 0);
+        const int cr = cp.get_int(Convolution::PARAM_PAD_RIGHT, cl);
+        const int ct = cp.get_int(Convolution::PARAM_PAD_TOP, cl);
+        const int cb = cp.get_int(Convolution::PARAM_PAD_BOTTOM, ct);
+        if (cl < 0 || cr < 0 || ct < 0 || cb < 0) // -233 / -234: TensorFlow SAME computed at run time
+            continue;
+        if (cp.get_float(Convolution::PARAM_PAD_VALUE, 0.f) != 0.f)
+            continue;
+        cp.set(Convolution::PARAM_PAD_LEFT, cl + left);
+        cp.set(Convolution::PARAM_PAD_RIGHT, cr + right);
+        cp.set(Convolution::PARAM_PAD_TOP, ct + top);
+        cp.set(Convolution::PARAM_PAD_BOTTOM, cb + bottom);
+        conv.bottoms[0] = pad.bottoms[0];
+        g.layers.erase(g.layers.begin() + i);
+        st.padding++;
+        n++;
+        i--;
+    }
+    return n;
+}
+
 // Scale (per channel, one input) after a BatchNorm folds into the BatchNorm
 int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
 {
@@ -338,10 +439,21 @@ int optimize_graph(Graph& g, const std::vector<std::string>& outputs, OptimizeSt
         i++;
     }
     fuse_scale_into_batchnorm(g, keep, st);
-    while (fuse_after_conv(g, keep, st) > 0)
+    fuse_padding_into_conv(g, keep, st);
+    while (fuse_after_conv(g, keep, st) + fuse_scale_after_activation(g, keep, st) > 0)
     {
     }
     return 0;
+}
+
+int optimize_converted(Graph& g, const FinalizeOptions& fo, OptimizeStats& stats)
+{
+    if (finalize(g, fo) != 0)
+        return -1;
+    std::vector<std::string> outputs = fo.outputs;
+    if (outputs.empty())
+        outputs = g.unconsumed_blobs();
+    return optimize_graph(g, outputs, stats);
 }
 
 int batchnorm_after_conv(const Graph& g)
