@@ -347,6 +347,86 @@ int fuse_padding_into_conv(Graph& g, const std::set<std::string>& keep, Optimize
     return n;
 }
 
+// scalar BinaryOp add/sub/mul/div layers right before a Convolution (the
+// input's rescaling in Keras' MobileNetV3: x * (1/127.5) - 1) fold into it:
+// conv(a * x + b) has weights w * a, bias + b * sum(w), and a pad value of -b / a
+// so that its padded border still reads as zero after the affine
+int fuse_affine_into_next_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        ConvView v;
+        if (g.layers[i].type != "Convolution" || g.layers[i].bottoms.size() != 1 || !conv_view(g.layers[i], v)
+            || g.layers[i].params.get_float(Convolution::PARAM_PAD_VALUE, 0.f) != 0.f)
+            continue;
+        // walk up the chain of scalar BinaryOps read only by the next one
+        double A = 1.0, B = 0.0;
+        std::string in = g.layers[i].bottoms[0];
+        std::vector<int> chain;
+        for (;;)
+        {
+            const int p = g.producer(in);
+            if (p < 0 || keep.count(in) || sole_consumer(g, in) != (chain.empty() ? (int)i : chain.back()))
+                break;
+            const Layer& l = g.layers[p];
+            if (l.type != "BinaryOp" || l.bottoms.size() != 1 || l.tops.size() != 1
+                || l.params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1)
+                break;
+            const int op = l.params.get_int(BinaryOp::PARAM_OP_TYPE, 0);
+            const double sv = l.params.get_float(BinaryOp::PARAM_B, 0.f);
+            if (op == BinaryOp::Operation_ADD)
+                B += A * sv;
+            else if (op == BinaryOp::Operation_SUB)
+                B -= A * sv;
+            else if (op == BinaryOp::Operation_MUL)
+                A *= sv;
+            else if (op == BinaryOp::Operation_DIV && sv != 0.0)
+                A /= sv;
+            else
+                break;
+            chain.push_back(p);
+            in = l.bottoms[0];
+        }
+        if (chain.empty() || A == 0.0 || !std::isfinite(A) || !std::isfinite(B) || !std::isfinite(-B / A))
+            continue;
+        Layer& conv = g.layers[i];
+        const size_t per = v.weight->data.size() / v.num_output;
+        std::vector<float> add(v.num_output, 0.f);
+        for (int o = 0; o < v.num_output; o++)
+        {
+            double sum = 0.0;
+            for (size_t k = 0; k < per; k++)
+            {
+                float& w = v.weight->data[o * per + k];
+                sum += w;
+                w = (float)(w * A);
+            }
+            add[o] = (float)(B * sum);
+        }
+        if (!v.bias)
+        {
+            conv.params.set(Convolution::PARAM_BIAS_TERM, 1);
+            conv.weights.insert(conv.weights.begin() + 1, Weight(std::vector<float>(v.num_output, 0.f), false));
+            v.weight = &conv.weights[0];
+            v.bias = &conv.weights[1];
+        }
+        for (int o = 0; o < v.num_output; o++)
+            v.bias->data[o] += add[o];
+        if (B != 0.0)
+            conv.params.set(Convolution::PARAM_PAD_VALUE, (float)(-B / A));
+        conv.bottoms[0] = in;
+        std::vector<bool> dead(g.layers.size(), false);
+        for (int p : chain)
+            dead[p] = true;
+        g.erase_layers(dead);
+        st.binaryop += (int)chain.size();
+        n++;
+        i = (size_t)-1; // indices moved: again from the start
+    }
+    return n;
+}
+
 // Scale (per channel, one input) after a BatchNorm folds into the BatchNorm
 int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
 {
@@ -440,6 +520,7 @@ int optimize_graph(Graph& g, const std::vector<std::string>& outputs, OptimizeSt
     }
     fuse_scale_into_batchnorm(g, keep, st);
     fuse_padding_into_conv(g, keep, st);
+    fuse_affine_into_next_conv(g, keep, st);
     while (fuse_after_conv(g, keep, st) + fuse_scale_after_activation(g, keep, st) > 0)
     {
     }

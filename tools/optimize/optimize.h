@@ -15,6 +15,8 @@
 //   ReLU, LeakyReLU or Clip folds into its weights (Clip's bounds scaled)
 // - a zero constant Padding (width/height only) before a Convolution or
 //   ConvolutionDepthWise becomes the convolution's pads
+// - scalar BinaryOp add/sub/mul/div before a Convolution fold into its
+//   weights and bias, its pad value set so the border stays zero after them
 // A fusion needs the conv's output to have no other reader and not to be a
 // requested output; int8 and dynamic-weight layers are left alone.
 

@@ -36,7 +36,8 @@ POSTPROCESS = ("Softmax", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetec
 # BN -> Sigmoid, IP -> Dropout -> Flatten -> BN, a Split, a requested output
 # after a BatchNorm (must stay); a zero Padding before a stride-2 ReLU6 conv
 # (folds into its pads) whose output is multiplied by 1/6 (folds: clip bounds
-# scaled), a Padding of value 1 before a depthwise conv (must stay)
+# scaled), a Padding of value 1 before a depthwise conv (must stay), a scalar
+# mul and add before a padded conv (fold: pad value -b/a keeps the border zero)
 SYNTHETIC = """7767517
 COUNTS
 Input            data      0 1 data 0=13 1=11 2=5
@@ -67,6 +68,9 @@ Convolution      convp     1 1 pd0 cp 0=4 1=3 3=2 5=1 6=180 9=3 -23310=2,0.0,6.0
 BinaryOp         mulp      1 1 cp cpm 0=2 1=1 2=0.16666667
 Padding          pad1      1 1 cpm pd1 0=1 1=1 2=1 3=1 4=0 5=1.0
 ConvolutionDepthWise dwp   1 1 pd1 dp 0=4 1=3 5=1 6=36 7=4
+BinaryOp         premul    1 1 data pm 0=2 1=1 2=0.5
+BinaryOp         preadd    1 1 pm pa 0=0 1=1 2=-1.0
+Convolution      convq     1 1 pa cq 0=3 1=3 4=1 5=1 6=135
 """
 
 
