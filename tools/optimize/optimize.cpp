@@ -12,6 +12,7 @@
 #include "layer/padding.h"
 #include "layer/pooling.h"
 #include "layer/relu.h"
+#include "layer/reshape.h"
 #include "layer/scale.h"
 
 #include <cmath>
@@ -427,6 +428,96 @@ int fuse_affine_into_next_conv(Graph& g, const std::set<std::string>& keep, Opti
     return n;
 }
 
+bool one_dim_producer(const Layer& l); // below
+
+// a 1x1 Convolution (stride 1, no pads, fp32) that can run as an InnerProduct
+bool plain_conv1x1(const Layer& l)
+{
+    ConvView v;
+    if (l.type != "Convolution" || l.bottoms.size() != 1 || l.tops.size() != 1 || !conv_view(const_cast<Layer&>(l), v))
+        return false;
+    static const std::set<int> known = {Convolution::PARAM_NUM_OUTPUT, Convolution::PARAM_KERNEL_W, Convolution::PARAM_DILATION_W,
+                                        Convolution::PARAM_STRIDE_W, Convolution::PARAM_PAD_LEFT, Convolution::PARAM_BIAS_TERM,
+                                        Convolution::PARAM_WEIGHT_DATA_SIZE, Convolution::PARAM_INT8_SCALE_TERM,
+                                        Convolution::PARAM_ACTIVATION_TYPE, Convolution::PARAM_ACTIVATION_PARAMS,
+                                        Convolution::PARAM_KERNEL_H, Convolution::PARAM_DILATION_H, Convolution::PARAM_STRIDE_H,
+                                        Convolution::PARAM_PAD_TOP, Convolution::PARAM_PAD_RIGHT, Convolution::PARAM_PAD_BOTTOM,
+                                        Convolution::PARAM_PAD_VALUE};
+    for (const auto& kv : l.params.all())
+        if (!known.count(kv.first))
+            return false;
+    const ParamSet& p = l.params;
+    const int k = p.get_int(Convolution::PARAM_KERNEL_W, 0), s = p.get_int(Convolution::PARAM_STRIDE_W, 1);
+    const int pl = p.get_int(Convolution::PARAM_PAD_LEFT, 0);
+    return k == 1 && p.get_int(Convolution::PARAM_KERNEL_H, k) == 1 && s == 1 && p.get_int(Convolution::PARAM_STRIDE_H, s) == 1
+           && pl == 0 && p.get_int(Convolution::PARAM_PAD_RIGHT, pl) == 0 && p.get_int(Convolution::PARAM_PAD_TOP, pl) == 0
+           && p.get_int(Convolution::PARAM_PAD_BOTTOM, p.get_int(Convolution::PARAM_PAD_TOP, pl)) == 0;
+}
+
+// a classifier head written as 1x1 convolutions on a 1x1 map (Keras' MobileNet /
+// MobileNetV3: global Pooling -> Reshape to [1, 1, C] -> 1x1 Convolution(s) -> Reshape
+// to [N]) runs as InnerProduct layers on the pooled vector: the same weights, which
+// the CPU keeps as fp16 where it converts them in hardware (half the bytes of a
+// weight-bound layer)
+int fuse_conv1x1_head(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        const Layer& r1 = g.layers[i];
+        if (r1.type != "Reshape" || r1.bottoms.size() != 1 || r1.tops.size() != 1 || keep.count(r1.tops[0]))
+            continue;
+        const ParamSet& rp = r1.params;
+        if (rp.all().size() != 3 || rp.get_int(Reshape::PARAM_W, 0) != 1 || rp.get_int(Reshape::PARAM_H, 0) != 1
+            || rp.get_int(Reshape::PARAM_C, 0) <= 0)
+            continue;
+        const int p = g.producer(r1.bottoms[0]);
+        if (p < 0 || !one_dim_producer(g.layers[p]))
+            continue;
+        // the chain of 1x1 convolutions, each the only reader of the one before
+        std::vector<int> chain;
+        std::string blob = r1.tops[0];
+        int j = sole_consumer(g, blob);
+        while (j >= 0 && plain_conv1x1(g.layers[j]) && !keep.count(g.layers[j].tops[0]))
+        {
+            chain.push_back(j);
+            blob = g.layers[j].tops[0];
+            j = sole_consumer(g, blob);
+        }
+        // it must end in a Reshape to one dimension
+        if (chain.empty() || j < 0)
+            continue;
+        const Layer& r2 = g.layers[j];
+        if (r2.type != "Reshape" || r2.bottoms.size() != 1 || r2.params.all().size() != 1
+            || r2.params.get_int(Reshape::PARAM_W, 0) == 0)
+            continue;
+        for (int c : chain)
+        {
+            Layer& conv = g.layers[c];
+            ParamSet ip;
+            ip.set(InnerProduct::PARAM_NUM_OUTPUT, conv.params.get_int(Convolution::PARAM_NUM_OUTPUT, 0));
+            ip.set(InnerProduct::PARAM_BIAS_TERM, conv.params.get_int(Convolution::PARAM_BIAS_TERM, 0));
+            ip.set(InnerProduct::PARAM_WEIGHT_DATA_SIZE, conv.params.get_int(Convolution::PARAM_WEIGHT_DATA_SIZE, 0));
+            const int act = conv.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, ACTIVATION_NONE);
+            if (act != ACTIVATION_NONE)
+            {
+                ip.set(InnerProduct::PARAM_ACTIVATION_TYPE, act);
+                std::vector<float> ap = conv.params.get_floats(Convolution::PARAM_ACTIVATION_PARAMS);
+                if (!ap.empty())
+                    ip.set_floats(InnerProduct::PARAM_ACTIVATION_PARAMS, ap);
+            }
+            conv.type = "InnerProduct";
+            conv.params = ip;
+        }
+        g.layers[chain[0]].bottoms[0] = r1.bottoms[0];
+        g.layers.erase(g.layers.begin() + i);
+        st.head++;
+        n++;
+        i--;
+    }
+    return n;
+}
+
 // Scale (per channel, one input) after a BatchNorm folds into the BatchNorm
 int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
 {
@@ -524,6 +615,7 @@ int optimize_graph(Graph& g, const std::vector<std::string>& outputs, OptimizeSt
     while (fuse_after_conv(g, keep, st) + fuse_scale_after_activation(g, keep, st) > 0)
     {
     }
+    fuse_conv1x1_head(g, keep, st);
     return 0;
 }
 

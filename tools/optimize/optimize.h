@@ -17,6 +17,8 @@
 //   ConvolutionDepthWise becomes the convolution's pads
 // - scalar BinaryOp add/sub/mul/div before a Convolution fold into its
 //   weights and bias, its pad value set so the border stays zero after them
+// - global Pooling -> Reshape [1,1,C] -> 1x1 Convolutions -> Reshape [N] (a
+//   classifier head as convolutions) becomes InnerProduct layers
 // A fusion needs the conv's output to have no other reader and not to be a
 // requested output; int8 and dynamic-weight layers are left alone.
 
@@ -32,7 +34,7 @@ namespace convert {
 struct OptimizeStats
 {
     int split = 0, dropout = 0, flatten = 0;
-    int batchnorm = 0, scale = 0, binaryop = 0, activation = 0, padding = 0;
+    int batchnorm = 0, scale = 0, binaryop = 0, activation = 0, padding = 0, head = 0;
 };
 
 // outputs: blobs that must keep existing (empty: every unconsumed blob)

@@ -37,7 +37,8 @@ POSTPROCESS = ("Softmax", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetec
 # after a BatchNorm (must stay); a zero Padding before a stride-2 ReLU6 conv
 # (folds into its pads) whose output is multiplied by 1/6 (folds: clip bounds
 # scaled), a Padding of value 1 before a depthwise conv (must stay), a scalar
-# mul and add before a padded conv (fold: pad value -b/a keeps the border zero)
+# mul and add before a padded conv (fold: pad value -b/a keeps the border zero),
+# a head of 1x1 convs on a pooled [1,1,C] (becomes two InnerProducts)
 SYNTHETIC = """7767517
 COUNTS
 Input            data      0 1 data 0=13 1=11 2=5
@@ -71,6 +72,11 @@ ConvolutionDepthWise dwp   1 1 pd1 dp 0=4 1=3 5=1 6=36 7=4
 BinaryOp         premul    1 1 data pm 0=2 1=1 2=0.5
 BinaryOp         preadd    1 1 pm pa 0=0 1=1 2=-1.0
 Convolution      convq     1 1 pa cq 0=3 1=3 4=1 5=1 6=135
+Pooling          gp3       1 1 cq gq 0=1 4=1
+Reshape          rq        1 1 gq rqo 0=1 1=1 2=3
+Convolution      hc1       1 1 rqo h1 0=6 1=1 5=1 6=18 9=1
+Convolution      hc2       1 1 h1 h2 0=4 1=1 5=1 6=24
+Reshape          rf        1 1 h2 head 0=4
 """
 
 
@@ -222,7 +228,8 @@ def main():
         # two Splits stay: the fused conv1 output feeds two layers, the input
         # feeds conv1 and (its Padding folded) convp
         # one Padding stays: pad1's value is 1, not the convolution's zero
-        if bad or left.count("BatchNorm") or left.count("Flatten") or left.count("Split") != 2 or left.count("Padding") != 1:
+        if bad or left.count("BatchNorm") or left.count("Flatten") or left.count("Split") != 2 or left.count("Padding") != 1 \
+                or left.count("InnerProduct") != 3 or left.count("Reshape") != 1:
             print("FAIL unfused: layers left after optimisation: %s" % " ".join(left))
             ok = False
     return 0 if ok else 1
