@@ -114,6 +114,12 @@ TEST(ConvolutionDepthWise, packed_fixed_blocks)
     KITE_EXPECT_LAYER_OK(run_dw(20, 6, 8, 8, 8, 3, 1, 1, 1, 0, {}, 0.5f));
     KITE_EXPECT_LAYER_OK(run_dw(17, 8, 12, 12, 12, 5, 1, 1, 2, 2, {0.1f}));
     KITE_EXPECT_LAYER_OK(run_dw(32, 3, 24, 24, 24, 3, 1, 1, 1, 0, {}));
+    // stride 1 with a quarter of the columns border windows (5x5 on 14x14 and
+    // 3x3 on 7x7 at elempack 16, EfficientNet / MobileNet): padded first
+    KITE_EXPECT_LAYER_OK(run_dw(14, 14, 32, 32, 32, 5, 1, 1, 2, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(13, 11, 48, 48, 48, 5, 1, 1, 2, 3, {-0.5f, 0.5f}, 0.25f));
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 64, 64, 64, 3, 1, 1, 1, 3, {0.f, 6.f}));
+    KITE_EXPECT_LAYER_OK(run_dw(9, 7, 40, 40, 40, 3, 1, 1, 1, 0, {}, -0.25f));
 }
 
 // packed inputs are read in place with the border handled by the kernel:

@@ -100,7 +100,10 @@ TEST(Permute, drivers_every_order_stay_in_the_driver)
             EXPECT_TRUE(r.empty()) << r << str(s) << " order " << order;
         }
     for (int order = 0; order < 6; order++)
-        for (const Shape& s : std::vector<Shape>{{63, 5, 6}, {16, 3, 5}, {12, 16, 8}, {3, 4, 5}})
+        // {13, 9, 3}, {11, 5, 2}, {9, 6, 4}: planar NHWC images (order 4 deinterleaves rows);
+        // {16, 7, 3}, {32, 9, 2}: the same packed by 4/8/16 (4x4 transposes and a tail)
+        for (const Shape& s : std::vector<Shape>{{63, 5, 6}, {16, 3, 5}, {12, 16, 8}, {3, 4, 5}, {13, 9, 3}, {11, 5, 2},
+                                                 {9, 6, 4}, {16, 7, 3}, {32, 9, 2}})
         {
             const std::string r = drivers_match("Permute", params({{0, order}}), {random(s)});
             EXPECT_TRUE(r.empty()) << r << str(s) << " order " << order;

@@ -84,8 +84,8 @@ int main(int argc, char** argv)
         return 1;
     fprintf(stderr,
             "kiteoptimize: %d -> %d layers; removed %d Split, %d Dropout/Noop, %d Flatten; fused %d BatchNorm, %d Scale, "
-            "%d BinaryOp, %d activations%s\n",
+            "%d BinaryOp, %d activations, %d Padding, %d 1x1 heads%s\n",
             (int)before, (int)g.layers.size(), st.split, st.dropout, st.flatten, st.batchnorm, st.scale, st.binaryop,
-            st.activation, fp16 ? "; fp16 weights" : "");
+            st.activation, st.padding, st.head, fp16 ? "; fp16 weights" : "");
     return 0;
 }

@@ -9,8 +9,10 @@
 #include "layer/dropout.h"
 #include "layer/hardswish.h"
 #include "layer/innerproduct.h"
+#include "layer/padding.h"
 #include "layer/pooling.h"
 #include "layer/relu.h"
+#include "layer/reshape.h"
 #include "layer/scale.h"
 
 #include <cmath>
@@ -246,6 +248,276 @@ int fuse_after_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& 
     return n;
 }
 
+// a positive scalar multiply (BinaryOp MUL by s > 0, DIV by s > 0) after a conv-like
+// layer whose fused activation is ReLU, LeakyReLU or Clip: s * act(y) = act'(s * y)
+// with Clip's bounds scaled (MobileNetV3's hard sigmoid: relu6(x + 3) / 6)
+int fuse_scale_after_activation(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        Layer& conv = g.layers[i];
+        ConvView v;
+        if (conv.tops.size() != 1 || keep.count(conv.tops[0]) || !conv_view(conv, v))
+            continue;
+        const int act = conv.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, ACTIVATION_NONE);
+        if (act != ACTIVATION_RELU && act != ACTIVATION_LEAKYRELU && act != ACTIVATION_CLIP)
+            continue;
+        int j = sole_consumer(g, conv.tops[0]);
+        if (j < 0)
+            continue;
+        const Layer& next = g.layers[j];
+        if (next.type != "BinaryOp" || next.bottoms.size() != 1 || next.tops.size() != 1
+            || next.params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1)
+            continue;
+        const int op = next.params.get_int(BinaryOp::PARAM_OP_TYPE, 0);
+        const float b = next.params.get_float(BinaryOp::PARAM_B, 0.f);
+        float s = 0.f;
+        if (op == BinaryOp::Operation_MUL)
+            s = b;
+        else if (op == BinaryOp::Operation_DIV && b != 0.f)
+            s = 1.f / b;
+        if (!(s > 0.f) || !std::isfinite(s))
+            continue;
+        std::vector<float> ap = conv.params.get_floats(Convolution::PARAM_ACTIVATION_PARAMS);
+        if (act == ACTIVATION_CLIP)
+        {
+            if (ap.size() != 2)
+                continue;
+            ap[0] *= s;
+            ap[1] *= s;
+        }
+        fold_affine(conv, v, std::vector<float>(v.num_output, s), std::vector<float>(v.num_output, 0.f));
+        if (act == ACTIVATION_CLIP)
+            conv.params.set_floats(Convolution::PARAM_ACTIVATION_PARAMS, ap);
+        absorb(g, i, (size_t)j);
+        st.binaryop++;
+        n++;
+    }
+    return n;
+}
+
+// a zero constant Padding of width and height only before a Convolution or
+// ConvolutionDepthWise (fp32, explicit non-negative pads, zero pad value) becomes the
+// convolution's own pads (TensorFlow's ZeroPadding2D / Pad before a VALID stride-2 conv)
+int fuse_padding_into_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        const Layer& pad = g.layers[i];
+        if (pad.type != "Padding" || pad.bottoms.size() != 1 || pad.tops.size() != 1 || !pad.weights.empty()
+            || keep.count(pad.tops[0]))
+            continue;
+        const ParamSet& pp = pad.params;
+        if (pp.get_int(Padding::PARAM_TYPE, 0) != 0 || pp.get_float(Padding::PARAM_VALUE, 0.f) != 0.f
+            || pp.get_int(Padding::PARAM_PER_CHANNEL_PAD_DATA_SIZE, 0) != 0 || pp.get_int(Padding::PARAM_FRONT, 0) != 0
+            || pp.get_int(Padding::PARAM_BEHIND, 0) != 0)
+            continue;
+        const int top = pp.get_int(Padding::PARAM_TOP, 0), bottom = pp.get_int(Padding::PARAM_BOTTOM, 0);
+        const int left = pp.get_int(Padding::PARAM_LEFT, 0), right = pp.get_int(Padding::PARAM_RIGHT, 0);
+        if (top < 0 || bottom < 0 || left < 0 || right < 0)
+            continue;
+        int j = sole_consumer(g, pad.tops[0]);
+        if (j < 0)
+            continue;
+        Layer& conv = g.layers[j];
+        ConvView v;
+        if ((conv.type != "Convolution" && conv.type != "ConvolutionDepthWise") || conv.bottoms.size() != 1
+            || !conv_view(conv, v))
+            continue;
+        ParamSet& cp = conv.params;
+        const int cl = cp.get_int(Convolution::PARAM_PAD_LEFT, 0);
+        const int cr = cp.get_int(Convolution::PARAM_PAD_RIGHT, cl);
+        const int ct = cp.get_int(Convolution::PARAM_PAD_TOP, cl);
+        const int cb = cp.get_int(Convolution::PARAM_PAD_BOTTOM, ct);
+        if (cl < 0 || cr < 0 || ct < 0 || cb < 0) // -233 / -234: TensorFlow SAME computed at run time
+            continue;
+        if (cp.get_float(Convolution::PARAM_PAD_VALUE, 0.f) != 0.f)
+            continue;
+        cp.set(Convolution::PARAM_PAD_LEFT, cl + left);
+        cp.set(Convolution::PARAM_PAD_RIGHT, cr + right);
+        cp.set(Convolution::PARAM_PAD_TOP, ct + top);
+        cp.set(Convolution::PARAM_PAD_BOTTOM, cb + bottom);
+        conv.bottoms[0] = pad.bottoms[0];
+        g.layers.erase(g.layers.begin() + i);
+        st.padding++;
+        n++;
+        i--;
+    }
+    return n;
+}
+
+// scalar BinaryOp add/sub/mul/div layers right before a Convolution (the
+// input's rescaling in Keras' MobileNetV3: x * (1/127.5) - 1) fold into it:
+// conv(a * x + b) has weights w * a, bias + b * sum(w), and a pad value of -b / a
+// so that its padded border still reads as zero after the affine
+int fuse_affine_into_next_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        ConvView v;
+        if (g.layers[i].type != "Convolution" || g.layers[i].bottoms.size() != 1 || !conv_view(g.layers[i], v)
+            || g.layers[i].params.get_float(Convolution::PARAM_PAD_VALUE, 0.f) != 0.f)
+            continue;
+        // walk up the chain of scalar BinaryOps read only by the next one
+        double A = 1.0, B = 0.0;
+        std::string in = g.layers[i].bottoms[0];
+        std::vector<int> chain;
+        for (;;)
+        {
+            const int p = g.producer(in);
+            if (p < 0 || keep.count(in) || sole_consumer(g, in) != (chain.empty() ? (int)i : chain.back()))
+                break;
+            const Layer& l = g.layers[p];
+            if (l.type != "BinaryOp" || l.bottoms.size() != 1 || l.tops.size() != 1
+                || l.params.get_int(BinaryOp::PARAM_WITH_SCALAR, 0) != 1)
+                break;
+            const int op = l.params.get_int(BinaryOp::PARAM_OP_TYPE, 0);
+            const double sv = l.params.get_float(BinaryOp::PARAM_B, 0.f);
+            if (op == BinaryOp::Operation_ADD)
+                B += A * sv;
+            else if (op == BinaryOp::Operation_SUB)
+                B -= A * sv;
+            else if (op == BinaryOp::Operation_MUL)
+                A *= sv;
+            else if (op == BinaryOp::Operation_DIV && sv != 0.0)
+                A /= sv;
+            else
+                break;
+            chain.push_back(p);
+            in = l.bottoms[0];
+        }
+        if (chain.empty() || A == 0.0 || !std::isfinite(A) || !std::isfinite(B) || !std::isfinite(-B / A))
+            continue;
+        Layer& conv = g.layers[i];
+        const size_t per = v.weight->data.size() / v.num_output;
+        std::vector<float> add(v.num_output, 0.f);
+        for (int o = 0; o < v.num_output; o++)
+        {
+            double sum = 0.0;
+            for (size_t k = 0; k < per; k++)
+            {
+                float& w = v.weight->data[o * per + k];
+                sum += w;
+                w = (float)(w * A);
+            }
+            add[o] = (float)(B * sum);
+        }
+        if (!v.bias)
+        {
+            conv.params.set(Convolution::PARAM_BIAS_TERM, 1);
+            conv.weights.insert(conv.weights.begin() + 1, Weight(std::vector<float>(v.num_output, 0.f), false));
+            v.weight = &conv.weights[0];
+            v.bias = &conv.weights[1];
+        }
+        for (int o = 0; o < v.num_output; o++)
+            v.bias->data[o] += add[o];
+        if (B != 0.0)
+            conv.params.set(Convolution::PARAM_PAD_VALUE, (float)(-B / A));
+        conv.bottoms[0] = in;
+        std::vector<bool> dead(g.layers.size(), false);
+        for (int p : chain)
+            dead[p] = true;
+        g.erase_layers(dead);
+        st.binaryop += (int)chain.size();
+        n++;
+        i = (size_t)-1; // indices moved: again from the start
+    }
+    return n;
+}
+
+bool one_dim_producer(const Layer& l); // below
+
+// a 1x1 Convolution (stride 1, no pads, fp32) that can run as an InnerProduct
+bool plain_conv1x1(const Layer& l)
+{
+    ConvView v;
+    if (l.type != "Convolution" || l.bottoms.size() != 1 || l.tops.size() != 1 || !conv_view(const_cast<Layer&>(l), v))
+        return false;
+    static const std::set<int> known = {Convolution::PARAM_NUM_OUTPUT, Convolution::PARAM_KERNEL_W, Convolution::PARAM_DILATION_W,
+                                        Convolution::PARAM_STRIDE_W, Convolution::PARAM_PAD_LEFT, Convolution::PARAM_BIAS_TERM,
+                                        Convolution::PARAM_WEIGHT_DATA_SIZE, Convolution::PARAM_INT8_SCALE_TERM,
+                                        Convolution::PARAM_ACTIVATION_TYPE, Convolution::PARAM_ACTIVATION_PARAMS,
+                                        Convolution::PARAM_KERNEL_H, Convolution::PARAM_DILATION_H, Convolution::PARAM_STRIDE_H,
+                                        Convolution::PARAM_PAD_TOP, Convolution::PARAM_PAD_RIGHT, Convolution::PARAM_PAD_BOTTOM,
+                                        Convolution::PARAM_PAD_VALUE};
+    for (const auto& kv : l.params.all())
+        if (!known.count(kv.first))
+            return false;
+    const ParamSet& p = l.params;
+    const int k = p.get_int(Convolution::PARAM_KERNEL_W, 0), s = p.get_int(Convolution::PARAM_STRIDE_W, 1);
+    const int pl = p.get_int(Convolution::PARAM_PAD_LEFT, 0);
+    return k == 1 && p.get_int(Convolution::PARAM_KERNEL_H, k) == 1 && s == 1 && p.get_int(Convolution::PARAM_STRIDE_H, s) == 1
+           && pl == 0 && p.get_int(Convolution::PARAM_PAD_RIGHT, pl) == 0 && p.get_int(Convolution::PARAM_PAD_TOP, pl) == 0
+           && p.get_int(Convolution::PARAM_PAD_BOTTOM, p.get_int(Convolution::PARAM_PAD_TOP, pl)) == 0;
+}
+
+// a classifier head written as 1x1 convolutions on a 1x1 map (Keras' MobileNet /
+// MobileNetV3: global Pooling -> Reshape to [1, 1, C] -> 1x1 Convolution(s) -> Reshape
+// to [N]) runs as InnerProduct layers on the pooled vector: the same weights, which
+// the CPU keeps as fp16 where it converts them in hardware (half the bytes of a
+// weight-bound layer)
+int fuse_conv1x1_head(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
+{
+    int n = 0;
+    for (size_t i = 0; i < g.layers.size(); i++)
+    {
+        const Layer& r1 = g.layers[i];
+        if (r1.type != "Reshape" || r1.bottoms.size() != 1 || r1.tops.size() != 1 || keep.count(r1.tops[0]))
+            continue;
+        const ParamSet& rp = r1.params;
+        if (rp.all().size() != 3 || rp.get_int(Reshape::PARAM_W, 0) != 1 || rp.get_int(Reshape::PARAM_H, 0) != 1
+            || rp.get_int(Reshape::PARAM_C, 0) <= 0)
+            continue;
+        const int p = g.producer(r1.bottoms[0]);
+        if (p < 0 || !one_dim_producer(g.layers[p]))
+            continue;
+        // the chain of 1x1 convolutions, each the only reader of the one before
+        std::vector<int> chain;
+        std::string blob = r1.tops[0];
+        int j = sole_consumer(g, blob);
+        while (j >= 0 && plain_conv1x1(g.layers[j]) && !keep.count(g.layers[j].tops[0]))
+        {
+            chain.push_back(j);
+            blob = g.layers[j].tops[0];
+            j = sole_consumer(g, blob);
+        }
+        // it must end in a Reshape to one dimension
+        if (chain.empty() || j < 0)
+            continue;
+        const Layer& r2 = g.layers[j];
+        if (r2.type != "Reshape" || r2.bottoms.size() != 1 || r2.params.all().size() != 1
+            || r2.params.get_int(Reshape::PARAM_W, 0) == 0)
+            continue;
+        for (int c : chain)
+        {
+            Layer& conv = g.layers[c];
+            ParamSet ip;
+            ip.set(InnerProduct::PARAM_NUM_OUTPUT, conv.params.get_int(Convolution::PARAM_NUM_OUTPUT, 0));
+            ip.set(InnerProduct::PARAM_BIAS_TERM, conv.params.get_int(Convolution::PARAM_BIAS_TERM, 0));
+            ip.set(InnerProduct::PARAM_WEIGHT_DATA_SIZE, conv.params.get_int(Convolution::PARAM_WEIGHT_DATA_SIZE, 0));
+            const int act = conv.params.get_int(Convolution::PARAM_ACTIVATION_TYPE, ACTIVATION_NONE);
+            if (act != ACTIVATION_NONE)
+            {
+                ip.set(InnerProduct::PARAM_ACTIVATION_TYPE, act);
+                std::vector<float> ap = conv.params.get_floats(Convolution::PARAM_ACTIVATION_PARAMS);
+                if (!ap.empty())
+                    ip.set_floats(InnerProduct::PARAM_ACTIVATION_PARAMS, ap);
+            }
+            conv.type = "InnerProduct";
+            conv.params = ip;
+        }
+        g.layers[chain[0]].bottoms[0] = r1.bottoms[0];
+        g.layers.erase(g.layers.begin() + i);
+        st.head++;
+        n++;
+        i--;
+    }
+    return n;
+}
+
 // Scale (per channel, one input) after a BatchNorm folds into the BatchNorm
 int fuse_scale_into_batchnorm(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
 {
@@ -338,10 +610,23 @@ int optimize_graph(Graph& g, const std::vector<std::string>& outputs, OptimizeSt
         i++;
     }
     fuse_scale_into_batchnorm(g, keep, st);
-    while (fuse_after_conv(g, keep, st) > 0)
+    fuse_padding_into_conv(g, keep, st);
+    fuse_affine_into_next_conv(g, keep, st);
+    while (fuse_after_conv(g, keep, st) + fuse_scale_after_activation(g, keep, st) > 0)
     {
     }
+    fuse_conv1x1_head(g, keep, st);
     return 0;
+}
+
+int optimize_converted(Graph& g, const FinalizeOptions& fo, OptimizeStats& stats)
+{
+    if (finalize(g, fo) != 0)
+        return -1;
+    std::vector<std::string> outputs = fo.outputs;
+    if (outputs.empty())
+        outputs = g.unconsumed_blobs();
+    return optimize_graph(g, outputs, stats);
 }
 
 int batchnorm_after_conv(const Graph& g)

@@ -14,6 +14,7 @@
 // nothing is written and the exit status is 1 (2: a wrong command line).
 
 #include "graph.h"
+#include "optimize.h"
 #include "report.h"
 #include "writer.h"
 
@@ -192,6 +193,11 @@ int main(int argc, char** argv)
         convert::use_fp16_storage(g);
     convert::FinalizeOptions fo;
     fo.outputs = outputs;
+    // kiteoptimize's fusions (Padding into convolutions, activations and scalar
+    // multiplies into them) on the converted graph
+    convert::OptimizeStats ost;
+    if (convert::optimize_converted(g, fo, ost) != 0)
+        return tools::failure(kInfo, g.error);
     if (convert::finalize_and_write(g, param_out, bin_out, "tensorflow2kite", fo) != 0)
         return 1;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

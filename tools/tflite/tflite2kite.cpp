@@ -10,6 +10,7 @@
 // Unsupported ops are listed all at once; on any error nothing is written
 // and the exit status is 1 (2: a wrong command line).
 
+#include "optimize.h"
 #include "report.h"
 #include "writer.h"
 
@@ -104,6 +105,11 @@ int main(int argc, char** argv)
         convert::use_fp16_storage(g);
     convert::FinalizeOptions fo;
     fo.outputs = stats.outputs;
+    // kiteoptimize's fusions (HardSwish / Sigmoid into convolutions, scalar multiplies
+    // after them) on fp32 graphs; int8 graphs are left as converted
+    convert::OptimizeStats ost;
+    if (stats.int8_layers == 0 && convert::optimize_converted(g, fo, ost) != 0)
+        return tools::failure(kInfo, g.error);
     if (convert::finalize_and_write(g, files[1], files[2], "tflite2kite", fo) != 0)
         return 1;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

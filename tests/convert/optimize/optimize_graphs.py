@@ -12,7 +12,7 @@ output (unconsumed blobs, plus the inputs of final Softmax/detection layers)
 matches the original within 1e-4 (fp32) or 2e-2 (fp16) of the original's
 range; the fp16 .bin holds fp16-tagged buffers and is smaller. The synthetic
 graph must lose every BatchNorm, Scale, Dropout, scalar BinaryOp and
-activation that follows a convolution. Exit status 0 or 1.
+activation that follows a convolution, and the zero Padding before one. Exit status 0 or 1.
 """
 
 import argparse
@@ -34,7 +34,11 @@ POSTPROCESS = ("Softmax", "DetectionOutput", "Yolov3DetectionOutput", "YoloDetec
 
 # conv -> BN -> Scale -> ReLU, depthwise -> scalar mul/add -> Clip, deconv ->
 # BN -> Sigmoid, IP -> Dropout -> Flatten -> BN, a Split, a requested output
-# after a BatchNorm (must stay)
+# after a BatchNorm (must stay); a zero Padding before a stride-2 ReLU6 conv
+# (folds into its pads) whose output is multiplied by 1/6 (folds: clip bounds
+# scaled), a Padding of value 1 before a depthwise conv (must stay), a scalar
+# mul and add before a padded conv (fold: pad value -b/a keeps the border zero),
+# a head of 1x1 convs on a pooled [1,1,C] (becomes two InnerProducts)
 SYNTHETIC = """7767517
 COUNTS
 Input            data      0 1 data 0=13 1=11 2=5
@@ -60,6 +64,19 @@ InnerProduct     fc        1 1 p2 fc 0=7 1=1 2=42
 Dropout          drop      1 1 fc fcd
 Flatten          flat      1 1 fcd fcf
 BatchNorm        bn4       1 1 fcf out 0=7 1=1e-5
+Padding          pad0      1 1 data pd0 0=0 1=1 2=1 3=2 4=0 5=0.0
+Convolution      convp     1 1 pd0 cp 0=4 1=3 3=2 5=1 6=180 9=3 -23310=2,0.0,6.0
+BinaryOp         mulp      1 1 cp cpm 0=2 1=1 2=0.16666667
+Padding          pad1      1 1 cpm pd1 0=1 1=1 2=1 3=1 4=0 5=1.0
+ConvolutionDepthWise dwp   1 1 pd1 dp 0=4 1=3 5=1 6=36 7=4
+BinaryOp         premul    1 1 data pm 0=2 1=1 2=0.5
+BinaryOp         preadd    1 1 pm pa 0=0 1=1 2=-1.0
+Convolution      convq     1 1 pa cq 0=3 1=3 4=1 5=1 6=135
+Pooling          gp3       1 1 cq gq 0=1 4=1
+Reshape          rq        1 1 gq rqo 0=1 1=1 2=3
+Convolution      hc1       1 1 rqo h1 0=6 1=1 5=1 6=18 9=1
+Convolution      hc2       1 1 h1 h2 0=4 1=1 5=1 6=24
+Reshape          rf        1 1 h2 head 0=4
 """
 
 
@@ -208,8 +225,11 @@ def main():
         bad = [t for t in left if t in ("Scale", "Dropout", "ReLU", "Clip", "Sigmoid", "HardSwish", "BinaryOp")]
         # bn4 writes the output 'out': once the Dropout and the Flatten of a
         # 1-D blob are gone it follows the InnerProduct and folds in too
-        # one Split stays: the fused conv1 output feeds two layers
-        if bad or left.count("BatchNorm") or left.count("Flatten") or left.count("Split") != 1:
+        # two Splits stay: the fused conv1 output feeds two layers, the input
+        # feeds conv1 and (its Padding folded) convp
+        # one Padding stays: pad1's value is 1, not the convolution's zero
+        if bad or left.count("BatchNorm") or left.count("Flatten") or left.count("Split") != 2 or left.count("Padding") != 1 \
+                or left.count("InnerProduct") != 3 or left.count("Reshape") != 1:
             print("FAIL unfused: layers left after optimisation: %s" % " ".join(left))
             ok = False
     return 0 if ok else 1
