@@ -475,11 +475,26 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
         }
         return;
     }
+#if !defined(__ARM_NEON)
+    // weights larger than L2 come from memory: the next block (the next
+    // panel's first after the last) fetched towards L2 a share per tile while
+    // this block runs (as conv1x1_forward_pi does)
+    const bool big_weights = (size_t)K * pw.M * sizeof(float) > (1u << 20);
+    const float* wend = pw.w.data() + (size_t)pw.panels() * K * NR;
+#endif
     for (int k0 = 0; k0 < K; k0 += kc)
     {
         const int kn = std::min(kc, K - k0);
+#if !defined(__ARM_NEON)
+        const float* wnext = wp + (size_t)(k0 + kn) * NR;
+        const size_t next_lines = big_weights && wnext < wend ? std::min((size_t)(wend - wnext), (size_t)kc * NR) / 16 : 0;
+#endif
         for (int t = t0; t < t1; t++)
         {
+#if !defined(__ARM_NEON)
+            for (size_t l = next_lines * (t - t0) / (t1 - t0); l < next_lines * (t - t0 + 1) / (t1 - t0); l++)
+                _mm_prefetch((const char*)(wnext + l * 16), _MM_HINT_T1);
+#endif
             // partial holds nothing when K is one block (never read then)
             float* part = partial ? partial + (size_t)(t - t0) * MR * NR : nullptr;
             const float* a = packed + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
