@@ -135,6 +135,23 @@ static inline bool conv_direct_row_xs(int xs, const float* row, const int* tofs,
     }
 }
 
+// conv_direct_block for a pixel step of xs floats (those of conv_direct_row_xs); false for another
+template<int P, int B>
+static inline bool conv_direct_block_xs(int xs, const float* base, const int* tofs, int K, const float* wp,
+                                        typename simd::VF<P>::T bias, typename simd::VF<P>::T* acc)
+{
+    switch (xs)
+    {
+    case 1: conv_direct_block<P, B, 1>(base, tofs, K, wp, bias, acc); return true;
+    case 2: conv_direct_block<P, B, 2>(base, tofs, K, wp, bias, acc); return true;
+    case 4: conv_direct_block<P, B, 4>(base, tofs, K, wp, bias, acc); return true;
+    case 8: conv_direct_block<P, B, 8>(base, tofs, K, wp, bias, acc); return true;
+    case 16: conv_direct_block<P, B, 16>(base, tofs, K, wp, bias, acc); return true;
+    case 32: conv_direct_block<P, B, 32>(base, tofs, K, wp, bias, acc); return true;
+    default: return false;
+    }
+}
+
 // the pixel steps conv_direct_row_xs takes
 static inline bool conv_direct_xs_ok(int xs)
 {
@@ -193,17 +210,54 @@ static inline void conv_direct_grouped_forward(const Mat& in, Mat& out, const Co
                 tofs[t] = c + (ky * dilation_h * in.w + kx * dilation_w) * ie;
     const int groups = dw.M / P;
     const int outw = out.w, outh = out.h;
+    // blocks of B output pixels in row-major order across output rows: a
+    // 7x7 or 14x14 map (RegNet's and ResNeXt's last stages) keeps B
+    // accumulators busy where row by row 7 pixels ran as 2 + 2 + 2 + 1 (two
+    // accumulators: the FMA latency, not the throughput)
+    const int B = 8;
     const int xs = stride_w * ie;
+    const int N = outw * outh;
+    const int blocks = (N + B - 1) / B;
     #pragma omp parallel for num_threads(num_threads) schedule(static) if (num_threads > 1)
-    for (int idx = 0; idx < groups * outh; idx++)
+    for (int idx = 0; idx < groups * blocks; idx++)
     {
-        const int g = idx / outh, y = idx % outh;
+        const int g = idx / blocks, n0 = idx % blocks * B;
+        const int nb = std::min(B, N - n0);
         const int m0 = g * P;
         const float* wp = dw.w.data() + (size_t)g * K * P;
         const typename V::T bias = V::load(dw.bias.data() + (size_t)m0);
-        const float* row = (const float*)in.data + in.cstep * ie * (m0 / ie) + m0 % ie + (size_t)y * stride_h * in.w * ie;
-        float* dst = (float*)out.data + out.cstep * oe * (m0 / oe) + m0 % oe + (size_t)y * outw * oe;
-        conv_direct_row_xs<P>(xs, row, tofs.data(), K, wp, bias, dst, outw, oe, act);
+        const float* base = (const float*)in.data + in.cstep * ie * (m0 / ie) + m0 % ie;
+        typename V::T acc[B];
+        // a whole block inside one row: the row kernel (its pixel step a constant)
+        if (nb == B && n0 % outw + B <= outw
+            && conv_direct_block_xs<P, B>(xs, base + ((n0 / outw) * stride_h * in.w + (n0 % outw) * stride_w) * ie,
+                                          tofs.data(), K, wp, bias, acc))
+        {
+            float* dst = (float*)out.data + out.cstep * oe * (m0 / oe) + m0 % oe + (size_t)n0 * oe;
+            for (int j = 0; j < B; j++)
+                store_activated<P>(dst + (size_t)j * oe, acc[j], act);
+            continue;
+        }
+        // each pixel's window origin (a short last block repeats its first
+        // pixel: computed, not stored)
+        int pofs[B];
+        for (int j = 0; j < B; j++)
+        {
+            const int n = n0 + (j < nb ? j : 0);
+            pofs[j] = ((n / outw) * stride_h * in.w + (n % outw) * stride_w) * ie;
+        }
+        for (int j = 0; j < B; j++)
+            acc[j] = bias;
+        for (int t = 0; t < K; t++)
+        {
+            const float* p = base + tofs[t];
+            const typename V::T w = V::load(wp + (size_t)t * P);
+            for (int j = 0; j < B; j++)
+                acc[j] = V::fmadd(V::set1(p[pofs[j]]), w, acc[j]);
+        }
+        float* dst = (float*)out.data + out.cstep * oe * (m0 / oe) + m0 % oe + (size_t)n0 * oe;
+        for (int j = 0; j < nb; j++)
+            store_activated<P>(dst + (size_t)j * oe, acc[j], act);
     }
 }
 

@@ -21,6 +21,7 @@
 #include "mat.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -106,7 +107,59 @@ static inline void conv_unpack_weights(const ConvPackedWeights& in, float* weigh
 struct ConvGemmGeometry
 {
     int kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h;
+    // where the unpadded input lies in the padded one, its padding zeros:
+    // taps that read only padding for every pixel of a tile add nothing and
+    // are skipped (conv_gemm_tap_masks); src_w 0: no skipping
+    int pad_left = 0, pad_top = 0, src_w = 0, src_h = 0;
 };
+
+// Per tile of MR output pixels, the taps (bit ky * kernel_w + kx) that read
+// at least one input value rather than padding zeros. Empty (nothing to
+// skip, or no zero padding known, or more than 64 taps) unless skipping
+// saves at least a quarter of the products: a dilated convolution on a small
+// map (deeplabv3's ASPP, dilation 12 on 14x14: 82% of the taps read zeros),
+// where the GEMM then runs each tile on its taps alone.
+static inline std::vector<uint64_t> conv_gemm_tap_masks(const ConvGemmGeometry& g, int outw, int outh, int MR)
+{
+    std::vector<uint64_t> masks;
+    const int maxk = g.kernel_w * g.kernel_h;
+    if (g.src_w <= 0 || g.src_h <= 0 || maxk > 64 || maxk < 2)
+        return masks;
+    // the taps each output column / row reads inside the input
+    std::vector<uint64_t> colv(outw), rowv(outh);
+    for (int ox = 0; ox < outw; ox++)
+        for (int kx = 0; kx < g.kernel_w; kx++)
+        {
+            const int px = ox * g.stride_w + kx * g.dilation_w;
+            if (px >= g.pad_left && px < g.pad_left + g.src_w)
+                for (int ky = 0; ky < g.kernel_h; ky++)
+                    colv[ox] |= 1ull << (ky * g.kernel_w + kx);
+        }
+    for (int oy = 0; oy < outh; oy++)
+        for (int ky = 0; ky < g.kernel_h; ky++)
+        {
+            const int py = oy * g.stride_h + ky * g.dilation_h;
+            if (py >= g.pad_top && py < g.pad_top + g.src_h)
+                for (int kx = 0; kx < g.kernel_w; kx++)
+                    rowv[oy] |= 1ull << (ky * g.kernel_w + kx);
+        }
+    const int N = outw * outh, tiles = (N + MR - 1) / MR;
+    masks.resize(tiles);
+    size_t used = 0;
+    for (int t = 0; t < tiles; t++)
+    {
+        uint64_t m = 0;
+        for (int n = t * MR; n < std::min(N, t * MR + MR); n++)
+            m |= colv[n % outw] & rowv[n / outw];
+        // no tap reads the input (all padding): tap 0's zeros give the bias
+        masks[t] = m ? m : 1ull;
+        for (uint64_t b = masks[t]; b; b &= b - 1)
+            used++;
+    }
+    if (used * 4 > (size_t)tiles * maxk * 3)
+        masks.clear();
+    return masks;
+}
 
 // An unpacked input's MR pixels of one tap and channel, the tile lying in one
 // output row (window origins sx floats apart), as one vector: stride 1 a plain
@@ -144,13 +197,16 @@ static inline bool conv_pack_row(const float* s, int sx, float* d)
 // conv_group_micro_kernel (k order unchanged, PI values a pixel contiguous).
 // nbase[r]: float offset of pixel r's window origin; tofs[tap]: tap offset;
 // sx > 0: a full tile in one output row, window origins sx floats apart.
+// taps: the taps to pack (bit tap; conv_gemm_tap_masks), the rest left unwritten.
 template<int MR, int PI>
 static inline void conv_pack_tile(const Mat& in, int C, int maxk, const int* tofs, const int* nbase, int nn, int sx,
-                                  float* dst)
+                                  float* dst, uint64_t taps = ~0ull)
 {
     const int groups = C / PI;
     for (int tap = 0; tap < maxk; tap++)
     {
+        if (tap < 64 && !(taps >> tap & 1))
+            continue;
         for (int g = 0; g < groups; g++)
         {
             const float* src = (const float*)in.data + in.cstep * PI * g + tofs[tap];
@@ -331,7 +387,7 @@ static inline void conv_store_tile(Mat& out, int m0, int n0, int nn, const typen
 // Packs tile t (output pixels t*MR..) of the padded input into dst[K][MR]
 template<int MR, int PI>
 static inline void conv_gemm_pack(const Mat& in, int C, int maxk, const int* tofs, const ConvGemmGeometry& g, int outw,
-                                  int N, int t, float* dst)
+                                  int N, int t, float* dst, uint64_t taps = ~0ull)
 {
     const int pi = PI;
     int nbase[MR];
@@ -343,16 +399,19 @@ static inline void conv_gemm_pack(const Mat& in, int C, int maxk, const int* tof
         nbase[r] = (oy * g.stride_h * in.w + ox * g.stride_w) * pi;
     }
     const int sx = nn == MR && n0 % outw + MR <= outw ? g.stride_w * pi : 0;
-    conv_pack_tile<MR, PI>(in, C, maxk, tofs, nbase, nn, sx, dst);
+    conv_pack_tile<MR, PI>(in, C, maxk, tofs, nbase, nn, sx, dst, taps);
 }
 
 // Weight panel p against the packed tiles t0..t1-1 (packed: tile t0's first,
 // K * MR floats each, laid out by conv_pack_tile), K in blocks of kc (a
 // multiple of PI); partial: MR * NR floats per tile where K has more than one
 // block
+// masks (conv_gemm_tap_masks, by tile; may be null): each tile runs the
+// runs of consecutive taps its mask holds, partial sums between runs (then
+// partial is never null)
 template<int P, int PI>
 static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, const ConvPackedWeights& pw, int kc,
-                                   float* partial, Mat& out, int N, const Activation& act)
+                                   float* partial, Mat& out, int N, const Activation& act, const uint64_t* masks = nullptr)
 {
     typedef simd::VF<P> V;
     const int MR = ConvGemmTile<P>::MR;
@@ -362,11 +421,80 @@ static inline void conv_gemm_panel(const float* packed, int t0, int t1, int p, c
     const float* wp = pw.w.data() + (size_t)p * K * NR;
     const float* bp = pw.bias.data() + (size_t)p * NR;
     const bool one = pw.M - p * NR <= P;
+    if (masks)
+    {
+        const int C = pw.C;
+        for (int k0 = 0; k0 < K; k0 += kc)
+        {
+            const int kend = std::min(K, k0 + kc);
+            for (int t = t0; t < t1; t++)
+            {
+                const uint64_t m = masks[t];
+                int first = 0, last = 63;
+                while (!(m >> first & 1))
+                    first++;
+                while (!(m >> last & 1))
+                    last--;
+                const int kfirst = first * C, klast = (last + 1) * C; // the tile's K range
+                float* part = partial + (size_t)(t - t0) * MR * NR;
+                const float* a = packed + (size_t)(t - t0) * K * MR;
+                const int n0 = t * MR, nn = std::min(MR, N - n0);
+                const int end = std::min(kend, klast);
+                int k = std::max(k0, kfirst);
+                while (k < end)
+                {
+                    const int tap = k / C;
+                    if (!(m >> tap & 1))
+                    {
+                        k = (tap + 1) * C;
+                        continue;
+                    }
+                    // a run of taps the tile reads, cut at the block's end
+                    int e = (tap + 1) * C;
+                    while (e < end && (m >> (e / C) & 1))
+                        e += C;
+                    e = std::min(e, end);
+                    const bool start = k == kfirst;
+                    const int rows = conv_panel_micro_kernel_rows<P, MR, PI>(
+                        one, nn, a + (size_t)k * MR, (size_t)MR * PI, (e - k) / PI, wp + (size_t)k * NR, start ? bp : part,
+                        acc0, acc1, start ? 0 : NR);
+                    if (e == klast)
+                    {
+                        conv_store_tile<P, MR>(out, p * NR, n0, nn, acc0, acc1, act);
+                        break;
+                    }
+                    for (int r = 0; r < rows; r++)
+                    {
+                        V::store(part + r * NR, acc0[r]);
+                        if (!one)
+                            V::store(part + r * NR + P, acc1[r]);
+                    }
+                    k = e;
+                }
+            }
+        }
+        return;
+    }
+#if !defined(__ARM_NEON)
+    // weights larger than L2 come from memory: the next block (the next
+    // panel's first after the last) fetched towards L2 a share per tile while
+    // this block runs (as conv1x1_forward_pi does)
+    const bool big_weights = (size_t)K * pw.M * sizeof(float) > (1u << 20);
+    const float* wend = pw.w.data() + (size_t)pw.panels() * K * NR;
+#endif
     for (int k0 = 0; k0 < K; k0 += kc)
     {
         const int kn = std::min(kc, K - k0);
+#if !defined(__ARM_NEON)
+        const float* wnext = wp + (size_t)(k0 + kn) * NR;
+        const size_t next_lines = big_weights && wnext < wend ? std::min((size_t)(wend - wnext), (size_t)kc * NR) / 16 : 0;
+#endif
         for (int t = t0; t < t1; t++)
         {
+#if !defined(__ARM_NEON)
+            for (size_t l = next_lines * (t - t0) / (t1 - t0); l < next_lines * (t - t0 + 1) / (t1 - t0); l++)
+                _mm_prefetch((const char*)(wnext + l * 16), _MM_HINT_T1);
+#endif
             // partial holds nothing when K is one block (never read then)
             float* part = partial ? partial + (size_t)(t - t0) * MR * NR : nullptr;
             const float* a = packed + (size_t)(t - t0) * K * MR + (size_t)k0 * MR;
@@ -413,8 +541,20 @@ static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPacked
     // tiles per chunk: the packed chunk stays within ~512 KiB of L2, ~1 MiB
     // where the weights are larger than L2 (9 MB for a 3x3 512 -> 512 layer),
     // so that they stream from memory once per chunk (a small map is one chunk)
+    // (with taps skipped, a tile packs and reads only its taps' share of K)
+    const std::vector<uint64_t> masks = conv_gemm_tap_masks(g, outw, out.h, MR);
+    const uint64_t* mk = masks.empty() ? nullptr : masks.data();
+    size_t kread = K;
+    if (mk)
+    {
+        size_t used = 0;
+        for (uint64_t m : masks)
+            for (; m; m &= m - 1)
+                used++;
+        kread = std::max<size_t>(1, (size_t)K * used / ((size_t)tiles * maxk));
+    }
     const size_t weight_bytes = (size_t)K * pw.M * sizeof(float);
-    int chunk = std::max(1, (int)((weight_bytes > (1u << 20) ? 262144 : 131072) / ((size_t)K * MR)));
+    int chunk = std::max(1, (int)((weight_bytes > (1u << 20) ? 262144 : 131072) / (kread * MR)));
     const int chunks = (tiles + chunk - 1) / chunk;
     chunk = (tiles + chunks - 1) / chunks;
     const int panels = pw.panels();
@@ -423,7 +563,7 @@ static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPacked
     // tiles run against it; partial sums of a tile wait in a small buffer
     const int kblocks = std::max(1, K / (8192 / NR));
     const int kc = ((K + kblocks - 1) / kblocks + PI - 1) / PI * PI;
-    const size_t partial_size = kblocks > 1 ? (size_t)chunk * MR * NR : 0;
+    const size_t partial_size = kblocks > 1 || mk ? (size_t)chunk * MR * NR : 0;
 
     // buffers from the workspace allocator (a pool: no fresh pages, no
     // clearing on every forward; everything is written before it is read)
@@ -447,11 +587,12 @@ static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPacked
                 const int t1 = std::min(tiles, t0 + chunk);
                 #pragma omp for schedule(static)
                 for (int t = t0; t < t1; t++)
-                    conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed + (size_t)(t - t0) * K * MR);
+                    conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed + (size_t)(t - t0) * K * MR,
+                                           mk ? mk[t] : ~0ull);
                 #pragma omp for schedule(static)
                 for (int p = 0; p < panels; p++)
                     conv_gemm_panel<P, PI>(packed, t0, t1, p, pw, kc, partial ? partial + partial_size * p : nullptr, out, N,
-                                           act);
+                                           act, mk);
             }
         }
         return 0;
@@ -473,9 +614,10 @@ static inline int conv_gemm_forward_pi(const Mat& in, Mat& out, const ConvPacked
             const int t0 = ci * chunk;
             const int t1 = std::min(tiles, t0 + chunk);
             for (int t = t0; t < t1; t++)
-                conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed + (size_t)(t - t0) * K * MR);
+                conv_gemm_pack<MR, PI>(in, C, maxk, tofs.data(), g, outw, N, t, packed + (size_t)(t - t0) * K * MR,
+                                       mk ? mk[t] : ~0ull);
             for (int p = 0; p < panels; p++)
-                conv_gemm_panel<P, PI>(packed, t0, t1, p, pw, kc, partial, out, N, act);
+                conv_gemm_panel<P, PI>(packed, t0, t1, p, pw, kc, partial, out, N, act, mk);
         }
     }
     return 0;
@@ -531,8 +673,15 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
     const size_t gstep = in.cstep * PI;
     const int tiles = (N + MR - 1) / MR;
     const int panels = pw.panels();
-    // tiles per chunk: the chunk's input stays within ~256 KiB of L2
-    int chunk = std::max(1, (int)(65536 / ((size_t)K * MR)));
+    // tiles per chunk: the chunk's input stays within ~256 KiB of L2, ~512
+    // KiB where the weights are larger than L2 (2048 -> 512 on 7x7: 4 MB),
+    // so that they stream from memory once per chunk (a small map one chunk)
+    const size_t weight_bytes = (size_t)K * pw.M * sizeof(float);
+    const bool big_weights = weight_bytes > (1u << 20);
+    int chunk = std::max(1, (int)((big_weights ? 131072 : 65536) / ((size_t)K * MR)));
+#if !defined(__ARM_NEON)
+    const float* wend = pw.w.data() + (size_t)panels * K * NR;
+#endif
     const int chunks = (tiles + chunk - 1) / chunk;
     chunk = (tiles + chunks - 1) / chunks;
 
@@ -564,8 +713,22 @@ static inline void conv1x1_forward_pi(const Mat& in, Mat& out, const ConvPackedW
                 const int g0 = k0 / PI, gn = kn / PI;
                 const bool last = k0 + kn >= K;
                 const float* wk = wp + (size_t)k0 * NR;
+#if !defined(__ARM_NEON)
+                // weights larger than L2 come from memory: the next block
+                // (the next panel's first after the last one; the panels lie
+                // one after another) fetched towards L2 a share per tile
+                // while this block runs, not on the next block's first tile
+                const float* wnext = wk + (size_t)kn * NR;
+                const size_t next_lines = big_weights && wnext < wend
+                                              ? std::min((size_t)(wend - wnext), (size_t)kc * NR) / 16
+                                              : 0;
+#endif
                 for (int t = tb; t < t1; t++)
                 {
+#if !defined(__ARM_NEON)
+                    for (size_t l = next_lines * (t - tb) / (t1 - tb); l < next_lines * (t - tb + 1) / (t1 - tb); l++)
+                        _mm_prefetch((const char*)(wnext + l * 16), _MM_HINT_T1);
+#endif
                     const int n0 = t * MR;
                     const int nn = std::min(MR, N - n0);
                     // the first block starts from the bias, the others from

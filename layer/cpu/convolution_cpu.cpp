@@ -434,7 +434,15 @@ private:
             }
         }
 
-        const ConvGemmGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
+        ConvGemmGeometry g = {kernel_w, kernel_h, dilation_w, dilation_h, stride_w, stride_h};
+        if (pad_value == 0.f)
+        {
+            // zero padding: the GEMM skips the taps a tile reads only padding with
+            g.pad_left = pads[0];
+            g.pad_top = pads[2];
+            g.src_w = bottom_blob.w;
+            g.src_h = bottom_blob.h;
+        }
         switch (packed.P)
         {
 #if defined(__AVX512F__)

@@ -177,6 +177,11 @@ TEST(Convolution, conv1x1_packed_input)
     KITE_EXPECT_LAYER_OK(run_conv({7, 7, 528, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({5, 3, 1160, 40, 1, 1, 1, 1, 0, 0, 0, 0, 0, 2, {0.1f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({13, 9, 768, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, {}, 0.f}));
+    // weights above 1 MB (resnet's 2048 -> 512 on 7x7): larger chunks, the
+    // next weight block fetched ahead; the last panel of one vector (280 =
+    // 8 x 32 + 24 outputs), the 7-pixel tail tile, 121 pixels (11x11)
+    KITE_EXPECT_LAYER_OK(run_conv({7, 7, 1024, 280, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({11, 11, 528, 520, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, {}, 0.f}));
     // with pads (squeezenet's conv10) or a stride (resnet's downsampling
     // branches): the padded blob, or the strided pixels gathered, then the
     // same GEMM
@@ -502,6 +507,25 @@ TEST(Convolution, dilation_beyond_the_map)
     KITE_EXPECT_LAYER_OK(run_conv({5, 5, 12, 20, 3, 3, 5, 1, 5, 5, 5, 5, 0, 0, {}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({4, 3, 8, 7, 5, 5, 4, 1, 8, 8, 8, 8, 1, 3, {0.f, 6.f}, 0.f}));
     KITE_EXPECT_LAYER_OK(run_conv({11, 9, 16, 24, 3, 3, 8, 1, 8, 8, 8, 8, 1, 1, {}, 0.f}));
+}
+
+// dilated convolutions on maps where most taps read only zero padding
+// (deeplabv3's ASPP, dilation 12 on 14x14): the packed GEMM runs each tile of
+// output pixels on the taps it reads, in runs of consecutive taps with partial
+// sums between them. Tiles whose tap sets differ, K in several blocks (64 and
+// 96 channels: a run cut at a block's end), 5x5 and 3x3, stride 2,
+// asymmetric pads, outputs that fill part of a weight panel, activations; a
+// non-zero pad value (the padding counts: nothing skipped) as the control
+TEST(Convolution, dilated_taps_in_padding)
+{
+    reseed(23);
+    KITE_EXPECT_LAYER_OK(run_conv({14, 14, 64, 32, 3, 3, 12, 1, 12, 12, 12, 12, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({13, 11, 96, 40, 3, 3, 6, 1, 6, 6, 6, 6, 1, 3, {0.f, 6.f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({9, 10, 16, 24, 5, 5, 4, 1, 8, 8, 8, 8, 0, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({15, 12, 32, 16, 3, 3, 7, 2, 7, 5, 3, 7, 1, 2, {0.1f}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({10, 7, 24, 20, 3, 3, 5, 1, 5, 5, 5, 5, 1, 0, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({6, 5, 8, 7, 3, 3, 4, 1, 4, 4, 4, 4, 1, 1, {}, 0.f}));
+    KITE_EXPECT_LAYER_OK(run_conv({14, 14, 64, 32, 3, 3, 12, 1, 12, 12, 12, 12, 1, 1, {}, 0.5f}));
 }
 
 // 3x3 stride 1 on packed channels with enough output tiles for the x86

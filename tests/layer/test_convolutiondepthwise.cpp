@@ -218,6 +218,11 @@ TEST(ConvolutionDepthWise, grouped_direct)
     KITE_EXPECT_LAYER_OK(run_dw(9, 7, 40, 40, 5, 3, 1, 1, 0, 5, {}, 0.f, false));
     KITE_EXPECT_LAYER_OK(run_dw(7, 7, 440, 440, 55, 3, 1, 1, 1, 1, {}));
     KITE_EXPECT_LAYER_OK(run_dw(3, 2, 12, 12, 3, 1, 1, 1, 0, 0, {}));
+    // blocks of 8 pixels across output rows (RegNet's width 16 on 7x7 and
+    // 14x14 -> 7x7): 49 = 6 x 8 + 1, a map smaller than a block
+    KITE_EXPECT_LAYER_OK(run_dw(7, 7, 160, 160, 10, 3, 1, 1, 1, 1, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(14, 13, 400, 400, 25, 3, 1, 2, 1, 0, {}));
+    KITE_EXPECT_LAYER_OK(run_dw(2, 3, 32, 32, 4, 3, 1, 1, 1, 1, {}));
 }
 
 TEST(ConvolutionDepthWise, activations)
