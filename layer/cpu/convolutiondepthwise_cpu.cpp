@@ -709,11 +709,11 @@ private:
             // elempack 4 cost more than the copy (shufflenet's 60 and
             // shufflenet_v2's 116 channels: 0.85 of the time with the copy;
             // at 64x64, elempack 16 or stride 2 the copy lost)
-            // stride 1 with a quarter of the columns border windows: 5x5 on
-            // 14x14 and 3x3 on 7x7 (EfficientNet, MobileNetV3: 5x5 on 14x14x672
-            // at elempack 16 0.54 -> 0.36 ms for 6 layers; 3x3 on 14x14 lost)
-            if ((outw - (ox_hi - ox_lo)) * 3 > outw || (stride_w == 1 && P <= 8 && outw <= 32)
-                || (stride_w == 1 && (outw - (ox_hi - ox_lo)) * 4 > outw))
+            // (stride 1 with a quarter of the columns border windows, 5x5 on
+            // 14x14x672 at elempack 16, ran 0.54 -> 0.36 ms for 6 layers on a
+            // copy, but the copy's workspace raised proxylessnasnet's peak
+            // memory by ~0.6 MB, to ncnn's: left out)
+            if ((outw - (ox_hi - ox_lo)) * 3 > outw || (stride_w == 1 && P <= 8 && outw <= 32))
             {
                 Option opt_ws = opt;
                 opt_ws.blob_allocator = opt.workspace_allocator;
