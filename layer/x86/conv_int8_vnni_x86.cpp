@@ -391,6 +391,17 @@ static void panel_channel_lanes(const VnniJob& c, const int32_t* src, size_t gst
 
 // what conv_int8_vnni_gemm and conv1x1_int8_vnni_packed share: the job's
 // per-channel scales padded to whole panels
+// work items: a tile with a range of panels (groups ranges of per_group);
+// the panels split when there are too few tiles to keep every thread busy
+static inline void vnni_work_items(int tiles, int panels, int num_threads, int& groups, int& per_group)
+{
+    groups = 1;
+    if (tiles < 4 * num_threads)
+        groups = std::min(panels, (4 * num_threads + tiles - 1) / tiles);
+    per_group = (panels + groups - 1) / groups;
+    groups = (panels + per_group - 1) / per_group;
+}
+
 static void vnni_job_init(VnniJob& c, const ConvInt8Job& j, const ConvInt8VnniWeights& pw)
 {
     c.j = &j;
@@ -419,11 +430,8 @@ void conv1x1_int8_vnni_packed(const ConvInt8Job& j, const unsigned char* in_u8, 
     const int N = c.N;
     const int tiles = (N + kTN - 1) / kTN;
     const int panels = pw.panels_c();
-    int groups = 1;
-    if (tiles < 4 * num_threads)
-        groups = std::min(panels, (4 * num_threads + tiles - 1) / tiles);
-    const int per_group = (panels + groups - 1) / groups;
-    groups = (panels + per_group - 1) / per_group;
+    int groups, per_group;
+    vnni_work_items(tiles, panels, num_threads, groups, per_group);
     const int items = tiles * groups;
     const int Q = E / 4;
     const int32_t* src = (const int32_t*)in_u8;
@@ -472,13 +480,8 @@ void conv_int8_vnni_gemm(const ConvInt8Job& j, const ConvInt8VnniWeights& pw, in
     const int outw = j.out.w, N = c.N;
     const int tiles = (N + kTN - 1) / kTN;
     const int panels = channel_lanes ? pw.panels_c() : pw.panels();
-    // work items: a tile with a range of panels; split the panels when
-    // there are too few tiles to keep every thread busy
-    int groups = 1;
-    if (tiles < 4 * num_threads)
-        groups = std::min(panels, (4 * num_threads + tiles - 1) / tiles);
-    const int per_group = (panels + groups - 1) / groups;
-    groups = (panels + per_group - 1) / per_group;
+    int groups, per_group;
+    vnni_work_items(tiles, panels, num_threads, groups, per_group);
     const int items = tiles * groups;
 
     const int* ko = koff.data();
