@@ -204,6 +204,14 @@ void absorb(Graph& g, size_t i, size_t j)
     g.layers.erase(g.layers.begin() + j);
 }
 
+// the other way round: layer j (the sole consumer of layer i) reads layer i's
+// input instead, and i goes (unlike Graph::bypass, no blob is renamed)
+void fold_into_consumer(Graph& g, size_t i, size_t j)
+{
+    g.layers[j].bottoms[0] = g.layers[i].bottoms[0];
+    g.layers.erase(g.layers.begin() + i);
+}
+
 // one pass of "layer after a conv-like layer" fusion; returns how many
 int fuse_after_conv(Graph& g, const std::set<std::string>& keep, OptimizeStats& st)
 {
@@ -339,8 +347,7 @@ int fuse_padding_into_conv(Graph& g, const std::set<std::string>& keep, Optimize
         cp.set(Convolution::PARAM_PAD_RIGHT, cr + right);
         cp.set(Convolution::PARAM_PAD_TOP, ct + top);
         cp.set(Convolution::PARAM_PAD_BOTTOM, cb + bottom);
-        conv.bottoms[0] = pad.bottoms[0];
-        g.layers.erase(g.layers.begin() + i);
+        fold_into_consumer(g, i, (size_t)j);
         st.padding++;
         n++;
         i--;
@@ -509,8 +516,7 @@ int fuse_conv1x1_head(Graph& g, const std::set<std::string>& keep, OptimizeStats
             conv.type = "InnerProduct";
             conv.params = ip;
         }
-        g.layers[chain[0]].bottoms[0] = r1.bottoms[0];
-        g.layers.erase(g.layers.begin() + i);
+        fold_into_consumer(g, i, (size_t)chain[0]);
         st.head++;
         n++;
         i--;
