@@ -38,9 +38,9 @@ static int channel_affine_run(Mat& m, const Option& opt, int ep, const float* a,
         }
         return 0;
     }
-    const int groups = m.dims == 2 ? m.h : m.c;
-    const size_t plane = m.dims == 2 ? (size_t)m.w : (size_t)m.w * m.h * m.d;
-    const size_t stride = m.dims == 2 ? plane * ep : m.cstep * ep;
+    const PackAxis ax = pack_axis(m); // rows of dims 2, channels else
+    const int groups = ax.count / ax.ep;
+    const size_t plane = ax.plane, stride = ax.unit_bytes / sizeof(S);
     #pragma omp parallel for num_threads(opt.num_threads)
     for (int g = 0; g < groups; g++)
     {
@@ -73,7 +73,7 @@ static inline int channel_affine(Mat& m, const Option& opt, int channels, const 
     const int ep = m.elempack;
     if (!dispatchable_pack(ep) && ep % 4 != 0)
         return 1;
-    const int count = (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * ep;
+    const int count = pack_axis(m).count;
     if (count != channels)
         return 2;
     if (!dispatchable_pack(ep))

@@ -35,7 +35,7 @@ public:
             });
         }
         const int ep = m.elempack;
-        const int count = (m.dims == 1 ? m.w : m.dims == 2 ? m.h : m.c) * ep;
+        const int count = pack_axis(m).count;
         if (count != num_slope)
         {
             KITE_LOGE("PReLU '%s': input has %d channels, %d slopes", name.c_str(), count, num_slope);
@@ -77,9 +77,9 @@ private:
             return run<4, S>(m, opt, slopes);
         typedef simd::VF<4> V;
         const int ep = m.elempack;
-        const int groups = m.dims == 2 ? m.h : m.c;
-        const size_t plane = m.dims == 2 ? (size_t)m.w : (size_t)m.w * m.h * m.d;
-        const size_t stride = m.dims == 2 ? plane * ep : m.cstep * ep;
+        const PackAxis ax = pack_axis(m); // rows of dims 2, channels else
+        const int groups = ax.count / ax.ep;
+        const size_t plane = ax.plane, stride = ax.unit_bytes / sizeof(S);
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int g = 0; g < groups; g++)
         {
@@ -113,9 +113,9 @@ private:
             });
             return 0;
         }
-        const int groups = m.dims == 2 ? m.h : m.c;
-        const size_t plane = m.dims == 2 ? (size_t)m.w : (size_t)m.w * m.h * m.d;
-        const size_t stride = m.dims == 2 ? plane * P : m.cstep * P;
+        const PackAxis ax = pack_axis(m); // rows of dims 2, channels else
+        const int groups = ax.count / ax.ep;
+        const size_t plane = ax.plane, stride = ax.unit_bytes / sizeof(S);
         #pragma omp parallel for num_threads(opt.num_threads)
         for (int g = 0; g < groups; g++)
         {
